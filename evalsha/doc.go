@@ -1,0 +1,29 @@
+// Package evalsha runs registry scripts on Redis through any go-redis
+// UniversalClient (Client, ClusterClient, FailoverClient, Ring).
+//
+// Every call is an EVALSHA first. When a node answers NOSCRIPT (a cold start,
+// SCRIPT FLUSH, a failover to a fresh replica) the call is re-sent once as
+// EVAL with the full source: one extra round trip, and EVAL also caches the
+// script on that node, so later calls are plain EVALSHA again. SCRIPT LOAD
+// followed by EVALSHA would cost two round trips for the same effect, and on
+// a cluster EVAL is routed by key exactly like the EVALSHA it replaces.
+//
+// Scripts declared "#!lua flags=no-writes" run with EVALSHA_RO, so a client
+// configured to read from replicas may send them there. Servers without
+// EVALSHA_RO (before 7.0) get EVALSHA, and servers that cannot compile the
+// "#!lua" line (before 7.0, and miniredis) get the script's LegacySource: the
+// Runner learns both facts from the first error and remembers them.
+//
+// Pipelines (RunMany) send many calls in one round trip; calls that came
+// back NOSCRIPT are re-sent as EVAL in a second round trip, and results keep
+// the caller's order. go-redis's own Script.Run has no such fallback inside
+// pipelines.
+//
+// Errors raised by a script are wrapped in *ScriptError, which names the
+// script as name@version and keeps the server's text; errors.Is and errors.As
+// reach the underlying redis error and context errors. A nil reply stays
+// redis.Nil.
+//
+// The Runner also multiplexes pub/sub: Subscribe shares one connection among
+// all channels, which the locks package uses to wake waiters.
+package evalsha

@@ -1,0 +1,185 @@
+package evalsha
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Subscribe calls deliver for every message published on channel until the
+// returned unsubscribe is called. It returns only once the server has
+// confirmed the subscription, so a message published after Subscribe returns
+// is not missed: the locks package subscribes before an attempt that may
+// fail, then waits for the release message.
+//
+// All channels share one pub/sub connection per Runner. deliver runs on that
+// connection's receive goroutine and must not block. After the connection is
+// re-established (messages may have been missed meanwhile), deliver is called
+// with an empty payload, so a waiter can retry at once instead of waiting out
+// its timeout.
+func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if channel == "" || deliver == nil {
+		return nil, errors.New("evalsha: Subscribe needs a channel name and a deliver function")
+	}
+	r.subOnce.Do(func() { r.sub = newMultiplexer(r.client) })
+	return r.sub.subscribe(ctx, channel, deliver)
+}
+
+// Close releases the shared pub/sub connection, if one was opened. It does
+// not close the client, which the caller owns.
+func (r *Runner) Close() error {
+	r.subOnce.Do(func() {}) // no multiplexer may start after Close
+	if r.sub != nil {
+		return r.sub.close()
+	}
+	return nil
+}
+
+type handler struct{ deliver func(string) }
+
+// multiplexer fans one *redis.PubSub out to many handlers.
+type multiplexer struct {
+	client redis.UniversalClient
+
+	mu        sync.Mutex
+	ps        *redis.PubSub
+	closed    bool
+	handlers  map[string]map[*handler]struct{}
+	confirmed map[string]bool
+	waiting   map[string][]chan struct{}
+}
+
+func newMultiplexer(client redis.UniversalClient) *multiplexer {
+	return &multiplexer{
+		client:    client,
+		handlers:  map[string]map[*handler]struct{}{},
+		confirmed: map[string]bool{},
+		waiting:   map[string][]chan struct{}{},
+	}
+}
+
+func (m *multiplexer) subscribe(ctx context.Context, channel string, deliver func(string)) (func(), error) {
+	h := &handler{deliver: deliver}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, errors.New("evalsha: Subscribe after Close")
+	}
+	if m.ps == nil {
+		// Opened without channels: go-redis connects lazily on the first SUBSCRIBE.
+		m.ps = m.client.Subscribe(context.Background())
+		go m.receive(m.ps.ChannelWithSubscriptions(redis.WithChannelSize(1024)))
+	}
+	hs := m.handlers[channel]
+	if hs == nil {
+		hs = map[*handler]struct{}{}
+		m.handlers[channel] = hs
+	}
+	hs[h] = struct{}{}
+	unsubscribe := func() { m.remove(channel, h) }
+	if m.confirmed[channel] {
+		m.mu.Unlock()
+		return unsubscribe, nil
+	}
+	done := make(chan struct{})
+	first := len(m.waiting[channel]) == 0
+	m.waiting[channel] = append(m.waiting[channel], done)
+	ps := m.ps
+	m.mu.Unlock()
+
+	if first {
+		if err := ps.Subscribe(ctx, channel); err != nil {
+			unsubscribe()
+			return nil, fmt.Errorf("evalsha: subscribing to %s: %w", channel, err)
+		}
+	}
+	select {
+	case <-done:
+		return unsubscribe, nil
+	case <-ctx.Done():
+		unsubscribe()
+		return nil, fmt.Errorf("evalsha: waiting for the subscription to %s: %w", channel, ctx.Err())
+	}
+}
+
+func (m *multiplexer) remove(channel string, h *handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	hs := m.handlers[channel]
+	if _, ok := hs[h]; !ok {
+		return
+	}
+	delete(hs, h)
+	if len(hs) > 0 || m.closed {
+		return
+	}
+	delete(m.handlers, channel)
+	delete(m.confirmed, channel)
+	if len(m.waiting[channel]) > 0 {
+		return // someone else is subscribing to it right now
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = m.ps.Unsubscribe(ctx, channel) // best effort: a stray subscription only costs unread messages
+}
+
+func (m *multiplexer) receive(in <-chan any) {
+	for msg := range in {
+		switch msg := msg.(type) {
+		case *redis.Subscription:
+			if msg.Kind == "subscribe" {
+				m.confirm(msg.Channel)
+			}
+		case *redis.Message:
+			m.dispatch(msg.Channel, msg.Payload)
+		}
+	}
+}
+
+// confirm marks channel as subscribed and releases its waiters. A second
+// confirmation of a channel already confirmed means go-redis reconnected and
+// re-subscribed: messages may have been lost, so handlers get a wake-up.
+func (m *multiplexer) confirm(channel string) {
+	m.mu.Lock()
+	reconnect := m.confirmed[channel]
+	if _, wanted := m.handlers[channel]; wanted {
+		m.confirmed[channel] = true
+	}
+	for _, done := range m.waiting[channel] {
+		close(done)
+	}
+	delete(m.waiting, channel)
+	m.mu.Unlock()
+	if reconnect {
+		m.dispatch(channel, "")
+	}
+}
+
+func (m *multiplexer) dispatch(channel, payload string) {
+	m.mu.Lock()
+	hs := make([]*handler, 0, len(m.handlers[channel]))
+	for h := range m.handlers[channel] {
+		hs = append(hs, h)
+	}
+	m.mu.Unlock()
+	for _, h := range hs {
+		h.deliver(payload)
+	}
+}
+
+func (m *multiplexer) close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	if m.ps != nil {
+		return m.ps.Close()
+	}
+	return nil
+}

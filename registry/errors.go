@@ -1,0 +1,59 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnknownScript is returned (wrapped) by Get and Lookup when no script has
+// the requested name or version.
+var ErrUnknownScript = errors.New("unknown script")
+
+// ErrNotRecorded marks a script version that the sum file does not list yet.
+// It is the one VerifySum problem that RecordSum fixes.
+var ErrNotRecorded = errors.New("version not recorded in the sum file")
+
+// Error is one problem in one script file, with its position. Parsing
+// functions return every problem they find, joined with errors.Join; use
+// Problems to get them back as a slice.
+type Error struct {
+	File   string // path of the script within its fs.FS
+	Line   int    // 1-based; 0 when the problem concerns the whole file
+	Column int    // 1-based; 0 when unknown
+	Msg    string // what is wrong and how to fix it
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Problems returns the *Error values inside err, in order: err itself, or the
+// members of an errors.Join. Errors of other types are skipped.
+func Problems(err error) []*Error {
+	var out []*Error
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if e, ok := err.(*Error); ok {
+			out = append(out, e)
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		walk(errors.Unwrap(err))
+	}
+	walk(err)
+	return out
+}
