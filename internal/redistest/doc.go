@@ -1,0 +1,11 @@
+// Package redistest starts real redis-server processes for tests: a
+// standalone server, a primary with a replica, and a Redis Cluster. Every
+// server listens on a free loopback port chosen at start, keeps nothing on
+// disk beyond the test's temporary directory, and is killed when the test
+// ends, even when it fails (and by the kernel if the test binary dies).
+//
+// Environment:
+//
+//	REDLUA_REQUIRE_SERVER=1   a missing redis-server fails the test instead of skipping it (CI sets it)
+//	REDLUA_REDIS_SERVER=path  the redis-server binary to run (default: found on PATH)
+package redistest
