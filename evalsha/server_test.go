@@ -1,0 +1,201 @@
+package evalsha_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/internal/redistest"
+)
+
+func TestRunRealServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	runContract(t, srv.Client())
+}
+
+func TestSHA1EqualsScriptLoad(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	ctx := context.Background()
+	for _, s := range testRegistry(t).Scripts() {
+		sha, err := c.ScriptLoad(ctx, s.Source).Result()
+		if err != nil || sha != s.SHA1 {
+			t.Errorf("%s: SCRIPT LOAD = %s, %v; registry says %s", s.ID(), sha, err, s.SHA1)
+		}
+	}
+}
+
+func TestRunAfterScriptFlushRealServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	ctx := context.Background()
+	reg := testRegistry(t)
+	if err := reg.Load(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t, c)
+	incr := script(t, reg, "counter.incr")
+	if err := r.Run(ctx, incr, []string{"n"}, 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Run(ctx, incr, []string{"n"}, 1).Int64(); err != nil || n != 2 {
+		t.Fatalf("after SCRIPT FLUSH: %d, %v", n, err)
+	}
+	if s := r.Stats(); s.NoScript != 1 {
+		t.Errorf("stats %+v, want one NOSCRIPT fallback", s)
+	}
+}
+
+func TestRunManyAfterFlushRealServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	pipelineContract(t, c, func() { c.ScriptFlush(context.Background()) })
+}
+
+func TestSubscribeRealServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	subscribeContract(t, srv.Client())
+}
+
+// A no-writes script goes out as EVALSHA_RO and runs on a read-only replica.
+func TestReadOnlyScriptOnReplica(t *testing.T) {
+	primary, replica := redistest.PrimaryReplica(t)
+	ctx := context.Background()
+	if err := primary.Client().Set(ctx, "n", "7", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := primary.Client().Do(ctx, "WAIT", 1, 5000).Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg := testRegistry(t)
+	r := newRunner(t, replica.Client())
+	get := script(t, reg, "counter.get")
+	for i := 0; i < 2; i++ { // cold, then cached
+		if v, err := r.Run(ctx, get, []string{"n"}).Text(); err != nil || v != "7" {
+			t.Fatalf("no-writes script on the replica = %q, %v", v, err)
+		}
+	}
+	stats, err := replica.Client().Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !containsLine(stats, "cmdstat_evalsha_ro:calls=2") {
+		t.Errorf("the replica did not see EVALSHA_RO twice:\n%s", stats)
+	}
+	// A write script on the replica fails with the server's READONLY error, named.
+	incr := script(t, reg, "counter.incr")
+	if err := r.Run(ctx, incr, []string{"n"}, 1).Err(); err == nil {
+		t.Error("a write script ran on a read-only replica")
+	}
+}
+
+func containsLine(info, prefix string) bool {
+	for _, line := range splitLines(info) {
+		if len(line) >= len(prefix) && line[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			line := s[start:i]
+			if len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			out = append(out, line)
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// On a 3-primary cluster Load reaches every node and Run routes by key.
+func TestClusterLoadAndRoute(t *testing.T) {
+	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3, ReplicasPerPrimary: 1})
+	client := cl.Client()
+	ctx := context.Background()
+	reg := testRegistry(t)
+	if err := reg.Load(ctx, client); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	for _, node := range cl.Nodes {
+		for _, s := range reg.Scripts() {
+			ok, err := node.Client().ScriptExists(ctx, s.SHA1).Result()
+			if err != nil || !ok[0] {
+				t.Errorf("%s missing on node %s: %v %v", s.ID(), node.Addr, ok, err)
+			}
+		}
+	}
+	r := newRunner(t, client)
+	incr := script(t, reg, "counter.incr")
+	owners := map[string]bool{}
+	for i := 0; i < 30; i++ {
+		key := fmt.Sprintf("counter:%d", i)
+		if n, err := r.Run(ctx, incr, []string{key}, i).Int64(); err != nil || n != int64(i) {
+			t.Fatalf("Run on %s = %d, %v", key, n, err)
+		}
+		// The key must live on the primary that owns its slot.
+		for _, p := range cl.Primaries {
+			if v, err := p.Client().Get(ctx, key).Result(); err == nil && v == fmt.Sprint(i) {
+				owners[p.Addr] = true
+			} else if err != nil && err != redis.Nil {
+				if !isMoved(err) {
+					t.Fatalf("GET %s on %s: %v", key, p.Addr, err)
+				}
+			}
+		}
+	}
+	if len(owners) != 3 {
+		t.Errorf("30 keys landed on %d primaries, want all 3", len(owners))
+	}
+	if s := r.Stats(); s.NoScript != 0 {
+		t.Errorf("preloaded cluster still hit NOSCRIPT: %+v", s)
+	}
+}
+
+func isMoved(err error) bool {
+	msg := err.Error()
+	return len(msg) >= 5 && msg[:5] == "MOVED"
+}
+
+// BenchmarkRunVsRawEvalSha compares Runner.Run with go-redis's EvalSha on the
+// same server and connection pool, in one run: sub-benchmarks "raw" and "runner".
+func BenchmarkRunVsRawEvalSha(b *testing.B) {
+	srv := redistest.Standalone(b)
+	c := srv.Client()
+	ctx := context.Background()
+	reg := testRegistry(b)
+	if err := reg.Load(ctx, c); err != nil {
+		b.Fatal(err)
+	}
+	incr := script(b, reg, "counter.incr")
+	r, _ := evalsha.New(c)
+	keys := []string{"bench"}
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := c.EvalSha(ctx, incr.SHA1, keys, 1).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("runner", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := r.Run(ctx, incr, keys, 1).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
