@@ -60,7 +60,7 @@ func TestRunManyAfterFlushRealServer(t *testing.T) {
 
 func TestSubscribeRealServer(t *testing.T) {
 	srv := redistest.Standalone(t)
-	subscribeContract(t, srv.Client())
+	subscribeContract(t, srv.Client(), true)
 }
 
 // A no-writes script goes out as EVALSHA_RO and runs on a read-only replica.
@@ -198,4 +198,11 @@ func BenchmarkRunVsRawEvalSha(b *testing.B) {
 			}
 		}
 	})
+}
+
+// PUBLISH reaches every node of a cluster, so the shared subscription may
+// sit on any of them.
+func TestSubscribeCluster(t *testing.T) {
+	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3})
+	subscribeContract(t, cl.Client(), false)
 }
