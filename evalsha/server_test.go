@@ -206,3 +206,28 @@ func TestSubscribeCluster(t *testing.T) {
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3})
 	subscribeContract(t, cl.Client(), false)
 }
+
+// A Sentinel-managed primary: Load and Run go through the failover client
+// to whichever server Sentinel names as primary.
+func TestSentinelLoadAndRun(t *testing.T) {
+	set := redistest.Sentinel(t)
+	client := set.Client()
+	ctx := context.Background()
+	reg := testRegistry(t)
+	if err := reg.Load(ctx, client); err != nil {
+		t.Fatalf("Load through Sentinel: %v", err)
+	}
+	for _, s := range reg.Scripts() {
+		ok, err := set.Primary.Client().ScriptExists(ctx, s.SHA1).Result()
+		if err != nil || !ok[0] {
+			t.Errorf("%s not on the primary after Load: %v %v", s.ID(), ok, err)
+		}
+	}
+	r := newRunner(t, client)
+	if n, err := r.Run(ctx, script(t, reg, "counter.incr"), []string{"n"}, 4).Int64(); err != nil || n != 4 {
+		t.Fatalf("Run through Sentinel = %d, %v", n, err)
+	}
+	if s := r.Stats(); s.NoScript != 0 {
+		t.Errorf("preloaded scripts hit NOSCRIPT: %+v", s)
+	}
+}

@@ -173,3 +173,15 @@ func (f *fakeT) Skip(args ...any) {
 	f.msg = fmt.Sprint(args...)
 	panic("skip")
 }
+
+func TestSentinel(t *testing.T) {
+	set := redistest.Sentinel(t)
+	c := set.Client()
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := set.Primary.Client().Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("the failover client did not write to the primary: %q, %v", v, err)
+	}
+}

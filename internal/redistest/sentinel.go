@@ -1,0 +1,77 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// SentinelSet is a primary with one replica, watched by one Sentinel.
+type SentinelSet struct {
+	Primary, Replica *Server
+	Sentinel         *Server // a redis-server in sentinel mode
+	MasterName       string
+}
+
+// Sentinel starts a primary, a replica and a Sentinel that monitors them
+// under the name "redlua", and returns once the Sentinel knows both.
+func Sentinel(t testing.TB, opts ...Option) *SentinelSet {
+	t.Helper()
+	primary, replica := PrimaryReplica(t, opts...)
+	bin := RequireServer(t, opts...)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sentinel.conf")
+	// Sentinel rewrites its config file, so it must be a writable file of its own.
+	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\nsentinel monitor redlua 127.0.0.1 %d 1\nsentinel down-after-milliseconds redlua 2000\n",
+		port, dir, filepath.Join(dir, "redis.log"), primary.Port)
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, t: t, binary: bin, dir: dir,
+		args: []string{conf, "--sentinel"}}
+	t.Cleanup(s.stop)
+	if err := s.launch(); err != nil {
+		t.Fatalf("redistest: starting sentinel: %v", err)
+	}
+	set := &SentinelSet{Primary: primary, Replica: replica, Sentinel: s, MasterName: "redlua"}
+	waitFor(t, 15*time.Second, func() (bool, string) {
+		c := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+		defer c.Close()
+		replicas, err := c.Replicas(context.Background(), "redlua").Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, r := range replicas {
+			if r["port"] == strconv.Itoa(replica.Port) && !strings.Contains(r["flags"], "disconnected") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("sentinel does not see the replica yet: %v", replicas)
+	})
+	return set
+}
+
+// Client returns a Sentinel-backed failover client for the primary, closed
+// when the test ends.
+func (s *SentinelSet) Client(opts ...func(*redis.FailoverOptions)) *redis.Client {
+	o := &redis.FailoverOptions{MasterName: s.MasterName, SentinelAddrs: []string{s.Sentinel.Addr}}
+	for _, f := range opts {
+		f(o)
+	}
+	c := redis.NewFailoverClient(o)
+	s.Sentinel.mu.Lock()
+	s.Sentinel.clients = append(s.Sentinel.clients, c)
+	s.Sentinel.mu.Unlock()
+	return c
+}
