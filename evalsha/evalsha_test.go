@@ -339,3 +339,31 @@ func TestSubscribeRejectsBadInput(t *testing.T) {
 		t.Error("nil deliver accepted")
 	}
 }
+
+// A subscription abandoned before its confirmation must not wedge the
+// channel for the next subscriber, and Subscribe after Close is an error.
+func TestSubscribeAfterCancelAndClose(t *testing.T) {
+	_, c := miniClient(t)
+	r, _ := evalsha.New(c)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Subscribe(cancelled, "ch", func(string) {}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled subscribe = %v", err)
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	unsub, err := r.Subscribe(ctx, "ch", func(string) {})
+	if err != nil {
+		t.Fatalf("subscribe after an abandoned one: %v", err)
+	}
+	unsub()
+	r.Close()
+	if _, err := r.Subscribe(ctx, "ch", func(string) {}); err == nil {
+		t.Fatal("Subscribe after Close succeeded")
+	}
+	fresh, _ := evalsha.New(c)
+	fresh.Close()
+	if _, err := fresh.Subscribe(ctx, "ch", func(string) {}); err == nil {
+		t.Fatal("Subscribe on a Runner closed before any subscription succeeded")
+	}
+}

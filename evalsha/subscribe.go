@@ -26,6 +26,9 @@ func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(pay
 		return nil, errors.New("evalsha: Subscribe needs a channel name and a deliver function")
 	}
 	r.subOnce.Do(func() { r.sub = newMultiplexer(r.client) })
+	if r.sub == nil {
+		return nil, errors.New("evalsha: Subscribe after Close")
+	}
 	return r.sub.subscribe(ctx, channel, deliver)
 }
 
@@ -51,6 +54,10 @@ type multiplexer struct {
 	handlers  map[string]map[*handler]struct{}
 	confirmed map[string]bool
 	waiting   map[string][]chan struct{}
+	// requested counts SUBSCRIBE commands sent and not yet confirmed, so a
+	// confirmation nobody asked for is recognised as go-redis re-subscribing
+	// after a reconnect.
+	requested map[string]int
 }
 
 func newMultiplexer(client redis.UniversalClient) *multiplexer {
@@ -59,6 +66,7 @@ func newMultiplexer(client redis.UniversalClient) *multiplexer {
 		handlers:  map[string]map[*handler]struct{}{},
 		confirmed: map[string]bool{},
 		waiting:   map[string][]chan struct{}{},
+		requested: map[string]int{},
 	}
 }
 
@@ -85,25 +93,46 @@ func (m *multiplexer) subscribe(ctx context.Context, channel string, deliver fun
 		m.mu.Unlock()
 		return unsubscribe, nil
 	}
+	// Every subscriber still unconfirmed sends its own SUBSCRIBE: the server
+	// treats repeats as no-ops, and no one depends on another's request.
 	done := make(chan struct{})
-	first := len(m.waiting[channel]) == 0
 	m.waiting[channel] = append(m.waiting[channel], done)
+	m.requested[channel]++
 	ps := m.ps
 	m.mu.Unlock()
 
-	if first {
-		if err := ps.Subscribe(ctx, channel); err != nil {
-			unsubscribe()
-			return nil, fmt.Errorf("evalsha: subscribing to %s: %w", channel, err)
-		}
+	if err := ps.Subscribe(ctx, channel); err != nil {
+		m.abandon(channel, h, done, true)
+		return nil, fmt.Errorf("evalsha: subscribing to %s: %w", channel, err)
 	}
 	select {
 	case <-done:
 		return unsubscribe, nil
 	case <-ctx.Done():
-		unsubscribe()
+		m.abandon(channel, h, done, false)
 		return nil, fmt.Errorf("evalsha: waiting for the subscription to %s: %w", channel, ctx.Err())
 	}
+}
+
+// abandon undoes a subscribe that failed or was cancelled before its
+// confirmation arrived.
+func (m *multiplexer) abandon(channel string, h *handler, done chan struct{}, notSent bool) {
+	m.mu.Lock()
+	w := m.waiting[channel]
+	for i, d := range w {
+		if d == done {
+			m.waiting[channel] = append(w[:i:i], w[i+1:]...)
+			break
+		}
+	}
+	if len(m.waiting[channel]) == 0 {
+		delete(m.waiting, channel)
+	}
+	if notSent {
+		m.requested[channel]--
+	}
+	m.mu.Unlock()
+	m.remove(channel, h)
 }
 
 func (m *multiplexer) remove(channel string, h *handler) {
@@ -145,7 +174,10 @@ func (m *multiplexer) receive(in <-chan any) {
 // re-subscribed: messages may have been lost, so handlers get a wake-up.
 func (m *multiplexer) confirm(channel string) {
 	m.mu.Lock()
-	reconnect := m.confirmed[channel]
+	reconnect := m.confirmed[channel] && m.requested[channel] == 0
+	if m.requested[channel] > 0 {
+		m.requested[channel]--
+	}
 	if _, wanted := m.handlers[channel]; wanted {
 		m.confirmed[channel] = true
 	}
