@@ -1,0 +1,69 @@
+// Package simulate is an offline Redis 7.0 for Lua scripts: an in-memory
+// keyspace, a clock that tests can move, and Redis's scripting sandbox on
+// gopher-lua, built to give the same replies and errors as redis-server.
+//
+// A Server runs registry scripts (Run, as EVALSHA) and ad-hoc source
+// (RunSource, as EVAL), and answers direct commands (Do). Replies come back
+// as *redis.Cmd values in the shape go-redis gives from a real server
+// (int64, string, []any, redis.Nil, errors carrying Redis's exact text), so
+// the same assertions work against both. With a VirtualClock, TTLs pass
+// when the test says so:
+//
+//	clock := simulate.NewVirtualClock(time.Now())
+//	srv := simulate.New(simulate.WithClock(clock))
+//	srv.Run(ctx, acquire, []string{"{lock}"}, "owner-a", 30000)
+//	clock.Advance(30 * time.Second) // the lease is gone
+//
+// # The sandbox
+//
+// Scripts see what Redis 7.0 gives them: the base functions Redis allows
+// (print, dofile, loadfile, require, module, getfenv, setfenv, newproxy,
+// os, io and debug are undefined), the table, string, math, coroutine,
+// cjson, bit, struct and cmsgpack libraries, KEYS, ARGV and the redis
+// table. Reading an undefined global and writing any global fail with
+// Redis's texts; library tables and _G are read-only. Numbers print as Lua
+// 5.1 prints them ("%.14g": tostring(0.1+0.2) is "0.3"), reach commands as
+// Redis formats them ("%.17g"), and tonumber accepts what Lua 5.1 accepts.
+// math.random is Redis's generator, continuing from script to script as in
+// Redis 7.0 (WithSeed seeds it). goto and labels are syntax errors, as in
+// Lua 5.1. A "#!lua" first line sets the script's flags; no-writes makes
+// write commands fail. Errors are formatted as Redis formats them, for
+// example "ERR user_script:3: Script attempted to access nonexistent global
+// variable 'x' script: <sha1>, on @user_script:3.".
+//
+// # Key discipline
+//
+// By default a script may only touch keys passed in KEYS, and its KEYS must
+// share one cluster slot (unless it declares allow-cross-slot-keys): the
+// rules a script must follow to run on Redis Cluster. A violation fails
+// the run with a *DisciplineError naming the script, line and key; it
+// wraps ErrUndeclaredKey or ErrCrossSlot. WithKeyDiscipline(false) and
+// WithCrossSlotCheck(false) switch the checks off.
+//
+// # Arguments
+//
+// Keys and arguments are converted as go-redis converts them: strings and
+// []byte as they are, integers in decimal, floats in the shortest decimal
+// form without exponent (1.5, 1e21 as "1000000000000000000000"), bool as
+// "1" or "0", nil as "", time.Duration as nanoseconds, time.Time as RFC
+// 3339 with nanoseconds, encoding.BinaryMarshaler through MarshalBinary.
+// As with go-redis's Eval, a script's lone []string or []any argument is
+// spread into several arguments, and a lone nil means none.
+//
+// # Tests
+//
+// Trace lists every command scripts ran (script, arguments, reply) and
+// Logs every redis.log line. Subscribe delivers PUBLISH messages to
+// in-process subscribers after the publishing script or command returns.
+// A Server is safe for concurrent use, and each script runs atomically.
+// A script runs until it ends, as in Redis; a cancelable context passed to
+// Run interrupts it.
+//
+// Known differences from redis-server: runtime errors name the variable
+// involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")
+// only when the failing instruction can be told apart on its line; Lua
+// says "got no value" for a missing argument where the simulator says
+// "got nil"; syntax errors other than goto and labels may be worded
+// differently; pairs() visits keys in another order; and Lua 5.1's quirk
+// of folding 1/0 to -inf inside some constant expressions is not copied.
+package simulate

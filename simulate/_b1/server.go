@@ -1,0 +1,227 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/registry"
+)
+
+// Server is an offline Redis 7.0 for scripts: a keyspace, a clock and
+// Redis's Lua sandbox. It is safe for concurrent use; each script runs
+// atomically, as in Redis (one lock covers the keyspace for the whole run).
+type Server struct {
+	mu            sync.Mutex
+	ks            *Keyspace
+	clock         Clock
+	keyDiscipline bool
+	crossSlot     bool
+	protocol      int
+	rand          lrand48
+	sb            *sandbox
+	scripts       map[string]*compiled
+	trace         ring[TraceEntry]
+	logs          ring[LogLine]
+	subs          subscribers
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithClock makes the server read time from c; use a *VirtualClock to make
+// TTLs pass in tests without waiting. The default is the wall clock.
+func WithClock(c Clock) Option { return func(s *Server) { s.clock = c } }
+
+// WithKeyDiscipline switches the check that scripts only touch keys passed
+// in KEYS (default on). A violation fails the run with a *DisciplineError.
+func WithKeyDiscipline(on bool) Option { return func(s *Server) { s.keyDiscipline = on } }
+
+// WithCrossSlotCheck switches the check that a script's KEYS share one
+// cluster slot (default on; scripts declaring allow-cross-slot-keys are exempt).
+func WithCrossSlotCheck(on bool) Option { return func(s *Server) { s.crossSlot = on } }
+
+// WithProtocol chooses the RESP version the replies take on their way to
+// Go values: 3 (the default, as go-redis v9 speaks) or 2. It changes, for
+// example, whether a script's {double=1.5} arrives as float64 or "1.5".
+// Values other than 2 are taken as 3.
+func WithProtocol(v int) Option {
+	return func(s *Server) {
+		s.protocol = 3
+		if v == 2 {
+			s.protocol = 2
+		}
+	}
+}
+
+// WithSeed seeds math.random as math.randomseed(seed) would. Without it the
+// generator starts where a fresh redis-server's does.
+func WithSeed(seed int64) Option { return func(s *Server) { s.rand.seed(int32(seed)) } }
+
+// WithTraceLimit sets how many commands (and, separately, log lines) the
+// server remembers for Trace and Logs, newest kept (default 10,000; 0 turns
+// recording off).
+func WithTraceLimit(n int) Option {
+	return func(s *Server) { s.trace.limit, s.logs.limit = n, n }
+}
+
+// New returns an empty server.
+func New(opts ...Option) *Server {
+	s := &Server{
+		ks:            NewKeyspace(),
+		clock:         WallClock{},
+		keyDiscipline: true,
+		crossSlot:     true,
+		protocol:      3,
+		rand:          lrand48{x: lrandInit},
+		scripts:       map[string]*compiled{},
+		trace:         ring[TraceEntry]{limit: 10000},
+		logs:          ring[LogLine]{limit: 10000},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.clock == nil {
+		s.clock = WallClock{}
+	}
+	return s
+}
+
+// Clock returns the server's clock.
+func (s *Server) Clock() Clock { return s.clock }
+
+// sandbox returns the Lua interpreter, creating it on first use. The
+// caller holds s.mu.
+func (s *Server) sandbox() *sandbox {
+	if s.sb == nil {
+		s.sb = newSandbox(s)
+	}
+	return s.sb
+}
+
+// Run runs a registry script as EVALSHA would (loading it first if needed),
+// with the flags of its "#!lua" line. A call with fewer or more keys or
+// args than the script's header declares is refused before it runs, as
+// evalsha.Runner refuses it. keys become KEYS and args ARGV,
+// converted as go-redis converts them (see the package documentation).
+// The reply has the Go shape go-redis gives: int64, string, []any,
+// redis.Nil, or an error carrying Redis's exact text. A script that breaks
+// the key discipline fails with a *DisciplineError instead.
+func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if script == nil {
+		cmd := redis.NewCmd(ctx, "evalsha")
+		cmd.SetErr(errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)"))
+		return cmd
+	}
+	if err := script.CheckCall(len(keys), len(args)); err != nil {
+		// As evalsha.Runner does, so both backends refuse the same calls.
+		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
+		cmd.SetErr(fmt.Errorf("simulate: %w; pass what the header's keys: and args: lines declare", err))
+		return cmd
+	}
+	return s.run(ctx, script.Source, script.SHA1, script, keys, args, false)
+}
+
+// RunSource runs Lua source as EVAL would: a "#!lua" first line sets its
+// flags. Errors and the trace name the script by the SHA1 of src.
+func (s *Server) RunSource(ctx context.Context, src string, keys []string, args ...any) *redis.Cmd {
+	sha := sha1Hex(src)
+	return s.run(ctx, src, sha, nil, keys, args, false)
+}
+
+// run runs src (whose SHA1 is sha); script is the registry script it comes
+// from, or nil for RunSource.
+func (s *Server) run(ctx context.Context, src, sha string, script *registry.Script, keys []string, args []any, ro bool) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, "evalsha", sha, len(keys))
+	if err := ctx.Err(); err != nil {
+		cmd.SetErr(fmt.Errorf("simulate: run script %s: %w", sha, err))
+		return cmd
+	}
+	argv, err := argStrings(make([]string, 0, len(args)), args, true)
+	if err != nil {
+		cmd.SetErr(err)
+		return cmd
+	}
+	s.mu.Lock()
+	c, errText := s.compile(src, sha)
+	var (
+		reply Reply
+		pubs  []publication
+	)
+	if errText != "" {
+		reply = errorReply(errText)
+	} else {
+		reply, pubs, err = s.runLocked(ctx, c, c.idFor(script), keys, argv, ro)
+	}
+	s.mu.Unlock()
+	s.deliver(pubs)
+	if err != nil {
+		cmd.SetErr(err)
+		return cmd
+	}
+	s.setReply(cmd, reply)
+	return cmd
+}
+
+// Do runs one command directly, as a client would (to seed data or inspect
+// it). EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH run
+// scripts through the same sandbox as Run.
+func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, args...)
+	if err := ctx.Err(); err != nil {
+		cmd.SetErr(fmt.Errorf("simulate: %w", err))
+		return cmd
+	}
+	argv, err := argStrings(make([]string, 0, len(args)), args, false)
+	if err != nil {
+		cmd.SetErr(err)
+		return cmd
+	}
+	if len(argv) == 0 {
+		cmd.SetErr(errors.New("simulate: Do needs a command name"))
+		return cmd
+	}
+	var pubs []publication
+	s.mu.Lock()
+	reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
+	if !ok {
+		cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
+		reply = s.ks.Exec(&cc, argv)
+	}
+	s.mu.Unlock()
+	s.deliver(pubs)
+	if err != nil {
+		cmd.SetErr(err)
+		return cmd
+	}
+	s.setReply(cmd, reply)
+	return cmd
+}
+
+// Dump returns the live keys with their values and TTLs, for tests that
+// compare keyspaces.
+func (s *Server) Dump() []KeyDump {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ks.Dump(s.clock.Now())
+}
+
+// setReply stores reply in cmd in go-redis's shape for the server's protocol.
+func (s *Server) setReply(cmd *redis.Cmd, r Reply) {
+	if s.protocol == 2 {
+		r = Downgrade(r)
+	}
+	if r.Kind == KindNil {
+		cmd.SetErr(redis.Nil)
+		return
+	}
+	v, err := ToGo(r)
+	if err != nil {
+		cmd.SetErr(err)
+		return
+	}
+	cmd.SetVal(v)
+}
