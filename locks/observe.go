@@ -10,12 +10,12 @@ type EventKind int
 
 // Event kinds.
 const (
-	EventAcquired     EventKind = iota + 1 // a lease was taken (Wait says how long it took)
-	EventContended                         // an attempt found the lock held by another owner
-	EventWaitFailed                        // Lock gave up (Err says why: context, backend error)
-	EventRenewFailed                       // a watchdog renewal failed; it will retry until the lease would expire
-	EventLost                              // a lease was lost (expired or taken) before Unlock
-	EventReleased                          // a lease was released by Unlock
+	EventAcquired    EventKind = iota + 1 // a lease was taken (Wait says how long it took)
+	EventContended                        // an attempt found the lock held by another owner
+	EventWaitFailed                       // Lock gave up (Err says why: context, backend error)
+	EventRenewFailed                      // a watchdog renewal failed; it will retry until the lease would expire
+	EventLost                             // a lease was lost (expired or taken) before Unlock
+	EventReleased                         // a lease was released by Unlock
 )
 
 // Event is one thing that happened to a lock, for observers.
