@@ -41,7 +41,10 @@ func newLease(c *Client, k keys, s settings, owner string, token int64, sent tim
 		l.dogExit = make(chan struct{})
 		go l.watchdog()
 	} else {
+		// Under mu: the timer may fire at once, and its callback takes mu.
+		l.mu.Lock()
 		l.timer = time.AfterFunc(time.Until(l.deadline), l.expireLocally)
+		l.mu.Unlock()
 	}
 	return l
 }

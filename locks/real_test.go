@@ -23,7 +23,11 @@ func TestWatchdogReportsLossWhenServerPausedOrKilled(t *testing.T) {
 	for _, how := range []string{"paused", "killed"} {
 		t.Run(how, func(t *testing.T) {
 			srv := redistest.Standalone(t)
-			rc := srv.Client(func(o *redis.Options) { o.MaxRetries = -1; o.ReadTimeout = 50 * time.Millisecond; o.DialTimeout = 50 * time.Millisecond })
+			rc := srv.Client(func(o *redis.Options) {
+				o.MaxRetries = -1
+				o.ReadTimeout = 50 * time.Millisecond
+				o.DialTimeout = 50 * time.Millisecond
+			})
 			var lost []locks.Event
 			done := make(chan struct{}, 1)
 			c, err := locks.New(rc, locks.WithObserver(func(e locks.Event) {
