@@ -1,0 +1,141 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
+)
+
+func newExampleClient(opts ...locks.Option) (*locks.Client, func()) {
+	mr, _ := miniredis.Run()
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	c, _ := locks.New(rc, opts...)
+	return c, func() { c.Close(); rc.Close(); mr.Close() }
+}
+
+func ExampleMutex() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+
+	m, _ := c.Mutex("invoice:42")
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// While we hold it, nobody else gets it.
+	_, err = m.TryLock(ctx)
+	fmt.Println(errors.Is(err, locks.ErrNotAcquired))
+
+	fmt.Println(lease.Unlock(ctx))
+	// Output:
+	// true
+	// <nil>
+}
+
+// In fair mode waiters acquire in arrival order; the release hands the lock
+// straight to the next one.
+func ExampleWithFair() {
+	c, done := newExampleClient(locks.WithFair(2*time.Second), locks.WithTTL(10*time.Second))
+	defer done()
+	ctx := context.Background()
+	m, _ := c.Mutex("printer")
+	first, _ := m.Lock(ctx)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var order []string
+	for i, who := range []string{"ann", "bob", "cat"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, _ := m.Lock(ctx)
+			mu.Lock()
+			order = append(order, who)
+			mu.Unlock()
+			l.Unlock(ctx)
+		}()
+		for { // let each waiter queue before the next arrives
+			if info, _ := c.Inspect(ctx, "printer"); info.Waiters == int64(i+1) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	first.Unlock(ctx)
+	wg.Wait()
+	fmt.Println(order)
+	// Output: [ann bob cat]
+}
+
+// The watchdog renews the lease while the work runs; Context ends the work
+// if the lease is lost.
+func ExampleWithWatchdog() {
+	c, done := newExampleClient()
+	defer done()
+	ctx := context.Background()
+	m, _ := c.Mutex("nightly-report", locks.WithTTL(time.Second), locks.WithWatchdog(1.0/3))
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	work, stop := lease.Context(ctx)
+	defer stop()
+	select {
+	case <-time.After(50 * time.Millisecond): // the work
+		fmt.Println("work finished while the lock was held")
+	case <-work.Done():
+		fmt.Println("lost the lock:", context.Cause(work))
+	}
+	fmt.Println(lease.Unlock(ctx))
+	// Output:
+	// work finished while the lock was held
+	// <nil>
+}
+
+// Fencing tokens grow with every acquisition, so storage can refuse a write
+// from a holder whose lease ran out while it was paused.
+func ExampleLease_Token() {
+	c, done := newExampleClient()
+	defer done()
+	ctx := context.Background()
+	m, _ := c.Mutex("account:7")
+	highest := int64(0)
+	write := func(token int64) string {
+		if token < highest {
+			return fmt.Sprintf("rejected stale token %d", token)
+		}
+		highest = token
+		return fmt.Sprintf("accepted token %d", token)
+	}
+	a, _ := m.Lock(ctx)
+	a.Unlock(ctx)
+	b, _ := m.Lock(ctx)
+	fmt.Println(write(b.Token()))
+	fmt.Println(write(a.Token())) // a late write from the earlier holder
+	b.Unlock(ctx)
+	// Output:
+	// accepted token 2
+	// rejected stale token 1
+}
+
+func ExampleClient_Inspect() {
+	c, done := newExampleClient()
+	defer done()
+	ctx := context.Background()
+	m, _ := c.Mutex("import", locks.WithLabel("importer"), locks.WithTTL(time.Minute))
+	lease, _ := m.Lock(ctx)
+	defer lease.Unlock(ctx)
+	info, _ := c.Inspect(ctx, "import")
+	fmt.Println(info.Held, info.Holder.Label, info.Token, info.TTL > 0)
+	// Output: true importer 1 true
+}

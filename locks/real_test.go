@@ -1,0 +1,196 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+	"github.com/redlua/redlua/registry"
+)
+
+// The watchdog reports the loss when the server stops answering (paused,
+// as in a partition or a stuck server) or dies, instead of letting the
+// holder believe it still owns the lock.
+func TestWatchdogReportsLossWhenServerPausedOrKilled(t *testing.T) {
+	for _, how := range []string{"paused", "killed"} {
+		t.Run(how, func(t *testing.T) {
+			srv := redistest.Standalone(t)
+			rc := srv.Client(func(o *redis.Options) {
+				o.MaxRetries = -1
+				o.ReadTimeout = 50 * time.Millisecond
+				o.DialTimeout = 50 * time.Millisecond
+			})
+			var lost []locks.Event
+			done := make(chan struct{}, 1)
+			c, err := locks.New(rc, locks.WithObserver(func(e locks.Event) {
+				if e.Kind == locks.EventLost {
+					lost = append(lost, e)
+					done <- struct{}{}
+				}
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			const ttl = 300 * time.Millisecond
+			m, _ := c.Mutex("guarded", locks.WithTTL(ttl), locks.WithWatchdog(0))
+			ctx := context.Background()
+			l, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			work, stop := l.Context(ctx)
+			defer stop()
+			if how == "paused" {
+				srv.Pause()
+				defer srv.Resume()
+			} else {
+				srv.Kill()
+			}
+			select {
+			case <-l.Done():
+			case <-time.After(5 * ttl):
+				t.Fatal("the holder was not told that its lease ended")
+			}
+			if !errors.Is(l.Err(), locks.ErrLockLost) {
+				t.Fatalf("Err = %v, want ErrLockLost", l.Err())
+			}
+			<-work.Done()
+			if cause := context.Cause(work); !errors.Is(cause, locks.ErrLockLost) {
+				t.Fatalf("the lease's context ended with %v, want ErrLockLost as cause", cause)
+			}
+			if !strings.Contains(l.Err().Error(), "guarded") {
+				t.Errorf("the error does not name the lock: %v", l.Err())
+			}
+			<-done
+			if c.Stats().Lost != 1 || len(lost) != 1 {
+				t.Errorf("stats %+v, events %v: want exactly one lost lease", c.Stats(), lost)
+			}
+		})
+	}
+}
+
+// A waiter that died while queued holds up a fair queue for at most its
+// waiter lease, not for the lock's whole TTL.
+func TestFairDeadWaiterDelaysAtMostItsWaiterLease(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	const waiterTTL = 300 * time.Millisecond
+	c, err := locks.New(srv.Client(), locks.WithFair(waiterTTL), locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	holder, err := mustMutex(t, c, "q").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A waiter queues, then its process dies: it never refreshes, and never
+	// leaves the queue.
+	dead, cancelDead := context.WithCancel(ctx)
+	defer cancelDead()
+	deadClient, _ := locks.NewWithBackend(&frozenBackend{Backend: mustRunner(t, srv)}, locks.WithFair(waiterTTL), locks.WithTTL(time.Minute))
+	go mustMutex(t, deadClient, "q").Lock(dead)
+	waitFor(t, func() bool { info, _ := c.Inspect(ctx, "q"); return info.Waiters == 1 })
+
+	got := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		l, err := mustMutex(t, c, "q").Lock(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		got <- time.Since(start)
+		l.Unlock(ctx)
+	}()
+	waitFor(t, func() bool { info, _ := c.Inspect(ctx, "q"); return info.Waiters == 2 })
+	holder.Unlock(ctx)
+	select {
+	case <-got:
+	case <-time.After(20 * waiterTTL):
+		t.Fatal("the live waiter is stuck behind the dead one")
+	}
+}
+
+// frozenBackend lets a waiter queue once and then drops all its traffic, as
+// a crashed process would.
+type frozenBackend struct {
+	locks.Backend
+	frozen atomic.Bool
+}
+
+func (f *frozenBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if f.frozen.Load() {
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(errors.New("the process is dead"))
+		return cmd
+	}
+	return f.Backend.Run(ctx, s, keys, args...)
+}
+
+func (f *frozenBackend) Subscribe(ctx context.Context, ch string, deliver func(string)) (func(), error) {
+	f.frozen.Store(true) // dies right after its first, queueing attempt
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestBadInput(t *testing.T) {
+	srv := redistest.Standalone(t)
+	if _, err := locks.NewWithBackend(nil); err == nil {
+		t.Error("nil backend accepted")
+	}
+	if _, err := locks.New(nil); err == nil {
+		t.Error("nil client accepted")
+	}
+	c, err := locks.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct {
+		name string
+		opts []locks.Option
+		want string
+	}{
+		{"", nil, "empty lock name"},
+		{"{x}", nil, "contains '{'"},
+		{"a", []locks.Option{locks.WithTTL(0)}, "TTL 0s is too short"},
+		{"a", []locks.Option{locks.WithWatchdog(1.5)}, "watchdog fraction"},
+		{"a", []locks.Option{locks.WithFair(time.Microsecond)}, "waiter TTL"},
+	} {
+		if _, err := c.Mutex(tc.name, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Mutex(%q) = %v, want an error about %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := locks.New(srv.Client(), locks.WithTTL(-time.Second)); err == nil {
+		t.Error("a negative default TTL was accepted")
+	}
+}
+
+func mustMutex(t *testing.T, c *locks.Client, name string, opts ...locks.Option) *locks.Mutex {
+	t.Helper()
+	m, err := c.Mutex(name, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func mustRunner(t *testing.T, srv *redistest.Server) locks.Backend {
+	t.Helper()
+	r, err := evalsha.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}

@@ -1,0 +1,463 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+)
+
+// fixture is one backend the shared suite runs on.
+type fixture struct {
+	// client returns a new Client, as another process would have one.
+	client func(t *testing.T, opts ...locks.Option) *locks.Client
+	// wrap returns a Client whose backend is wrapped, for fault injection.
+	wrap func(t *testing.T, w func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client
+	// elapse makes d of server time pass.
+	elapse func(d time.Duration)
+	// real is the redis-server, when the backend is one.
+	real *redistest.Server
+}
+
+// suite runs fn on every backend: miniredis, a real redis-server, and the
+// simulator when one is registered (see simulator_test.go).
+func suite(t *testing.T, fn func(t *testing.T, f fixture)) {
+	t.Run("miniredis", func(t *testing.T) {
+		mr := miniredis.RunT(t)
+		fn(t, goRedisFixture(t, mr.Addr(), func(d time.Duration) { mr.FastForward(d) }, nil))
+	})
+	t.Run("redis-server", func(t *testing.T) {
+		srv := redistest.Standalone(t)
+		fn(t, goRedisFixture(t, srv.Addr, time.Sleep, srv))
+	})
+	for _, extra := range extraBackends {
+		t.Run(extra.name, func(t *testing.T) { fn(t, extra.make(t)) })
+	}
+}
+
+// extraBackends lets other files add backends (the simulator).
+var extraBackends []struct {
+	name string
+	make func(t *testing.T) fixture
+}
+
+func goRedisFixture(t *testing.T, addr string, elapse func(time.Duration), real *redistest.Server) fixture {
+	wrap := func(t *testing.T, w func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client {
+		rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
+		runner, err := evalsha.New(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b locks.Backend = runner
+		if w != nil {
+			b = w(b)
+		}
+		c, err := locks.NewWithBackend(b, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { runner.Close(); rc.Close() })
+		return c
+	}
+	return fixture{
+		client: func(t *testing.T, opts ...locks.Option) *locks.Client { return wrap(t, nil, opts...) },
+		wrap:   wrap,
+		elapse: elapse,
+		real:   real,
+	}
+}
+
+func mutex(t *testing.T, c *locks.Client, name string, opts ...locks.Option) *locks.Mutex {
+	t.Helper()
+	m, err := c.Mutex(name, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// 16 goroutines × 200 increments of a counter kept outside Redis, each a
+// read-yield-write that loses updates unless the lock excludes the others.
+func TestSuiteMutualExclusion(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		for _, mode := range []struct {
+			name string
+			opts []locks.Option
+		}{{"plain", nil}, {"fair", []locks.Option{locks.WithFair(0)}}} {
+			t.Run(mode.name, func(t *testing.T) {
+				c := f.client(t, append([]locks.Option{locks.WithTTL(10 * time.Second)}, mode.opts...)...)
+				const workers, rounds = 16, 200
+				var counter int
+				var inside atomic.Int32
+				ctx := timeout(t, 60*time.Second)
+				var wg sync.WaitGroup
+				errs := make(chan error, workers)
+				for w := 0; w < workers; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						m, _ := c.Mutex("counter")
+						for i := 0; i < rounds; i++ {
+							l, err := m.Lock(ctx)
+							if err != nil {
+								errs <- err
+								return
+							}
+							if inside.Add(1) != 1 {
+								errs <- errors.New("two holders at once")
+							}
+							v := counter
+							time.Sleep(0) // yield: a second holder would interleave here
+							counter = v + 1
+							inside.Add(-1)
+							if err := l.Unlock(ctx); err != nil {
+								errs <- err
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatal(err)
+				}
+				if counter != workers*rounds {
+					t.Fatalf("counter = %d, want %d: updates were lost", counter, workers*rounds)
+				}
+			})
+		}
+	})
+}
+
+func TestSuiteExpiryAndTakeover(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		a := mutex(t, f.client(t), "job", locks.WithTTL(100*time.Millisecond))
+		b := mutex(t, f.client(t), "job", locks.WithTTL(time.Second))
+		la, err := a.TryLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("second TryLock = %v, want ErrNotAcquired", err)
+		}
+		f.elapse(150 * time.Millisecond)
+		lb, err := b.TryLock(ctx)
+		if err != nil {
+			t.Fatalf("TryLock after the first lease expired: %v", err)
+		}
+		if lb.Token() <= la.Token() {
+			t.Errorf("fencing token %d after takeover is not above %d", lb.Token(), la.Token())
+		}
+		if err := la.Extend(ctx, 0); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("Extend after expiry = %v, want ErrLockLost", err)
+		}
+		select {
+		case <-la.Done():
+		default:
+			t.Fatal("the lost lease's Done is still open")
+		}
+		if err := la.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("Unlock of a lost lease = %v, want ErrLockLost", err)
+		}
+		if err := lb.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := lb.Unlock(ctx); !errors.Is(err, locks.ErrNotHeld) {
+			t.Fatalf("second Unlock = %v, want ErrNotHeld", err)
+		}
+	})
+}
+
+// Ownership is a token: another process releases through a marshalled lease.
+func TestSuiteReleaseFromAnotherProcess(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		first := f.client(t)
+		lease, err := mutex(t, first, "report", locks.WithTTL(time.Minute)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire, err := lease.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := f.client(t) // another process
+		resumed, err := other.Resume(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resumed.Token() != lease.Token() || resumed.Owner() != lease.Owner() {
+			t.Fatalf("resumed lease %d/%s differs from %d/%s", resumed.Token(), resumed.Owner(), lease.Token(), lease.Owner())
+		}
+		if err := resumed.Extend(ctx, 0); err != nil {
+			t.Fatalf("Extend from the other process: %v", err)
+		}
+		if err := resumed.Unlock(ctx); err != nil {
+			t.Fatalf("Unlock from the other process: %v", err)
+		}
+		if info, _ := other.Inspect(ctx, "report"); info.Held {
+			t.Fatalf("still held after the remote Unlock: %+v", info)
+		}
+		if _, err := other.Resume("not a lease"); !errors.Is(err, locks.ErrNotHeld) {
+			t.Fatalf("Resume(garbage) = %v, want ErrNotHeld", err)
+		}
+	})
+}
+
+func TestSuiteReentrant(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t)
+		m := mutex(t, c, "tree", locks.WithReentrant())
+		outer, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := m.TryLock(ctx)
+		if err != nil {
+			t.Fatalf("re-entering: %v", err)
+		}
+		if inner.Token() != outer.Token() {
+			t.Errorf("a reentrant hold changed the fencing token: %d vs %d", inner.Token(), outer.Token())
+		}
+		if info, _ := c.Inspect(ctx, "tree"); info.HoldCount != 2 {
+			t.Fatalf("hold count %d, want 2", info.HoldCount)
+		}
+		if _, err := mutex(t, c, "tree", locks.WithReentrant()).TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("another Mutex value (another owner) = %v, want ErrNotAcquired", err)
+		}
+		inner.Unlock(ctx)
+		if info, _ := c.Inspect(ctx, "tree"); !info.Held || info.HoldCount != 1 {
+			t.Fatalf("after one Unlock: %+v", info)
+		}
+		outer.Unlock(ctx)
+		if info, _ := c.Inspect(ctx, "tree"); info.Held {
+			t.Fatalf("after both Unlocks: %+v", info)
+		}
+	})
+}
+
+func TestSuiteInspect(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t)
+		l, err := mutex(t, c, "inv", locks.WithLabel("nightly-import"), locks.WithTTL(time.Minute)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Inspect(ctx, "inv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.Held || info.Owner != l.Owner() || info.Token != l.Token() || info.Holder.Label != "nightly-import" || info.Holder.PID == 0 || info.TTL <= 0 {
+			t.Fatalf("Inspect = %+v", info)
+		}
+		free, err := c.Inspect(ctx, "nothing-here")
+		if err != nil || free.Held {
+			t.Fatalf("Inspect of a free lock = %+v, %v", free, err)
+		}
+	})
+}
+
+// Lock waits on the release message: with a one-minute lease a missed
+// wake-up would show as a timeout.
+func TestSuiteWakeUp(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t, locks.WithTTL(time.Minute))
+		holder, err := mutex(t, c, "w").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			l, err := mutex(t, c, "w").Lock(ctx)
+			if err == nil {
+				err = l.Unlock(ctx)
+			}
+			got <- err
+		}()
+		waitFor(t, func() bool { return c.Stats().Contended >= 1 })
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-got; err != nil {
+			t.Fatalf("the waiter: %v", err)
+		}
+	})
+}
+
+// A release that lands between the waiter's failed attempt and its
+// subscription must not be missed (the lease is a minute long).
+func TestSuiteNoLostWakeUpWhenReleaseRacesSubscribe(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		var holder atomic.Pointer[locks.Lease]
+		var fired atomic.Bool
+		c := f.wrap(t, func(b locks.Backend) locks.Backend {
+			return &hookedBackend{Backend: b, beforeSubscribe: func() {
+				if l := holder.Load(); l != nil && fired.CompareAndSwap(false, true) {
+					if err := l.Unlock(context.Background()); err != nil {
+						t.Errorf("release inside the race window: %v", err)
+					}
+				}
+			}}
+		}, locks.WithTTL(time.Minute))
+		l, err := mutex(t, c, "race").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holder.Store(l)
+		l2, err := mutex(t, c, "race").Lock(ctx)
+		if err != nil {
+			t.Fatalf("the waiter missed the release that raced its subscription: %v", err)
+		}
+		if !fired.Load() {
+			t.Fatal("the race was not injected")
+		}
+		l2.Unlock(ctx)
+	})
+}
+
+type hookedBackend struct {
+	locks.Backend
+	beforeSubscribe func()
+}
+
+func (h *hookedBackend) Subscribe(ctx context.Context, channel string, deliver func(string)) (func(), error) {
+	h.beforeSubscribe()
+	return h.Backend.Subscribe(ctx, channel, deliver)
+}
+
+func TestSuiteFairFIFO(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 20*time.Second)
+		c := f.client(t, locks.WithFair(2*time.Second), locks.WithTTL(time.Minute))
+		holder, err := mutex(t, c, "fifo").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const waiters = 6
+		order := make(chan int, waiters)
+		var wg sync.WaitGroup
+		for i := 0; i < waiters; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				l, err := mutex(t, c, "fifo").Lock(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				order <- i
+				l.Unlock(ctx)
+			}(i)
+			// The next waiter starts only once this one is queued.
+			waitFor(t, func() bool { info, _ := c.Inspect(ctx, "fifo"); return info.Waiters == int64(i+1) })
+		}
+		holder.Unlock(ctx)
+		wg.Wait()
+		close(order)
+		want := 0
+		for got := range order {
+			if got != want {
+				t.Fatalf("waiter %d acquired in position %d: not FIFO", got, want)
+			}
+			want++
+		}
+		if want != waiters {
+			t.Fatalf("%d of %d waiters acquired", want, waiters)
+		}
+	})
+}
+
+// A waiter that gives up leaves the queue, so it delays no one.
+func TestSuiteCancelledWaiter(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		for _, fair := range []bool{false, true} {
+			t.Run(fmt.Sprint("fair=", fair), func(t *testing.T) {
+				opts := []locks.Option{locks.WithTTL(time.Minute)}
+				if fair {
+					opts = append(opts, locks.WithFair(0))
+				}
+				c := f.client(t, opts...)
+				ctx := timeout(t, 10*time.Second)
+				name := fmt.Sprint("busy-", fair)
+				if _, err := mutex(t, c, name).Lock(ctx); err != nil {
+					t.Fatal(err)
+				}
+				short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+				defer cancel()
+				_, err := mutex(t, c, name).Lock(short)
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("Lock past its deadline = %v, want errors.Is(err, context.DeadlineExceeded)", err)
+				}
+				if info, _ := c.Inspect(ctx, name); info.Waiters != 0 {
+					t.Fatalf("the cancelled waiter is still queued: %+v", info)
+				}
+				if c.Stats().WaitFailures != 1 {
+					t.Errorf("stats %+v: want one wait failure", c.Stats())
+				}
+			})
+		}
+	})
+}
+
+func TestSuiteWatchdogKeepsTheLock(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		const ttl = 100 * time.Millisecond
+		c := f.client(t)
+		l, err := mutex(t, c, "long", locks.WithTTL(ttl), locks.WithWatchdog(0)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10; i++ { // 10 × TTL of server time
+			time.Sleep(ttl / 2) // the watchdog runs on wall time
+			f.elapse(ttl / 2)
+			if l.Err() != nil {
+				t.Fatalf("lost after %d half-TTLs: %v", i, l.Err())
+			}
+		}
+		if _, err := mutex(t, c, "long").TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("after 10×TTL another owner got the lock: %v", err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// No renewal after Unlock: the lock stays free.
+		time.Sleep(ttl)
+		if info, _ := c.Inspect(ctx, "long"); info.Held {
+			t.Fatalf("renewed after Unlock: %+v", info)
+		}
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
