@@ -61,9 +61,8 @@
 //
 // Known differences from redis-server: runtime errors name the variable
 // involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")
-// only when the failing instruction can be told apart on its line; Lua
-// says "got no value" for a missing argument where the simulator says
-// "got nil"; syntax errors other than goto and labels may be worded
-// differently; pairs() visits keys in another order; and Lua 5.1's quirk
-// of folding 1/0 to -inf inside some constant expressions is not copied.
+// only when the failing instruction can be told apart on its line; syntax
+// errors other than goto and labels may be worded differently; pairs()
+// visits keys in another order; and Lua 5.1's quirk of folding 1/0 to -inf
+// inside some constant expressions is not copied.
 package simulate

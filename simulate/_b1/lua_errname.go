@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -290,4 +291,55 @@ func badUnaryOperand(op int, v lua.LValue) bool {
 func isNumeric(s string) bool {
 	_, ok := parseLuaNumber(s)
 	return ok
+}
+
+var missingArgument = regexp.MustCompile(`bad argument #(\d+) to (\S+) \((\w+) expected, got nil\)`)
+
+// noValueMessage says "got no value", as Lua 5.1 does, when the argument
+// gopher-lua reports as nil was not passed at all.
+func noValueMessage(msg string, goArgs func(int) bool) string {
+	m := missingArgument.FindStringSubmatchIndex(msg)
+	if m == nil || goArgs == nil {
+		return msg
+	}
+	n, err := strconv.Atoi(msg[m[2]:m[3]])
+	if err != nil || goArgs(n) {
+		return msg
+	}
+	return msg[:m[0]] + strings.TrimSuffix(msg[m[0]:m[1]], "got nil)") + "got no value)" + msg[m[1]:]
+}
+
+var quotedBadArgument = regexp.MustCompile(`bad argument #(\d+) to '([^']*)' \(`)
+
+// methodArgument renumbers an argument error raised in a method call
+// ("s:rep()"), where Lua 5.1 does not count self, as luaL_argerror does.
+func methodArgument(msg string, proto *lua.FunctionProto, line int) string {
+	m := quotedBadArgument.FindStringSubmatchIndex(msg)
+	if m == nil || proto == nil {
+		return msg
+	}
+	name := msg[m[4]:m[5]]
+	method := false
+	for i, inst := range proto.Code {
+		if i >= len(proto.DbgSourcePositions) || proto.DbgSourcePositions[i] != line || opCode(inst) != opSelf {
+			continue
+		}
+		if k := argC(inst); k >= rkConstant {
+			if s, ok := proto.Constants[k-rkConstant].(lua.LString); ok && string(s) == name {
+				method = true
+			}
+		}
+	}
+	n, err := strconv.Atoi(msg[m[2]:m[3]])
+	if !method || err != nil {
+		return msg
+	}
+	if n == 1 {
+		end := strings.Index(msg[m[1]:], ")")
+		if end < 0 {
+			return msg
+		}
+		return msg[:m[0]] + "calling '" + name + "' on bad self (" + msg[m[1]:m[1]+end] + ")" + msg[m[1]+end+1:]
+	}
+	return msg[:m[2]] + strconv.Itoa(n-1) + msg[m[3]:]
 }

@@ -227,11 +227,15 @@ type frame struct {
 	// register reads a register of the failing function; the frame is
 	// still on the stack while an error handler runs.
 	register func(reg int) lua.LValue
+	// goArgs reports whether the Go function that raised the error (if
+	// one did) was passed at least n arguments.
+	goArgs func(n int) bool
 }
 
 // errorFrame finds the innermost Lua function on the stack of an error
 // handler (level 0 is the handler, level 1 raised the error).
 func errorFrame(L *lua.LState) frame {
+	var goArgs func(int) bool
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -242,9 +246,15 @@ func errorFrame(L *lua.LState) frame {
 			break
 		}
 		if dbg.What == "G" {
+			goArgs = func(n int) bool {
+				// The raised message sits on top of the Go function's
+				// arguments (gopher-lua pushes it before unwinding).
+				name, _ := L.GetLocal(dbg, n+1)
+				return name != ""
+			}
 			continue
 		}
-		f := frame{ok: true, source: dbg.Source, line: dbg.CurrentLine}
+		f := frame{ok: true, source: dbg.Source, line: dbg.CurrentLine, goArgs: goArgs}
 		f.register = func(reg int) lua.LValue {
 			_, v := L.GetLocal(dbg, reg+1)
 			return v
@@ -262,10 +272,12 @@ func (f frame) describe(msg string) string {
 	h := hintOf(msg)
 	if f.ok {
 		msg = unaryMessage(msg, f.proto, f.line, f.register)
+		msg = noValueMessage(msg, f.goArgs)
 	}
 	msg = luaMessage(msg)
 	if f.ok {
 		msg = nameOperand(msg, f.proto, f.line, h)
+		msg = methodArgument(msg, f.proto, f.line)
 	}
 	return msg
 }
@@ -329,9 +341,15 @@ func quoteBadArgument(s string) string {
 	if to < 0 || paren < to {
 		return s
 	}
+	if to < 0 || paren < to+4 {
+		return s
+	}
 	fn := rest[to+4 : paren]
 	if strings.HasPrefix(fn, "'") {
 		return s
+	}
+	if fn == "" {
+		fn = "?" // as Lua 5.1 names a function it cannot find a name for
 	}
 	return s[:i+len(marker)] + rest[:to+4] + "'" + fn + "'" + rest[paren:]
 }
