@@ -13,7 +13,8 @@ func TestDemoOnMiniredis(t *testing.T) {
 	if err := run(context.Background(), "", &out); err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"embedded miniredis", "alice asks first: acquired=true, fencing token 1", "bob asks next: acquired=false", "bob asks again: acquired=true, fencing token 2", "answers 0"} {
+	for _, want := range []string{"embedded miniredis", "alice asks first: acquired=true, fencing token 1", "bob asks next: acquired=false", "bob asks again: acquired=true, fencing token 2", "answers 0",
+		"still holds it: true", "worker 2 got it in its turn", "0 leases lost"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
