@@ -17,6 +17,8 @@ func FuzzRunSource(f *testing.F) {
 	f.Add("return {map = {a = {set = {1, 2}}, b = {double = 0/0}}}")
 	f.Add("local t = {} t[1] = t return t")
 	f.Add("return {verbatim_string = {format = 'txt', string = 'x'}}")
+	f.Add("local ok, e = pcall(string.rep) return e")
+	f.Add("return xpcall(function() error({}) end, function(e) return e end)")
 	s := New(WithKeyDiscipline(false), WithCrossSlotCheck(false), WithTraceLimit(16))
 	f.Fuzz(func(t *testing.T, src string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
