@@ -126,13 +126,6 @@ func fromLuaDepth(v lua.LValue, resp, depth int) Reply {
 	return Reply{Kind: KindNil}
 }
 
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // luaNumberToInt is C's (long long) cast as Redis compiles it on x86-64:
 // truncation toward zero, and the "integer indefinite" value INT64_MIN for
 // NaN and anything out of range.

@@ -85,8 +85,6 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 	return r
 }
 
-func errorReply(text string) Reply { return Reply{Kind: KindError, Str: text} }
-
 // lookup finds the command (or subcommand) argv names, with a small cache
 // by the exact spelling the script used, so that the usual upper-case
 // names cost no allocation per call.

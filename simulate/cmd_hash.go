@@ -1,0 +1,218 @@
+package simulate
+
+import (
+	"math"
+	"sort"
+	"strconv"
+)
+
+func init() {
+	commands["hset"] = cmdHSet(false)
+	commands["hmset"] = cmdHSet(true)
+	commands["hsetnx"] = cmdHSetNX
+	commands["hget"] = cmdHGet
+	commands["hmget"] = cmdHMGet
+	commands["hdel"] = cmdHDel
+	commands["hexists"] = cmdHExists
+	commands["hlen"] = cmdHLen
+	commands["hgetall"] = cmdHGetAll
+	commands["hkeys"] = cmdHKeysVals(true)
+	commands["hvals"] = cmdHKeysVals(false)
+	commands["hincrby"] = cmdHIncrBy
+}
+
+func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {
+	v, wrong := ks.getTyped(cc.Now, key, kindHash)
+	if wrong != nil || v != nil || !create {
+		return v, wrong
+	}
+	v = &value{kind: kindHash, hash: map[string]string{}}
+	ks.keys[key] = v
+	return v, nil
+}
+
+func cmdHSet(legacy bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		if len(a)%2 != 0 {
+			name := "hset"
+			if legacy {
+				name = "hmset"
+			}
+			return errorReply("ERR wrong number of arguments for '" + name + "' command")
+		}
+		v, wrong := ks.hashFor(cc, a[1], true)
+		if wrong != nil {
+			return *wrong
+		}
+		var added int64
+		for i := 2; i+1 < len(a); i += 2 {
+			if _, ok := v.hash[a[i]]; !ok {
+				added++
+			}
+			v.hash[a[i]] = a[i+1]
+		}
+		if legacy {
+			return okReply()
+		}
+		return intReply(added)
+	}
+}
+
+func cmdHSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], true)
+	if wrong != nil {
+		return *wrong
+	}
+	if _, ok := v.hash[a[2]]; ok {
+		return intReply(0)
+	}
+	v.hash[a[2]] = a[3]
+	return intReply(1)
+}
+
+func cmdHGet(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return nilReply()
+	}
+	if x, ok := v.hash[a[2]]; ok {
+		return bulkReply(x)
+	}
+	return nilReply()
+}
+
+func cmdHMGet(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := make([]Reply, 0, len(a)-2)
+	for _, f := range a[2:] {
+		x, ok := "", false
+		if v != nil {
+			x, ok = v.hash[f]
+		}
+		if ok {
+			out = append(out, bulkReply(x))
+		} else {
+			out = append(out, nilReply())
+		}
+	}
+	return arrayReply(out)
+}
+
+func cmdHDel(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	var n int64
+	for _, f := range a[2:] {
+		if _, ok := v.hash[f]; ok {
+			delete(v.hash, f)
+			n++
+		}
+	}
+	if len(v.hash) == 0 {
+		delete(ks.keys, a[1]) // an empty aggregate does not exist
+	}
+	return intReply(n)
+}
+
+func cmdHExists(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	_, ok := v.hash[a[2]]
+	return intReply(boolInt(ok))
+}
+
+func cmdHLen(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	return intReply(int64(len(v.hash)))
+}
+
+// sortedFields gives hash fields a stable order; Redis's order is unspecified.
+func sortedFields(h map[string]string) []string {
+	fs := make([]string, 0, len(h))
+	for f := range h {
+		fs = append(fs, f)
+	}
+	sort.Strings(fs)
+	return fs
+}
+
+func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := []Reply{}
+	if v != nil {
+		for _, f := range sortedFields(v.hash) {
+			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
+		}
+	}
+	return Reply{Kind: KindMap, Elems: out}
+}
+
+func cmdHKeysVals(keys bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, wrong := ks.hashFor(cc, a[1], false)
+		if wrong != nil {
+			return *wrong
+		}
+		out := []Reply{}
+		if v != nil {
+			for _, f := range sortedFields(v.hash) {
+				if keys {
+					out = append(out, bulkReply(f))
+				} else {
+					out = append(out, bulkReply(v.hash[f]))
+				}
+			}
+		}
+		return arrayReply(out)
+	}
+}
+
+func cmdHIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
+	by, ok := parseInt(a[3])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.hashFor(cc, a[1], true)
+	if wrong != nil {
+		return *wrong
+	}
+	var cur int64
+	if x, exists := v.hash[a[2]]; exists {
+		n, ok := parseInt(x)
+		if !ok {
+			return errorReply(errHashNotInt)
+		}
+		cur = n
+	}
+	if (by > 0 && cur > math.MaxInt64-by) || (by < 0 && cur < math.MinInt64-by) {
+		return errorReply(errOverflow)
+	}
+	cur += by
+	v.hash[a[2]] = strconv.FormatInt(cur, 10)
+	return intReply(cur)
+}

@@ -1,0 +1,157 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/redlua/redlua/internal/cmdtable"
+)
+
+// Keyspace is the simulator's database: typed values with expiry. It is not
+// safe for concurrent use; the Server's mutex guards it.
+type Keyspace struct {
+	keys map[string]*value
+}
+
+type kind uint8
+
+const (
+	kindString kind = iota + 1
+	kindHash
+	kindZSet
+)
+
+var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset"}
+
+type value struct {
+	kind kind
+	str  string
+	hash map[string]string
+	zset map[string]float64
+	exp  time.Time // zero: no expiry
+}
+
+// CallContext is what one command needs to know about its caller.
+type CallContext struct {
+	Now      time.Time // expiry is judged at this instant (Redis 7 freezes it for a whole script)
+	Clock    Clock     // TIME reads it
+	InScript bool
+	ReadOnly bool
+	Publish  func(channel, message string, sharded bool) int64 // nil: no subscribers
+	RESP     int                                               // 2 or 3; commands build RESP3 replies, see Downgrade
+}
+
+// KeyDump is one key as Dump reports it.
+type KeyDump struct {
+	Key, Type string
+	// Value is a string, a map[string]string (hash) or a []ZMember (zset, in order).
+	Value any
+	PTTL  int64 // -1 without expiry
+}
+
+// ZMember is a sorted-set member with its score.
+type ZMember struct {
+	Member string
+	Score  float64
+}
+
+// NewKeyspace returns an empty keyspace.
+func NewKeyspace() *Keyspace { return &Keyspace{keys: map[string]*value{}} }
+
+// FlushAll deletes every key.
+func (ks *Keyspace) FlushAll() { ks.keys = map[string]*value{} }
+
+// lookup returns the live value of key, deleting it if it expired by now.
+func (ks *Keyspace) lookup(now time.Time, key string) *value {
+	v := ks.keys[key]
+	if v != nil && !v.exp.IsZero() && !now.Before(v.exp) {
+		delete(ks.keys, key)
+		return nil
+	}
+	return v
+}
+
+// Dump lists the live keys, sorted by name.
+func (ks *Keyspace) Dump(now time.Time) []KeyDump {
+	names := make([]string, 0, len(ks.keys))
+	for k := range ks.keys {
+		if ks.lookup(now, k) != nil {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]KeyDump, 0, len(names))
+	for _, k := range names {
+		v := ks.keys[k]
+		d := KeyDump{Key: k, Type: kindNames[v.kind], PTTL: pttl(now, v)}
+		switch v.kind {
+		case kindString:
+			d.Value = v.str
+		case kindHash:
+			m := make(map[string]string, len(v.hash))
+			for f, x := range v.hash {
+				m[f] = x
+			}
+			d.Value = m
+		case kindZSet:
+			d.Value = sortedMembers(v.zset)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func pttl(now time.Time, v *value) int64 {
+	if v.exp.IsZero() {
+		return -1
+	}
+	return int64(v.exp.Sub(now) / time.Millisecond)
+}
+
+type handler func(ks *Keyspace, cc *CallContext, argv []string) Reply
+
+// commands maps lower-case names to their implementations; the cmd_*.go
+// files fill it.
+var commands = map[string]handler{}
+
+// Implemented reports whether this engine implements the command.
+func (ks *Keyspace) Implemented(name string) bool {
+	_, ok := commands[strings.ToLower(name)]
+	return ok
+}
+
+// Exec runs one command, validating it as the server does for a direct call.
+func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
+	if len(argv) == 0 {
+		return errorReply("ERR empty command")
+	}
+	name := strings.ToLower(argv[0])
+	meta, known := cmdtable.Lookup(name)
+	if !known {
+		var b strings.Builder
+		for _, a := range argv[1:] {
+			fmt.Fprintf(&b, "'%s' ", a)
+		}
+		return errorReply(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", argv[0], b.String()))
+	}
+	if !meta.ArityOK(len(argv)) {
+		return errorReply(fmt.Sprintf("ERR wrong number of arguments for '%s' command", name))
+	}
+	h, ok := commands[name]
+	if !ok {
+		return errorReply(fmt.Sprintf("ERR simulate: command '%s' is not implemented", name))
+	}
+	return h(ks, cc, argv)
+}
+
+// getTyped returns key's live value, or a WRONGTYPE reply when it holds another kind.
+func (ks *Keyspace) getTyped(now time.Time, key string, want kind) (*value, *Reply) {
+	v := ks.lookup(now, key)
+	if v != nil && v.kind != want {
+		r := errorReply(errWrongType)
+		return nil, &r
+	}
+	return v, nil
+}
