@@ -18,6 +18,7 @@ func FuzzRunSource(f *testing.F) {
 	f.Add("local t = {} t[1] = t return t")
 	f.Add("return {verbatim_string = {format = 'txt', string = 'x'}}")
 	f.Add("local ok, e = pcall(string.rep) return e")
+	f.Add("return {map = {[{1}] = 1, [{set = {a = true}}] = 2}}")
 	f.Add("return xpcall(function() error({}) end, function(e) return e end)")
 	s := New(WithKeyDiscipline(false), WithCrossSlotCheck(false), WithTraceLimit(16))
 	f.Fuzz(func(t *testing.T, src string) {

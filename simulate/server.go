@@ -218,10 +218,35 @@ func (s *Server) setReply(cmd *redis.Cmd, r Reply) {
 		cmd.SetErr(redis.Nil)
 		return
 	}
+	if err := goMapKeys(r); err != nil {
+		cmd.SetErr(err)
+		return
+	}
 	v, err := ToGo(r)
 	if err != nil {
 		cmd.SetErr(err)
 		return
 	}
 	cmd.SetVal(v)
+}
+
+// goMapKeys rejects a RESP3 map whose key is an aggregate, which a script
+// can return ({map = {[{1}] = 1}}) but no Go map can hold: go-redis panics
+// reading one from a real server; the simulator reports it instead.
+func goMapKeys(r Reply) error {
+	if r.Kind == KindMap {
+		for i := 0; i < len(r.Elems); i += 2 {
+			switch r.Elems[i].Kind {
+			case KindArray, KindMap, KindSet:
+				return errors.New("simulate: the reply is a map with a table as a key, which go-redis cannot represent " +
+					"(it panics on such a reply from a real server); use string or number keys, or WithProtocol(2)")
+			}
+		}
+	}
+	for i := range r.Elems {
+		if err := goMapKeys(r.Elems[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

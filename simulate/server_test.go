@@ -280,6 +280,19 @@ func TestProtocol2(t *testing.T) {
 	}
 }
 
+// TestTableKeyedMap: a map reply keyed by a table cannot become a Go map;
+// it is an error, not a panic.
+func TestTableKeyedMap(t *testing.T) {
+	err := New().RunSource(context.Background(), "return {map = {[{1}] = 1}}", nil).Err()
+	if err == nil || !strings.Contains(err.Error(), "table as a key") {
+		t.Errorf("err = %v; want one explaining the table key", err)
+	}
+	v, err := New(WithProtocol(2)).RunSource(context.Background(), "return {map = {[{1}] = 1}}", nil).Result()
+	if err != nil || !cmp.Equal(v, []any{[]any{int64(1)}, int64(1)}) {
+		t.Errorf("RESP2: %#v, %v; want the flat array", v, err)
+	}
+}
+
 func TestScriptCommands(t *testing.T) {
 	ctx := context.Background()
 	s := New()
