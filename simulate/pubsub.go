@@ -33,10 +33,11 @@ func (ss *subscribers) count(channel string) int64 {
 // script or by Do, until the returned unsubscribe is called. Messages are
 // delivered synchronously, in order, after the script or command that
 // published them has finished and released the server (so deliver may
-// call back into the Server), on the goroutine that ran it. SPUBLISH
-// messages go to shard channels, which this API does not subscribe to.
-// The signature is the one evalsha.Runner offers, so code written against
-// either backend can use both.
+// call back into the Server), on the goroutine that ran it. As with
+// evalsha.Runner, deliver must not block: it would hold up that caller.
+// SPUBLISH messages go to shard channels, which this API does not
+// subscribe to. The signature is the one evalsha.Runner offers, so code
+// written against either backend can use both.
 func (s *Server) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("simulate: subscribe to %q: %w", channel, err)
