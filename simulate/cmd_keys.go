@@ -96,17 +96,16 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 		if v == nil {
 			return intReply(0)
 		}
-		at := time.UnixMilli(ms)
-		cur := v.exp
+		at, cur := ms, v.exp
 		switch {
-		case nx && !cur.IsZero(), xx && cur.IsZero():
+		case nx && cur != 0, xx && cur == 0:
 			return intReply(0)
-		case gt && (cur.IsZero() || !at.After(cur)):
+		case gt && (cur == 0 || at <= cur):
 			return intReply(0)
-		case lt && !cur.IsZero() && !at.Before(cur):
+		case lt && cur != 0 && at >= cur:
 			return intReply(0)
 		}
-		if !at.After(cc.Now) {
+		if at <= cc.Now.UnixMilli() {
 			delete(ks.keys, a[1]) // an expiry in the past deletes the key at once
 			return intReply(1)
 		}
@@ -121,7 +120,7 @@ func cmdTTL(millis bool) handler {
 		switch {
 		case v == nil:
 			return intReply(-2)
-		case v.exp.IsZero():
+		case v.exp == 0:
 			return intReply(-1)
 		}
 		ms := pttl(cc.Now, v)
@@ -134,9 +133,9 @@ func cmdTTL(millis bool) handler {
 
 func cmdPersist(ks *Keyspace, cc *CallContext, a []string) Reply {
 	v := ks.lookup(cc.Now, a[1])
-	if v == nil || v.exp.IsZero() {
+	if v == nil || v.exp == 0 {
 		return intReply(0)
 	}
-	v.exp = time.Time{}
+	v.exp = 0
 	return intReply(1)
 }

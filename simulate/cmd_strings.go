@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 func init() {
@@ -75,7 +74,7 @@ func cmdSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 // cmdSet implements SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT n|KEEPTTL].
 func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 	var nx, xx, get, keepTTL bool
-	var exp time.Time
+	var exp int64
 	unit := ""
 	for i := 3; i < len(a); i++ {
 		opt := strings.ToUpper(a[i])
@@ -100,13 +99,13 @@ func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 			}
 			switch opt {
 			case "EX":
-				exp = cc.Now.Add(time.Duration(n) * time.Second)
+				exp = cc.Now.UnixMilli() + n*1000
 			case "PX":
-				exp = cc.Now.Add(time.Duration(n) * time.Millisecond)
+				exp = cc.Now.UnixMilli() + n
 			case "EXAT":
-				exp = time.Unix(n, 0)
+				exp = n * 1000
 			case "PXAT":
-				exp = time.UnixMilli(n)
+				exp = n
 			}
 		default:
 			return errorReply(errSyntax)

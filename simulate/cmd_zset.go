@@ -214,14 +214,17 @@ func cmdZRank(rev bool) handler {
 }
 
 // withScores renders members as Redis does: RESP3 nests [member, score]
-// pairs, RESP2 flattens them with scores as bulk strings (Downgrade).
-func withScores(ms []ZMember, scores bool) Reply {
-	out := make([]Reply, 0, len(ms))
+// pairs; RESP2 gives one flat list, member then score (as a bulk string).
+func withScores(cc *CallContext, ms []ZMember, scores bool) Reply {
+	out := make([]Reply, 0, len(ms)*2)
 	for _, m := range ms {
-		if scores {
-			out = append(out, arrayReply([]Reply{bulkReply(m.Member), doubleReply(m.Score)}))
-		} else {
+		switch {
+		case !scores:
 			out = append(out, bulkReply(m.Member))
+		case cc.RESP == 3:
+			out = append(out, arrayReply([]Reply{bulkReply(m.Member), doubleReply(m.Score)}))
+		default:
+			out = append(out, bulkReply(m.Member), bulkReply(formatDouble(m.Score)))
 		}
 	}
 	return arrayReply(out)
@@ -277,7 +280,7 @@ func cmdZRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if start > stop || start >= n {
 		return arrayReply([]Reply{})
 	}
-	return withScores(ms[start:stop+1], scores)
+	return withScores(cc, ms[start:stop+1], scores)
 }
 
 // scoreBound parses a ZRANGEBYSCORE bound: a float, "(" for exclusive, or ±inf.
@@ -353,7 +356,7 @@ func cmdZRangeByScore(ks *Keyspace, cc *CallContext, a []string) Reply {
 			ms = ms[:count]
 		}
 	}
-	return withScores(ms, scores)
+	return withScores(cc, ms, scores)
 }
 
 func cmdZRemRangeByScore(ks *Keyspace, cc *CallContext, a []string) Reply {

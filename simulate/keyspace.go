@@ -30,7 +30,7 @@ type value struct {
 	str  string
 	hash map[string]string
 	zset map[string]float64
-	exp  time.Time // zero: no expiry
+	exp  int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
 }
 
 // CallContext is what one command needs to know about its caller.
@@ -66,7 +66,7 @@ func (ks *Keyspace) FlushAll() { ks.keys = map[string]*value{} }
 // lookup returns the live value of key, deleting it if it expired by now.
 func (ks *Keyspace) lookup(now time.Time, key string) *value {
 	v := ks.keys[key]
-	if v != nil && !v.exp.IsZero() && !now.Before(v.exp) {
+	if v != nil && v.exp != 0 && now.UnixMilli() >= v.exp {
 		delete(ks.keys, key)
 		return nil
 	}
@@ -104,10 +104,10 @@ func (ks *Keyspace) Dump(now time.Time) []KeyDump {
 }
 
 func pttl(now time.Time, v *value) int64 {
-	if v.exp.IsZero() {
+	if v.exp == 0 {
 		return -1
 	}
-	return int64(v.exp.Sub(now) / time.Millisecond)
+	return v.exp - now.UnixMilli()
 }
 
 type handler func(ks *Keyspace, cc *CallContext, argv []string) Reply
