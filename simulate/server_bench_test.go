@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -37,4 +38,43 @@ func BenchmarkRunMutexAcquire(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+}
+
+// BenchmarkRunRedluaMutexAcquire runs redlua's own mutex.acquire@1 from lua/
+// on a held lock (the contended path: HGET, compare, PTTL) and on a free one
+// (acquire then release each round: HGET, INCR, HSET, PEXPIRE, then the
+// release script).
+func BenchmarkRunRedluaMutexAcquire(b *testing.B) {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	acquire, _ := reg.Lookup("mutex.acquire@1")
+	release, _ := reg.Lookup("mutex.release@1")
+	ctx := context.Background()
+	keys := []string{"{lock}", "{lock}:fence"}
+	b.Run("held", func(b *testing.B) {
+		s := New()
+		s.Run(ctx, acquire, keys, "holder", 30000, "0", "")
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := s.Run(ctx, acquire, keys, "other", 30000, "0", "").Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	})
+	b.Run("acquire+release", func(b *testing.B) {
+		s := New()
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := s.Run(ctx, acquire, keys, "owner", 30000, "0", "").Err(); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Run(ctx, release, keys[:1], "owner", "{lock}:released").Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "runs/s")
+	})
 }
