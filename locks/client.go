@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -32,10 +33,13 @@ type Client struct {
 	defaults settings
 	scripts  scriptSet
 	counts   counters
+	local    localWaiters
+	host     string // for holder metadata, read once
 }
 
 type scriptSet struct {
 	acquire, release, extend, inspect *registry.Script
+	handoff                           *registry.Script
 	fairAcquire, fairRelease          *registry.Script
 }
 
@@ -64,6 +68,7 @@ func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("locks: embedded scripts: %w", err)
 	}
 	c := &Client{backend: b, defaults: defaults()}
+	c.host, _ = os.Hostname()
 	for _, o := range opts {
 		o(&c.defaults)
 	}
@@ -81,7 +86,7 @@ func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
 	// is adopted here deliberately.
 	c.scripts = scriptSet{
 		acquire: pick("mutex.acquire@1"), release: pick("mutex.release@1"),
-		extend: pick("mutex.extend@1"), inspect: pick("mutex.inspect@1"),
+		extend: pick("mutex.extend@1"), inspect: pick("mutex.inspect@1"), handoff: pick("mutex.handoff@1"),
 		fairAcquire: pick("fair.acquire@1"), fairRelease: pick("fair.release@1"),
 	}
 	if err != nil {

@@ -167,11 +167,17 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	if errors.Is(ended, ErrNotHeld) {
 		return ended
 	}
-	release, keys := l.c.scripts.release, l.k.lockKey
-	if l.s.fair {
-		release, keys = l.c.scripts.fairRelease, l.k.fairKeys
+	var n int64
+	var err error
+	if w := l.claimLocal(); w != nil {
+		n, err = l.handoff(ctx, w)
+	} else {
+		release, keys := l.c.scripts.release, l.k.lockKey
+		if l.s.fair {
+			release, keys = l.c.scripts.fairRelease, l.k.fairKeys
+		}
+		n, err = l.c.backend.Run(ctx, release, keys, l.owner, l.k.channel).Int64()
 	}
-	n, err := l.c.backend.Run(ctx, release, keys, l.owner, l.k.channel).Int64()
 	if err != nil {
 		return wrapCtx(ctx, "locks: "+l.k.name+": unlock", err)
 	}
@@ -186,6 +192,15 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		l.lost("the lease expired")
 	}
 	return l.Err()
+}
+
+// claimLocal picks a waiter of this Client to hand the lock to, in plain
+// mode; fair mode has its own queue in Redis.
+func (l *Lease) claimLocal() *localWaiter {
+	if l.s.fair {
+		return nil
+	}
+	return l.c.local.claim(l.k.name)
 }
 
 func (l *Lease) stopWatchdog() {

@@ -34,7 +34,7 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 	if s.reentrant && s.owner == "" {
 		s.owner = newToken() // the Mutex value is the reentrancy identity
 	}
-	return &Mutex{c: c, k: k, s: s, meta: s.meta()}, nil
+	return &Mutex{c: c, k: k, s: s, meta: s.meta(c.host)}, nil
 }
 
 // Name returns the lock's name.
@@ -132,44 +132,92 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	}
 	defer unsubscribe()
 
+	// In plain mode, a holder in this Client hands the lock straight to its
+	// oldest local waiter on Unlock (see localWaiters).
+	var local *localWaiter
+	if !m.s.fair {
+		local = &localWaiter{owner: owner, m: m, grant: make(chan grant, 1)}
+		m.c.local.add(m.k.name, local)
+	}
 	for {
 		sent := time.Now()
 		a, err = m.try(ctx, owner)
 		if err != nil {
+			m.dropLocal(local)
 			return nil, m.leave(ctx, owner, start, err)
 		}
 		if a.acquired {
+			m.dropLocal(local)
 			return m.granted(owner, a.token, start, sent), nil
 		}
-		token, granted, err := m.wait(ctx, owner, wake, a.wait)
+		res, err := m.wait(ctx, owner, wake, a.wait, local)
 		if err != nil {
+			m.dropLocal(local)
 			return nil, m.leave(ctx, owner, start, err)
 		}
-		if granted {
-			return m.handedOver(owner, token, start), nil
+		switch {
+		case res.local:
+			return m.granted(owner, res.token, start, res.sent), nil
+		case res.handedOver:
+			return m.handedOver(owner, res.token, start), nil
 		}
 	}
 }
 
+// dropLocal takes a waiter that stops waiting out of the local queue. If an
+// Unlock already claimed it, the handoff is in flight: wait for it, and give
+// back a lock it brought.
+func (m *Mutex) dropLocal(w *localWaiter) {
+	if w == nil || m.c.local.remove(m.k.name, w) {
+		return
+	}
+	g := <-w.grant
+	if g.ok {
+		l := newLease(m.c, m.k, m.s, w.owner, g.token, g.sent, m.s.ttl)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = l.Unlock(ctx) // passes it on to the next waiter, local or not
+		cancel()
+	}
+}
+
+// waitResult says how a wait ended without error.
+type waitResult struct {
+	local      bool // a local holder handed the lock over (mutex.handoff)
+	handedOver bool // fair.release granted the lock to us
+	token      int64
+	sent       time.Time
+}
+
 // wait blocks until a wake-up worth a new attempt, a grant to owner (fair
-// mode), the end of d, or the end of ctx.
-func (m *Mutex) wait(ctx context.Context, owner string, wake <-chan string, d time.Duration) (token int64, granted bool, err error) {
+// mode, or a local handoff), the end of d, or the end of ctx.
+func (m *Mutex) wait(ctx context.Context, owner string, wake <-chan string, d time.Duration, local *localWaiter) (waitResult, error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
+	var handed <-chan grant
+	if local != nil {
+		handed = local.grant
+	}
 	for {
 		select {
+		case g := <-handed:
+			if g.ok {
+				return waitResult{local: true, token: g.token, sent: g.sent}, nil
+			}
+			// The handoff found nothing to hand over: queue again and retry.
+			m.c.local.add(m.k.name, local)
+			return waitResult{}, nil
 		case p := <-wake:
 			if token, ok := grantedTo(p, owner); ok {
-				return token, true, nil
+				return waitResult{handedOver: true, token: token}, nil
 			}
 			if !strings.HasPrefix(p, "granted ") {
-				return 0, false, nil // released, or the subscription reconnected
+				return waitResult{}, nil // released, or the subscription reconnected
 			}
 			// Handed to another waiter: our turn has not come, keep waiting.
 		case <-timer.C:
-			return 0, false, nil
+			return waitResult{}, nil
 		case <-ctx.Done():
-			return 0, false, ctx.Err()
+			return waitResult{}, ctx.Err()
 		}
 	}
 }

@@ -96,7 +96,6 @@ func (s *settings) validate(name string) error {
 	return nil
 }
 
-func (s *settings) meta() string {
-	host, _ := os.Hostname()
+func (s *settings) meta(host string) string {
 	return fmt.Sprintf(`{"host":%q,"pid":%d,"label":%q}`, host, os.Getpid(), s.label)
 }

@@ -1,0 +1,179 @@
+// Package lockbench runs the same lock workloads against redlua and peer
+// libraries on one Redis server, so their numbers come from one run.
+package lockbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/go-redsync/redsync/v4"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
+	"github.com/redis/rueidis/rueidislock"
+
+	"github.com/redlua/redlua/locks"
+)
+
+// Locker is what every contender offers the workloads.
+type Locker interface {
+	// Lock waits for the named lock and returns its release.
+	Lock(ctx context.Context, name string) (unlock func(context.Context) error, err error)
+	Close()
+}
+
+// Contender is a named lock implementation and how it is configured.
+type Contender struct {
+	Name     string
+	Settings string
+	New      func(addr string) (Locker, error)
+	// Waits reports whether the contender can wait for a held lock; the raw
+	// floor cannot, so it runs only the uncontended workloads.
+	Waits bool
+}
+
+// Contenders lists redlua, its fair mode, the peers and the raw floor.
+func Contenders() []Contender {
+	return []Contender{
+		{Name: "raw", Settings: "SET NX PX, then a compare-and-delete EVALSHA (no waiting)", New: newRaw},
+		{Name: "redlua", Settings: "locks.New, TTL 10s, pub/sub wake-ups", New: newRedlua(false), Waits: true},
+		{Name: "redlua-fair", Settings: "locks.New with WithFair, TTL 10s", New: newRedlua(true), Waits: true},
+		{Name: "redsync", Settings: "v4 defaults (retry delay 50-250ms random), expiry 10s, tries unlimited", New: newRedsync, Waits: true},
+		{Name: "redislock", Settings: "bsm/redislock, LinearBackoff(100ms) as in its README, TTL 10s", New: newRedislock, Waits: true},
+		{Name: "rueidislock", Settings: "defaults (client-side caching wake-ups), KeyMajority 1, NoLoopTracking", New: newRueidislock, Waits: true},
+	}
+}
+
+const ttl = 10 * time.Second
+
+type raw struct {
+	c   *redis.Client
+	sha string
+}
+
+func newRaw(addr string) (Locker, error) {
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
+	sha, err := c.ScriptLoad(context.Background(), `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`).Result()
+	if err != nil {
+		return nil, err
+	}
+	return &raw{c: c, sha: sha}, nil
+}
+
+func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	token := fmt.Sprint(time.Now().UnixNano())
+	ok, err := r.c.SetNX(ctx, name, token, ttl).Result()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("raw: lock held (the raw floor does not wait)")
+	}
+	keys := []string{name}
+	return func(ctx context.Context) error { return r.c.EvalSha(ctx, r.sha, keys, token).Err() }, nil
+}
+
+func (r *raw) Close() { r.c.Close() }
+
+type redlua struct {
+	rc *redis.Client
+	c  *locks.Client
+}
+
+func newRedlua(fair bool) func(string) (Locker, error) {
+	return func(addr string) (Locker, error) {
+		rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
+		opts := []locks.Option{locks.WithTTL(ttl)}
+		if fair {
+			opts = append(opts, locks.WithFair(0))
+		}
+		c, err := locks.New(rc, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &redlua{rc: rc, c: c}, nil
+	}
+}
+
+func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	m, err := r.c.Mutex(name)
+	if err != nil {
+		return nil, err
+	}
+	l, err := m.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.Unlock, nil
+}
+
+func (r *redlua) Close() { r.c.Close(); r.rc.Close() }
+
+type rsync struct {
+	rc *redis.Client
+	rs *redsync.Redsync
+}
+
+func newRedsync(addr string) (Locker, error) {
+	rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
+	return &rsync{rc: rc, rs: redsync.New(goredis.NewPool(rc))}, nil
+}
+
+func (r *rsync) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	m := r.rs.NewMutex(name, redsync.WithExpiry(ttl), redsync.WithTries(math.MaxInt32))
+	if err := m.LockContext(ctx); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { _, err := m.UnlockContext(ctx); return err }, nil
+}
+
+func (r *rsync) Close() { r.rc.Close() }
+
+type bsm struct {
+	rc *redis.Client
+	c  *redislock.Client
+}
+
+func newRedislock(addr string) (Locker, error) {
+	rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
+	return &bsm{rc: rc, c: redislock.New(rc)}, nil
+}
+
+func (b *bsm) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	l, err := b.c.Obtain(ctx, name, ttl, &redislock.Options{RetryStrategy: redislock.LinearBackoff(100 * time.Millisecond)})
+	if err != nil {
+		return nil, err
+	}
+	return l.Release, nil
+}
+
+func (b *bsm) Close() { b.rc.Close() }
+
+type rueidisLocker struct{ l rueidislock.Locker }
+
+func newRueidislock(addr string) (Locker, error) {
+	l, err := rueidislock.NewLocker(rueidislock.LockerOption{
+		ClientOption:   rueidis.ClientOption{InitAddress: []string{addr}},
+		KeyMajority:    1,
+		NoLoopTracking: true,
+		KeyValidity:    ttl,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rueidisLocker{l: l}, nil
+}
+
+func (r *rueidisLocker) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	_, cancel, err := r.l.WithContext(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) error { cancel(); return nil }, nil
+}
+
+func (r *rueidisLocker) Close() { r.l.Close() }
