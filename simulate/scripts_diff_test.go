@@ -87,3 +87,25 @@ func roundTTLs(o outcome) outcome {
 	o.Val = round(o.Val)
 	return o
 }
+
+// TestOwnScriptsLoad checks that every script in lua/ compiles in the
+// simulator's Lua 5.1 sandbox under the SHA1 the real server gives it.
+func TestOwnScriptsLoad(t *testing.T) {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redistest.Standalone(t).Client()
+	sim := New()
+	ctx := context.Background()
+	for _, s := range reg.Scripts() {
+		want, err := client.ScriptLoad(ctx, s.Source).Result()
+		if err != nil {
+			t.Fatalf("%s: redis-server: %v", s.ID(), err)
+		}
+		got, err := sim.Do(ctx, "SCRIPT", "LOAD", s.Source).Text()
+		if err != nil || got != want {
+			t.Errorf("%s: simulator SCRIPT LOAD = %q, %v; redis-server %q", s.ID(), got, err, want)
+		}
+	}
+}
