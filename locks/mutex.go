@@ -116,6 +116,14 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	if err != nil {
 		return nil, m.failed(owner, start, err)
 	}
+	// In plain mode, a holder in this Client hands the lock straight to its
+	// oldest local waiter on Unlock (see localWaiters). Queue before the
+	// contention is reported, so the report means "waiting in line".
+	var local *localWaiter
+	if !m.s.fair {
+		local = &localWaiter{owner: owner, m: m, grant: make(chan grant, 1)}
+		m.c.local.add(m.k.name, local)
+	}
 	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
 
 	// Subscribe first, then try again: a release after this attempt cannot
@@ -128,17 +136,11 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		}
 	})
 	if err != nil {
+		m.dropLocal(local)
 		return nil, m.leave(ctx, owner, start, err)
 	}
 	defer unsubscribe()
 
-	// In plain mode, a holder in this Client hands the lock straight to its
-	// oldest local waiter on Unlock (see localWaiters).
-	var local *localWaiter
-	if !m.s.fair {
-		local = &localWaiter{owner: owner, m: m, grant: make(chan grant, 1)}
-		m.c.local.add(m.k.name, local)
-	}
 	for {
 		sent := time.Now()
 		a, err = m.try(ctx, owner)

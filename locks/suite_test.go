@@ -282,8 +282,10 @@ func TestSuiteInspect(t *testing.T) {
 func TestSuiteWakeUp(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
+		// The holder is another process: its release must reach this waiter
+		// through the release message, not the same-process handoff.
 		c := f.client(t, locks.WithTTL(time.Minute))
-		holder, err := mutex(t, c, "w").Lock(ctx)
+		holder, err := mutex(t, f.client(t, locks.WithTTL(time.Minute)), "w").Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +323,8 @@ func TestSuiteNoLostWakeUpWhenReleaseRacesSubscribe(t *testing.T) {
 				}
 			}}
 		}, locks.WithTTL(time.Minute))
-		l, err := mutex(t, c, "race").Lock(ctx)
+		// The holder is another process, so the waiter depends on the message.
+		l, err := mutex(t, f.client(t, locks.WithTTL(time.Minute)), "race").Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -447,6 +450,53 @@ func TestSuiteWatchdogKeepsTheLock(t *testing.T) {
 		time.Sleep(ttl)
 		if info, _ := c.Inspect(ctx, "long"); info.Held {
 			t.Fatalf("renewed after Unlock: %+v", info)
+		}
+	})
+}
+
+// Inside one Client, plain mode hands the lock to the oldest local waiter
+// within Unlock: waiters get it in arrival order, each with a new token.
+func TestSuiteLocalHandoff(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t, locks.WithTTL(time.Minute))
+		holder, err := mutex(t, c, "hand").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const waiters = 4
+		type got struct {
+			i     int
+			token int64
+		}
+		order := make(chan got, waiters)
+		var wg sync.WaitGroup
+		for i := 0; i < waiters; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				l, err := mutex(t, c, "hand").Lock(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				order <- got{i, l.Token()}
+				l.Unlock(ctx)
+			}(i)
+			waitFor(t, func() bool { return c.Stats().Contended >= uint64(i+1) })
+		}
+		holder.Unlock(ctx)
+		wg.Wait()
+		close(order)
+		want, last := 0, holder.Token()
+		for g := range order {
+			if g.i != want || g.token <= last {
+				t.Fatalf("waiter %d (token %d) came in position %d after token %d", g.i, g.token, want, last)
+			}
+			want, last = want+1, g.token
+		}
+		if info, _ := c.Inspect(ctx, "hand"); info.Held {
+			t.Fatalf("still held after the last handoff: %+v", info)
 		}
 	})
 }
