@@ -41,6 +41,8 @@ type scriptSet struct {
 	acquire, release, extend, inspect *registry.Script
 	handoff                           *registry.Script
 	fairAcquire, fairRelease          *registry.Script
+	rlock, runlock, rextend, wlock    *registry.Script
+	rleave                            *registry.Script
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -88,6 +90,8 @@ func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
 		acquire: pick("mutex.acquire@1"), release: pick("mutex.release@1"),
 		extend: pick("mutex.extend@1"), inspect: pick("mutex.inspect@1"), handoff: pick("mutex.handoff@1"),
 		fairAcquire: pick("fair.acquire@1"), fairRelease: pick("fair.release@1"),
+		rlock: pick("rw.rlock@1"), runlock: pick("rw.runlock@1"), rextend: pick("rw.rextend@1"),
+		wlock: pick("rw.lock@1"), rleave: pick("rw.leave@1"),
 	}
 	if err != nil {
 		return nil, fmt.Errorf("locks: %w", err)
@@ -106,10 +110,12 @@ func (c *Client) Close() error {
 
 // keys are the Redis keys and channel of one lock name.
 type keys struct {
-	name                         string
-	lock, fence, queue, waiters  string
-	channel                      string
-	mutexKeys, fairKeys, lockKey []string
+	name                           string
+	lock, fence, queue, waiters    string
+	readers, holds, writersWaiting string
+	channel                        string
+	mutexKeys, fairKeys, lockKey   []string
+	rwKeys, readerKeys, waitingKey []string
 }
 
 func keysFor(name string) (keys, error) {
@@ -121,6 +127,10 @@ func keysFor(name string) (keys, error) {
 	}
 	tag := "{" + name + "}"
 	k := keys{name: name, lock: tag, fence: tag + ":fence", queue: tag + ":queue", waiters: tag + ":waiters", channel: tag + ":released"}
+	k.readers, k.holds, k.writersWaiting = tag+":readers", tag+":rholds", tag+":wwait"
+	k.rwKeys = []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence}
+	k.readerKeys = []string{k.readers, k.holds}
+	k.waitingKey = []string{k.writersWaiting}
 	k.mutexKeys = []string{k.lock, k.fence}
 	k.fairKeys = []string{k.lock, k.fence, k.queue, k.waiters}
 	k.lockKey = []string{k.lock}

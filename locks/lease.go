@@ -15,6 +15,7 @@ type Lease struct {
 	c     *Client
 	k     keys
 	s     settings
+	kind  leaseKind
 	owner string
 	token int64
 
@@ -27,14 +28,23 @@ type Lease struct {
 	dogExit  chan struct{} // closed when the watchdog has stopped
 }
 
+// leaseKind says which scripts release and extend a lease.
+type leaseKind int
+
+const (
+	kindMutex leaseKind = iota // mutex.* (fair mode: fair.release)
+	kindRead                   // a read hold of an RWMutex: rw.runlock, rw.rextend
+	kindWrite                  // the write hold of an RWMutex: mutex.release, mutex.extend
+)
+
 // driftMargin is subtracted from every local deadline, as Redlock does: the
 // client's and the server's clocks may run at slightly different rates.
 func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
 
 // newLease starts tracking a hold that the server granted for first (often
 // s.ttl) at the earliest at sent.
-func newLease(c *Client, k keys, s settings, owner string, token int64, sent time.Time, first time.Duration) *Lease {
-	l := &Lease{c: c, k: k, s: s, owner: owner, token: token, done: make(chan struct{})}
+func newLease(c *Client, k keys, s settings, kind leaseKind, owner string, token int64, sent time.Time, first time.Duration) *Lease {
+	l := &Lease{c: c, k: k, s: s, kind: kind, owner: owner, token: token, done: make(chan struct{})}
 	l.deadline = sent.Add(first - driftMargin(first))
 	if s.watchdog {
 		l.stopDog = make(chan struct{})
@@ -134,7 +144,11 @@ func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
 
 func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 	sent := time.Now()
-	n, err := l.c.backend.Run(ctx, l.c.scripts.extend, l.k.lockKey, l.owner, ttl.Milliseconds()).Int64()
+	script, keys := l.c.scripts.extend, l.k.lockKey
+	if l.kind == kindRead {
+		script, keys = l.c.scripts.rextend, l.k.readerKeys
+	}
+	n, err := l.c.backend.Run(ctx, script, keys, l.owner, ttl.Milliseconds()).Int64()
 	if err != nil {
 		return wrapCtx(ctx, "locks: "+l.k.name+": extend", err)
 	}
@@ -173,7 +187,10 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		n, err = l.handoff(ctx, w)
 	} else {
 		release, keys := l.c.scripts.release, l.k.lockKey
-		if l.s.fair {
+		switch {
+		case l.kind == kindRead:
+			release, keys = l.c.scripts.runlock, l.k.readerKeys
+		case l.kind == kindMutex && l.s.fair:
 			release, keys = l.c.scripts.fairRelease, l.k.fairKeys
 		}
 		n, err = l.c.backend.Run(ctx, release, keys, l.owner, l.k.channel).Int64()
@@ -197,7 +214,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 // claimLocal picks a waiter of this Client to hand the lock to, in plain
 // mode; fair mode has its own queue in Redis.
 func (l *Lease) claimLocal() *localWaiter {
-	if l.s.fair {
+	if l.s.fair || l.kind != kindMutex {
 		return nil
 	}
 	return l.c.local.claim(l.k.name)
@@ -275,12 +292,15 @@ type marshalled struct {
 	Token     int64  `json:"token"`
 	TTLMillis int64  `json:"ttl_ms"`
 	Fair      bool   `json:"fair,omitempty"`
+	Kind      string `json:"kind,omitempty"` // "read" or "write" for RWMutex holds
 }
+
+var kindNames = map[leaseKind]string{kindRead: "read", kindWrite: "write"}
 
 // Marshal returns the lease as a string that another process can pass to
 // Client.Resume to extend or release the lock.
 func (l *Lease) Marshal() (string, error) {
-	b, err := json.Marshal(marshalled{Name: l.k.name, Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair})
+	b, err := json.Marshal(marshalled{Name: l.k.name, Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: kindNames[l.kind]})
 	return string(b), err
 }
 
@@ -304,5 +324,15 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond
 	st.fair = m.Fair
 	st.watchdog = false
-	return newLease(c, k, st, m.Owner, m.Token, time.Now(), st.ttl), nil
+	kind := kindMutex
+	switch m.Kind {
+	case "read":
+		kind = kindRead
+	case "write":
+		kind = kindWrite
+	case "":
+	default:
+		return nil, fmt.Errorf("locks: Resume: unknown lease kind %q; pass the string Lease.Marshal returned: %w", m.Kind, ErrNotHeld)
+	}
+	return newLease(c, k, st, kind, m.Owner, m.Token, time.Now(), st.ttl), nil
 }

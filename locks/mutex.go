@@ -175,7 +175,7 @@ func (m *Mutex) dropLocal(w *localWaiter) {
 	}
 	g := <-w.grant
 	if g.ok {
-		l := newLease(m.c, m.k, m.s, w.owner, g.token, g.sent, m.s.ttl)
+		l := newLease(m.c, m.k, m.s, kindMutex, w.owner, g.token, g.sent, m.s.ttl)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = l.Unlock(ctx) // passes it on to the next waiter, local or not
 		cancel()
@@ -262,7 +262,7 @@ func (m *Mutex) handedOver(owner string, token int64, start time.Time) *Lease {
 	first := min(m.s.ttl, m.s.waiterTTL)
 	// The grant happened before its message arrived; counting the lease from
 	// the arrival errs by one message delivery, far below the drift margin.
-	l := newLease(m.c, m.k, m.s, owner, token, time.Now(), first)
+	l := newLease(m.c, m.k, m.s, kindMutex, owner, token, time.Now(), first)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 	if m.s.ttl > first {
 		go func() {
@@ -277,7 +277,7 @@ func (m *Mutex) handedOver(owner string, token int64, start time.Time) *Lease {
 // granted builds the lease; sent is when the acquisition can have happened
 // at the earliest, from which the lease's local deadline counts.
 func (m *Mutex) granted(owner string, token int64, start, sent time.Time) *Lease {
-	l := newLease(m.c, m.k, m.s, owner, token, sent, m.s.ttl)
+	l := newLease(m.c, m.k, m.s, kindMutex, owner, token, sent, m.s.ttl)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 	return l
 }

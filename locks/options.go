@@ -31,6 +31,7 @@ type settings struct {
 	label        string
 	observer     func(Event)
 	retryOnError time.Duration
+	preferReads  bool
 }
 
 func defaults() settings {
@@ -74,6 +75,11 @@ func WithFair(waiterTTL time.Duration) Option {
 		}
 	}
 }
+
+// WithReaderPreference lets new readers in while a writer waits (RWMutex).
+// The default is writer preference: a waiting writer holds new readers
+// back, so a steady stream of readers cannot starve it.
+func WithReaderPreference() Option { return func(s *settings) { s.preferReads = true } }
 
 // WithLabel adds a label to the holder metadata that Inspect reports, next
 // to the host name and process id.
