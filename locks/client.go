@@ -43,6 +43,8 @@ type scriptSet struct {
 	fairAcquire, fairRelease          *registry.Script
 	rlock, runlock, rextend, wlock    *registry.Script
 	rleave                            *registry.Script
+	semAcquire, semRelease, semExtend *registry.Script
+	semLimit                          *registry.Script
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -92,6 +94,8 @@ func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
 		fairAcquire: pick("fair.acquire@1"), fairRelease: pick("fair.release@1"),
 		rlock: pick("rw.rlock@1"), runlock: pick("rw.runlock@1"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@1"), rleave: pick("rw.leave@1"),
+		semAcquire: pick("sem.acquire@1"), semRelease: pick("sem.release@1"),
+		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@1"),
 	}
 	if err != nil {
 		return nil, fmt.Errorf("locks: %w", err)
@@ -116,6 +120,7 @@ type keys struct {
 	channel                        string
 	mutexKeys, fairKeys, lockKey   []string
 	rwKeys, readerKeys, waitingKey []string
+	semKeys, permitsKey, limitKey  []string
 }
 
 func keysFor(name string) (keys, error) {
@@ -131,6 +136,8 @@ func keysFor(name string) (keys, error) {
 	k.rwKeys = []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence}
 	k.readerKeys = []string{k.readers, k.holds}
 	k.waitingKey = []string{k.writersWaiting}
+	k.semKeys = []string{tag + ":permits", tag + ":limit", k.fence}
+	k.permitsKey, k.limitKey = k.semKeys[:1], k.semKeys[1:2]
 	k.mutexKeys = []string{k.lock, k.fence}
 	k.fairKeys = []string{k.lock, k.fence, k.queue, k.waiters}
 	k.lockKey = []string{k.lock}
@@ -152,3 +159,5 @@ func wrapCtx(ctx context.Context, what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+func isNil(err error) bool { return errors.Is(err, redis.Nil) }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Lease is one hold of a lock: the proof of ownership that Unlock and Extend
@@ -18,6 +20,7 @@ type Lease struct {
 	kind  leaseKind
 	owner string
 	token int64
+	count int // permits held, for a Semaphore lease
 
 	mu       sync.Mutex
 	deadline time.Time // local, conservative: the lease surely lasts until then
@@ -32,9 +35,10 @@ type Lease struct {
 type leaseKind int
 
 const (
-	kindMutex leaseKind = iota // mutex.* (fair mode: fair.release)
-	kindRead                   // a read hold of an RWMutex: rw.runlock, rw.rextend
-	kindWrite                  // the write hold of an RWMutex: mutex.release, mutex.extend
+	kindMutex   leaseKind = iota // mutex.* (fair mode: fair.release)
+	kindRead                     // a read hold of an RWMutex: rw.runlock, rw.rextend
+	kindWrite                    // the write hold of an RWMutex: mutex.release, mutex.extend
+	kindPermits                  // permits of a Semaphore: sem.release, sem.extend
 )
 
 // driftMargin is subtracted from every local deadline, as Redlock does: the
@@ -44,7 +48,12 @@ func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Mill
 // newLease starts tracking a hold that the server granted for first (often
 // s.ttl) at the earliest at sent.
 func newLease(c *Client, k keys, s settings, kind leaseKind, owner string, token int64, sent time.Time, first time.Duration) *Lease {
-	l := &Lease{c: c, k: k, s: s, kind: kind, owner: owner, token: token, done: make(chan struct{})}
+	return newCountedLease(c, k, s, kind, owner, token, 0, sent, first)
+}
+
+// newCountedLease is newLease for a lease on count semaphore permits.
+func newCountedLease(c *Client, k keys, s settings, kind leaseKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
+	l := &Lease{c: c, k: k, s: s, kind: kind, owner: owner, token: token, count: count, done: make(chan struct{})}
 	l.deadline = sent.Add(first - driftMargin(first))
 	if s.watchdog {
 		l.stopDog = make(chan struct{})
@@ -144,11 +153,16 @@ func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
 
 func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 	sent := time.Now()
-	script, keys := l.c.scripts.extend, l.k.lockKey
-	if l.kind == kindRead {
-		script, keys = l.c.scripts.rextend, l.k.readerKeys
+	var cmd *redis.Cmd
+	switch l.kind {
+	case kindRead:
+		cmd = l.c.backend.Run(ctx, l.c.scripts.rextend, l.k.readerKeys, l.owner, ttl.Milliseconds())
+	case kindPermits:
+		cmd = l.c.backend.Run(ctx, l.c.scripts.semExtend, l.k.permitsKey, l.owner, l.count, ttl.Milliseconds())
+	default:
+		cmd = l.c.backend.Run(ctx, l.c.scripts.extend, l.k.lockKey, l.owner, ttl.Milliseconds())
 	}
-	n, err := l.c.backend.Run(ctx, script, keys, l.owner, ttl.Milliseconds()).Int64()
+	n, err := cmd.Int64()
 	if err != nil {
 		return wrapCtx(ctx, "locks: "+l.k.name+": extend", err)
 	}
@@ -185,6 +199,12 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	var err error
 	if w := l.claimLocal(); w != nil {
 		n, err = l.handoff(ctx, w)
+	} else if l.kind == kindPermits {
+		held, runErr := l.c.backend.Run(ctx, l.c.scripts.semRelease, l.k.permitsKey, l.owner, l.count, l.k.channel).Int64()
+		n, err = 1, runErr
+		if held < int64(l.count) {
+			n = -1 // some permits had expired: the lease was lost
+		}
 	} else {
 		release, keys := l.c.scripts.release, l.k.lockKey
 		switch {
@@ -292,15 +312,16 @@ type marshalled struct {
 	Token     int64  `json:"token"`
 	TTLMillis int64  `json:"ttl_ms"`
 	Fair      bool   `json:"fair,omitempty"`
-	Kind      string `json:"kind,omitempty"` // "read" or "write" for RWMutex holds
+	Kind      string `json:"kind,omitempty"`    // "read", "write" (RWMutex) or "permits" (Semaphore)
+	Count     int    `json:"permits,omitempty"` // permits held, for a Semaphore lease
 }
 
-var kindNames = map[leaseKind]string{kindRead: "read", kindWrite: "write"}
+var kindNames = map[leaseKind]string{kindRead: "read", kindWrite: "write", kindPermits: "permits"}
 
 // Marshal returns the lease as a string that another process can pass to
 // Client.Resume to extend or release the lock.
 func (l *Lease) Marshal() (string, error) {
-	b, err := json.Marshal(marshalled{Name: l.k.name, Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: kindNames[l.kind]})
+	b, err := json.Marshal(marshalled{Name: l.k.name, Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: kindNames[l.kind], Count: l.count})
 	return string(b), err
 }
 
@@ -330,9 +351,14 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		kind = kindRead
 	case "write":
 		kind = kindWrite
+	case "permits":
+		kind = kindPermits
+		if m.Count < 1 {
+			return nil, fmt.Errorf("locks: Resume: a semaphore lease without a permit count: %w", ErrNotHeld)
+		}
 	case "":
 	default:
 		return nil, fmt.Errorf("locks: Resume: unknown lease kind %q; pass the string Lease.Marshal returned: %w", m.Kind, ErrNotHeld)
 	}
-	return newLease(c, k, st, kind, m.Owner, m.Token, time.Now(), st.ttl), nil
+	return newCountedLease(c, k, st, kind, m.Owner, m.Token, m.Count, time.Now(), st.ttl), nil
 }

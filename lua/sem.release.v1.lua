@@ -1,0 +1,24 @@
+-- name: sem.release
+-- version: 1
+-- description: Give back the permits an owner holds and wake the waiters.
+-- keys: permits
+-- args: owner count channel
+-- returns: the number of the owner's permits that were still held (0 when they had expired)
+
+local permits = KEYS[1]
+local owner, count, channel = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local held = 0
+for i = 1, count do
+  local member = owner .. ':' .. i
+  local deadline = redis.call('ZSCORE', permits, member)
+  if deadline and tonumber(deadline) > now then
+    held = held + 1
+  end
+  redis.call('ZREM', permits, member)
+end
+redis.call('PUBLISH', channel, 'released')
+return held
