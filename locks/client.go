@@ -45,6 +45,7 @@ type scriptSet struct {
 	rleave                            *registry.Script
 	semAcquire, semRelease, semExtend *registry.Script
 	semLimit                          *registry.Script
+	multiAcquire                      *registry.Script
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -96,6 +97,7 @@ func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
 		wlock: pick("rw.lock@1"), rleave: pick("rw.leave@1"),
 		semAcquire: pick("sem.acquire@1"), semRelease: pick("sem.release@1"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@1"),
+		multiAcquire: pick("multi.acquire@1"),
 	}
 	if err != nil {
 		return nil, fmt.Errorf("locks: %w", err)

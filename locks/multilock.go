@@ -1,0 +1,203 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/redlua/redlua/registry"
+)
+
+// MultiLock takes several locks all or nothing: Lock returns holding every
+// one of them, or none. Names whose keys share a cluster slot are taken in
+// one script; groups in different slots are taken one after another in a
+// fixed order (by slot, then name, the same in every process, so two
+// MultiLocks cannot deadlock), and a group that is held makes the Lock give
+// back what it took, wait for that group's release, and start again.
+type MultiLock struct {
+	c      *Client
+	s      settings
+	meta   string
+	groups [][]keys // by slot, in the fixed order
+}
+
+// MultiLease holds every lock of a MultiLock.
+type MultiLease struct {
+	// Leases are the held locks, one per name, in the MultiLock's order.
+	Leases []*Lease
+}
+
+// MultiLock returns an all-or-nothing lock over names (duplicates ignored).
+// The names are Mutex names: a Mutex with one of them excludes the MultiLock.
+func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
+	if len(names) == 0 {
+		return nil, errors.New("locks: MultiLock needs at least one lock name")
+	}
+	s := c.defaults
+	for _, o := range opts {
+		o(&s)
+	}
+	if err := s.validate(fmt.Sprint(names)); err != nil {
+		return nil, err
+	}
+	if s.fair || s.reentrant {
+		return nil, errors.New("locks: MultiLock takes neither WithFair nor WithReentrant")
+	}
+	seen := map[string]bool{}
+	bySlot := map[int][]keys{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		k, err := keysFor(n)
+		if err != nil {
+			return nil, err
+		}
+		slot := keySlot(k.lock)
+		bySlot[slot] = append(bySlot[slot], k)
+	}
+	ml := &MultiLock{c: c, s: s, meta: s.meta(c.host)}
+	slots := make([]int, 0, len(bySlot))
+	for slot := range bySlot {
+		slots = append(slots, slot)
+	}
+	sort.Ints(slots)
+	for _, slot := range slots {
+		g := bySlot[slot]
+		sort.Slice(g, func(i, j int) bool { return g[i].name < g[j].name })
+		ml.groups = append(ml.groups, g)
+	}
+	return ml, nil
+}
+
+// Lock waits until it holds every lock. On any error it holds none.
+func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
+	owner := newToken()
+	for {
+		held, blocked, wait, err := ml.attempt(ctx, owner)
+		if err == nil && blocked == nil {
+			return &MultiLease{Leases: held}, nil
+		}
+		if rerr := ml.rollback(ctx, held); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := ml.waitFor(ctx, blocked, wait, owner); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// TryLock makes one all-or-nothing attempt; ErrNotAcquired when any lock is held.
+func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
+	held, blocked, _, err := ml.attempt(ctx, newToken())
+	if err == nil && blocked == nil {
+		return &MultiLease{Leases: held}, nil
+	}
+	if rerr := ml.rollback(ctx, held); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("locks: %s: %w", blocked.name, ErrNotAcquired)
+}
+
+// attempt takes the groups in order. It returns what it holds, and either
+// the lock that blocked it (with its remaining lease) or an error.
+func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, wait time.Duration, err error) {
+	ttl := ml.s.ttl.Milliseconds()
+	for _, g := range ml.groups {
+		keys := make([]string, 0, 2*len(g))
+		for _, k := range g {
+			keys = append(keys, k.lock, k.fence)
+		}
+		var script *registry.Script = ml.c.scripts.multiAcquire
+		args := []any{owner, ttl, ml.meta}
+		if len(g) == 1 {
+			script, args = ml.c.scripts.acquire, []any{owner, ttl, "0", ml.meta}
+		}
+		sent := time.Now()
+		reply, runErr := ml.c.backend.Run(ctx, script, keys, args...).Slice()
+		if runErr != nil {
+			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+		}
+		if reply[0] != int64(1) {
+			b := g[0]
+			if len(g) > 1 {
+				idx, _ := reply[1].(int64)
+				b = g[idx-1]
+				wait = time.Duration(reply[2].(int64)) * time.Millisecond
+			} else {
+				wait = time.Duration(reply[1].(int64)) * time.Millisecond
+			}
+			return held, &b, max(wait, time.Millisecond), nil
+		}
+		for i, k := range g {
+			token, _ := reply[1+i].(int64)
+			if len(g) == 1 {
+				token, _ = reply[1].(int64)
+			}
+			held = append(held, newLease(ml.c, k, ml.s, kindMutex, owner, token, sent, ml.s.ttl))
+		}
+	}
+	return held, nil, 0, nil
+}
+
+// rollback gives back what a failed attempt took.
+func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
+	var errs []error
+	for _, l := range held {
+		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := l.Unlock(cleanup); err != nil {
+			errs = append(errs, fmt.Errorf("locks: multilock: giving back %s (it frees itself when its lease ends): %w", l.k.name, err))
+		}
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// waitFor sleeps until the blocking lock's release message or its lease's end.
+func (ml *MultiLock) waitFor(ctx context.Context, k *keys, wait time.Duration, owner string) error {
+	wake := make(chan struct{}, 1)
+	unsubscribe, err := ml.c.backend.Subscribe(ctx, k.channel, func(string) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", err)
+	}
+	defer unsubscribe()
+	// The lock may have been released before the subscription: look once more.
+	if info, err := ml.c.Inspect(ctx, k.name); err == nil && !info.Held {
+		return nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-wake:
+	case <-timer.C:
+	case <-ctx.Done():
+		ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: k.name, Owner: owner, Err: ctx.Err()})
+		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", ctx.Err())
+	}
+	return nil
+}
+
+// Unlock releases every lock; it reports every failure, joined.
+func (ml *MultiLease) Unlock(ctx context.Context) error {
+	var errs []error
+	for _, l := range ml.Leases {
+		if err := l.Unlock(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
