@@ -1,0 +1,349 @@
+package lualib
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// cjsonConfig holds one cjson instance's settings, with the defaults of
+// Lua CJSON 2.1.0 as Redis builds it.
+type cjsonConfig struct {
+	sparseConvert  bool
+	sparseRatio    int
+	sparseSafe     int
+	encodeMaxDepth int
+	decodeMaxDepth int
+	precision      int
+	keepBuffer     bool
+	encodeInvalid  int // 0 off, 1 on, 2 null
+	decodeInvalid  bool
+}
+
+func defaultCJSONConfig() *cjsonConfig {
+	return &cjsonConfig{
+		sparseRatio: 2, sparseSafe: 10,
+		encodeMaxDepth: 1000, decodeMaxDepth: 1000,
+		precision: 14, keepBuffer: true, decodeInvalid: true,
+	}
+}
+
+// OpenCJSON sets the global "cjson" to Lua CJSON 2.1.0 as bundled with
+// Redis 7.0. cjson.null is a userdata singleton that decode returns for JSON
+// null and encode writes as null.
+func OpenCJSON(L *lua.LState) {
+	null := L.NewUserData()
+	L.SetGlobal("cjson", newCJSON(L, null))
+}
+
+func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
+	cfg := defaultCJSONConfig()
+	t := L.NewTable()
+	L.SetFuncs(t, map[string]lua.LGFunction{
+		"encode": func(L *lua.LState) int { return cjsonEncode(L, cfg, null) },
+		"decode": func(L *lua.LState) int { return cjsonDecode(L, cfg, null) },
+		"encode_sparse_array": func(L *lua.LState) int {
+			cjsonArgCount(L, 3)
+			cfg.sparseConvert = cjsonBoolOption(L, 1, cfg.sparseConvert)
+			cfg.sparseRatio = cjsonIntOption(L, 2, cfg.sparseRatio, 0, math.MaxInt32)
+			cfg.sparseSafe = cjsonIntOption(L, 3, cfg.sparseSafe, 0, math.MaxInt32)
+			L.Push(lua.LBool(cfg.sparseConvert))
+			L.Push(lua.LNumber(cfg.sparseRatio))
+			L.Push(lua.LNumber(cfg.sparseSafe))
+			return 3
+		},
+		"encode_max_depth": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			cfg.encodeMaxDepth = cjsonIntOption(L, 1, cfg.encodeMaxDepth, 1, math.MaxInt32)
+			L.Push(lua.LNumber(cfg.encodeMaxDepth))
+			return 1
+		},
+		"decode_max_depth": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			cfg.decodeMaxDepth = cjsonIntOption(L, 1, cfg.decodeMaxDepth, 1, math.MaxInt32)
+			L.Push(lua.LNumber(cfg.decodeMaxDepth))
+			return 1
+		},
+		"encode_number_precision": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			cfg.precision = cjsonIntOption(L, 1, cfg.precision, 1, 14)
+			L.Push(lua.LNumber(cfg.precision))
+			return 1
+		},
+		"encode_keep_buffer": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			cfg.keepBuffer = cjsonBoolOption(L, 1, cfg.keepBuffer)
+			L.Push(lua.LBool(cfg.keepBuffer))
+			return 1
+		},
+		"encode_invalid_numbers": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			cfg.encodeInvalid = cjsonEnumOption(L, 1, cfg.encodeInvalid, true)
+			return 1
+		},
+		"decode_invalid_numbers": func(L *lua.LState) int {
+			cjsonArgCount(L, 1)
+			v := 0
+			if cfg.decodeInvalid {
+				v = 1
+			}
+			cfg.decodeInvalid = cjsonEnumOption(L, 1, v, false) == 1
+			return 1
+		},
+		"new": func(L *lua.LState) int {
+			L.Push(newCJSON(L, null))
+			return 1
+		},
+	})
+	t.RawSetString("null", null)
+	t.RawSetString("_NAME", lua.LString("cjson"))
+	t.RawSetString("_VERSION", lua.LString("2.1.0"))
+	return t
+}
+
+func cjsonArgCount(L *lua.LState, max int) {
+	if L.GetTop() > max {
+		L.RaiseError("bad argument #%d to '?' (found too many arguments)", max+1)
+	}
+}
+
+func cjsonIntOption(L *lua.LState, i, cur, min, max int) int {
+	if L.Get(i) == lua.LNil {
+		return cur
+	}
+	n := L.CheckInt(i)
+	if n < min || n > max {
+		L.RaiseError("bad argument #%d to '?' (expected integer between %d and %d)", i, min, max)
+	}
+	return n
+}
+
+func cjsonBoolOption(L *lua.LState, i int, cur bool) bool {
+	v := 0
+	if cur {
+		v = 1
+	}
+	return cjsonEnumOption(L, i, v, false) == 1
+}
+
+// cjsonEnumOption reads an on/off(/null) option and pushes its new value as
+// CJSON does: a boolean, or the string "null".
+func cjsonEnumOption(L *lua.LState, i, cur int, withNull bool) int {
+	opts := []string{"off", "on"}
+	if withNull {
+		opts = append(opts, "null")
+	}
+	switch v := L.Get(i).(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		cur = 0
+		if v {
+			cur = 1
+		}
+	default:
+		s := L.CheckString(i)
+		found := false
+		for k, o := range opts {
+			if o == s {
+				cur, found = k, true
+			}
+		}
+		if !found {
+			L.RaiseError("bad argument #%d to '?' (invalid option '%s')", i, s)
+		}
+	}
+	if cur == 2 {
+		L.Push(lua.LString("null"))
+	} else {
+		L.Push(lua.LBool(cur == 1))
+	}
+	return cur
+}
+
+func cjsonEncode(L *lua.LState, cfg *cjsonConfig, null *lua.LUserData) int {
+	if L.GetTop() != 1 {
+		argError(L, 1, "encode", "expected 1 argument")
+	}
+	e := &jsonEncoder{L: L, cfg: cfg, null: null}
+	e.value(L.Get(1), 0)
+	L.Push(lua.LString(e.buf.String()))
+	return 1
+}
+
+type jsonEncoder struct {
+	L    *lua.LState
+	cfg  *cjsonConfig
+	null *lua.LUserData
+	buf  strings.Builder
+}
+
+func (e *jsonEncoder) fail(v lua.LValue, reason string) {
+	e.L.RaiseError("Cannot serialise %s: %s", luaTypeName(v), reason)
+}
+
+// luaTypeName is lua_typename as C Lua reports it; light and full userdata
+// both read "userdata".
+func luaTypeName(v lua.LValue) string {
+	return v.Type().String()
+}
+
+func (e *jsonEncoder) value(v lua.LValue, depth int) {
+	switch x := v.(type) {
+	case lua.LString:
+		e.str(string(x))
+	case lua.LNumber:
+		e.number(x)
+	case lua.LBool:
+		if x {
+			e.buf.WriteString("true")
+		} else {
+			e.buf.WriteString("false")
+		}
+	case *lua.LNilType:
+		e.buf.WriteString("null")
+	case *lua.LTable:
+		depth++
+		if depth > e.cfg.encodeMaxDepth {
+			e.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+		}
+		if n := e.arrayLength(x); n > 0 {
+			e.array(x, n, depth)
+		} else {
+			e.object(x, depth)
+		}
+	case *lua.LUserData:
+		if x == e.null {
+			e.buf.WriteString("null")
+			return
+		}
+		e.fail(v, "type not supported")
+	default:
+		e.fail(v, "type not supported")
+	}
+}
+
+func (e *jsonEncoder) number(n lua.LNumber) {
+	f := float64(n)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		switch e.cfg.encodeInvalid {
+		case 0:
+			e.fail(n, "must not be NaN or Inf")
+		case 1:
+			switch {
+			case math.IsNaN(f):
+				e.buf.WriteString("NaN")
+			case f < 0:
+				e.buf.WriteString("-Infinity")
+			default:
+				e.buf.WriteString("Infinity")
+			}
+			return
+		default:
+			e.buf.WriteString("null")
+			return
+		}
+	}
+	e.buf.WriteString(formatG(f, e.cfg.precision))
+}
+
+// arrayLength returns the highest positive integer key when every key is
+// one, 0 for an empty table, and -1 when the table is an object (or a sparse
+// array that encode_sparse_array says to convert).
+func (e *jsonEncoder) arrayLength(t *lua.LTable) int {
+	max, items := 0.0, 0
+	isArray := true
+	t.ForEach(func(k, _ lua.LValue) {
+		n, ok := k.(lua.LNumber)
+		if !isArray {
+			return
+		}
+		if !ok || float64(n) < 1 || math.Floor(float64(n)) != float64(n) {
+			isArray = false
+			return
+		}
+		if float64(n) > max {
+			max = float64(n)
+		}
+		items++
+	})
+	if !isArray {
+		return -1
+	}
+	c := e.cfg
+	if c.sparseRatio > 0 && max > float64(items*c.sparseRatio) && max > float64(c.sparseSafe) {
+		if !c.sparseConvert {
+			e.fail(t, "excessively sparse array")
+		}
+		return -1
+	}
+	return int(max)
+}
+
+func (e *jsonEncoder) array(t *lua.LTable, n, depth int) {
+	e.buf.WriteByte('[')
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			e.buf.WriteByte(',')
+		}
+		e.value(t.RawGetInt(i), depth)
+	}
+	e.buf.WriteByte(']')
+}
+
+func (e *jsonEncoder) object(t *lua.LTable, depth int) {
+	e.buf.WriteByte('{')
+	first := true
+	t.ForEach(func(k, v lua.LValue) {
+		if !first {
+			e.buf.WriteByte(',')
+		}
+		first = false
+		switch x := k.(type) {
+		case lua.LNumber:
+			e.buf.WriteByte('"')
+			e.number(x)
+			e.buf.WriteString(`":`)
+		case lua.LString:
+			e.str(string(x))
+			e.buf.WriteByte(':')
+		default:
+			e.fail(k, "table key must be a number or string")
+		}
+		e.value(v, depth)
+	})
+	e.buf.WriteByte('}')
+}
+
+func (e *jsonEncoder) str(s string) {
+	e.buf.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			e.buf.WriteString(`\"`)
+		case '\\':
+			e.buf.WriteString(`\\`)
+		case '/':
+			e.buf.WriteString(`\/`)
+		case '\b':
+			e.buf.WriteString(`\b`)
+		case '\f':
+			e.buf.WriteString(`\f`)
+		case '\n':
+			e.buf.WriteString(`\n`)
+		case '\r':
+			e.buf.WriteString(`\r`)
+		case '\t':
+			e.buf.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&e.buf, `\u%04x`, c)
+			} else {
+				e.buf.WriteByte(c)
+			}
+		}
+	}
+	e.buf.WriteByte('"')
+}
