@@ -139,3 +139,68 @@ func ExampleClient_Inspect() {
 	fmt.Println(info.Held, info.Holder.Label, info.Token, info.TTL > 0)
 	// Output: true importer 1 true
 }
+
+func ExampleRWMutex() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+	rw, _ := c.RWMutex("catalog")
+
+	r1, _ := rw.RLock(ctx)
+	r2, _ := rw.RLock(ctx) // readers share the lock
+	_, err := rw.TryLock(ctx)
+	fmt.Println("writer while two read:", errors.Is(err, locks.ErrNotAcquired))
+	r1.Unlock(ctx)
+	r2.Unlock(ctx)
+
+	w, _ := rw.Lock(ctx)
+	_, err = rw.TryRLock(ctx)
+	fmt.Println("reader while one writes:", errors.Is(err, locks.ErrNotAcquired))
+	w.Unlock(ctx)
+	// Output:
+	// writer while two read: true
+	// reader while one writes: true
+}
+
+// Each permit is a lease: a crashed holder's permits come back by themselves.
+func ExampleSemaphore() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+	sem, _ := c.Semaphore("api-quota", 3)
+
+	two, _ := sem.Acquire(ctx, 2)
+	_, err := sem.TryAcquire(ctx, 2)
+	fmt.Println("2 more of 3:", errors.Is(err, locks.ErrNotAcquired))
+	one, _ := sem.TryAcquire(ctx, 1)
+	fmt.Println("the last one:", one != nil)
+	two.Unlock(ctx)
+	one.Unlock(ctx)
+	// Output:
+	// 2 more of 3: true
+	// the last one: true
+}
+
+// A MultiLock holds all its locks or none.
+func ExampleMultiLock() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+	transfer, _ := c.MultiLock([]string{"account:1", "account:2"})
+	lease, err := transfer.Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("holding", len(lease.Leases), "locks")
+	other, _ := c.MultiLock([]string{"account:2", "account:3"})
+	_, err = other.TryLock(ctx)
+	fmt.Println("overlapping set:", errors.Is(err, locks.ErrNotAcquired))
+	info, _ := c.Inspect(ctx, "account:3")
+	fmt.Println("account:3 held:", info.Held)
+	lease.Unlock(ctx)
+	// Output:
+	// holding 2 locks
+	// overlapping set: true
+	// account:3 held: false
+}
