@@ -58,3 +58,21 @@ func TestJain(t *testing.T) {
 		t.Errorf("one of four: %v, want 0.25", j)
 	}
 }
+
+func TestReadWrite(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not found: apt-get install -y redis-server, or run bash .ci/run")
+	}
+	addr, stop, err := StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	r, err := ReadWrite(context.Background(), addr, 4, time.Millisecond, 10*time.Millisecond, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ReadsPerSecond <= 0 || r.Writes == 0 || r.WriterP99 < r.WriterP50 {
+		t.Fatalf("result out of range: %+v", r)
+	}
+}

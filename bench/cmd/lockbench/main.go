@@ -74,11 +74,29 @@ func main() {
 		l.Close()
 		rows = append(rows, r)
 	}
+	var rw *lockbench.ReadWriteResult
+	if *only == "" || strings.Contains(","+*only+",", ",redlua,") {
+		fmt.Fprintln(os.Stderr, "running redlua RWMutex...")
+		r, err := lockbench.ReadWrite(ctx, *addr, 8, time.Millisecond, 20*time.Millisecond, *contended)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "RWMutex:", err)
+			os.Exit(1)
+		}
+		rw = &r
+	}
 	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(rows)
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"locks": rows, "rwmutex": rw})
 		return
 	}
 	printTable(rows)
+	if rw != nil {
+		fmt.Println()
+		fmt.Println("(iv) RWMutex, 8 readers holding 1 ms each, 1 writer every 20 ms (redlua only: redsync, redislock and rueidislock have no read-write lock):")
+		fmt.Println()
+		fmt.Println("| contender | reads/s | writes | writer p50 wait | writer p99 wait |")
+		fmt.Println("|---|---:|---:|---:|---:|")
+		fmt.Printf("| redlua RWMutex | %.0f | %d | %s | %s |\n", rw.ReadsPerSecond, rw.Writes, rw.WriterP50.Round(10*time.Microsecond), rw.WriterP99.Round(10*time.Microsecond))
+	}
 }
 
 func printTable(rows []row) {
