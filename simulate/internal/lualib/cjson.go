@@ -45,51 +45,50 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 		"encode": func(L *lua.LState) int { return cjsonEncode(L, cfg, null) },
 		"decode": func(L *lua.LState) int { return cjsonDecode(L, cfg, null) },
 		"encode_sparse_array": func(L *lua.LState) int {
-			cjsonArgCount(L, 3)
-			cfg.sparseConvert = cjsonBoolOption(L, 1, cfg.sparseConvert)
-			cfg.sparseRatio = cjsonIntOption(L, 2, cfg.sparseRatio, 0, math.MaxInt32)
-			cfg.sparseSafe = cjsonIntOption(L, 3, cfg.sparseSafe, 0, math.MaxInt32)
+			const fn = "encode_sparse_array"
+			cjsonArgCount(L, 3, fn)
+			cfg.sparseConvert = cjsonBoolOption(L, 1, fn, cfg.sparseConvert)
+			cfg.sparseRatio = cjsonIntOption(L, 2, fn, cfg.sparseRatio, 0, math.MaxInt32)
+			cfg.sparseSafe = cjsonIntOption(L, 3, fn, cfg.sparseSafe, 0, math.MaxInt32)
 			L.Push(lua.LBool(cfg.sparseConvert))
 			L.Push(lua.LNumber(cfg.sparseRatio))
 			L.Push(lua.LNumber(cfg.sparseSafe))
 			return 3
 		},
 		"encode_max_depth": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			cfg.encodeMaxDepth = cjsonIntOption(L, 1, cfg.encodeMaxDepth, 1, math.MaxInt32)
+			cjsonArgCount(L, 1, "encode_max_depth")
+			cfg.encodeMaxDepth = cjsonIntOption(L, 1, "encode_max_depth", cfg.encodeMaxDepth, 1, math.MaxInt32)
 			L.Push(lua.LNumber(cfg.encodeMaxDepth))
 			return 1
 		},
 		"decode_max_depth": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			cfg.decodeMaxDepth = cjsonIntOption(L, 1, cfg.decodeMaxDepth, 1, math.MaxInt32)
+			cjsonArgCount(L, 1, "decode_max_depth")
+			cfg.decodeMaxDepth = cjsonIntOption(L, 1, "decode_max_depth", cfg.decodeMaxDepth, 1, math.MaxInt32)
 			L.Push(lua.LNumber(cfg.decodeMaxDepth))
 			return 1
 		},
 		"encode_number_precision": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			cfg.precision = cjsonIntOption(L, 1, cfg.precision, 1, 14)
+			cjsonArgCount(L, 1, "encode_number_precision")
+			cfg.precision = cjsonIntOption(L, 1, "encode_number_precision", cfg.precision, 1, 14)
 			L.Push(lua.LNumber(cfg.precision))
 			return 1
 		},
 		"encode_keep_buffer": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			cfg.keepBuffer = cjsonBoolOption(L, 1, cfg.keepBuffer)
+			cjsonArgCount(L, 1, "encode_keep_buffer")
+			cfg.keepBuffer = cjsonBoolOption(L, 1, "encode_keep_buffer", cfg.keepBuffer)
 			L.Push(lua.LBool(cfg.keepBuffer))
 			return 1
 		},
 		"encode_invalid_numbers": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			cfg.encodeInvalid = cjsonEnumOption(L, 1, cfg.encodeInvalid, true)
+			cjsonArgCount(L, 1, "encode_invalid_numbers")
+			cfg.encodeInvalid = cjsonEnumOption(L, 1, "encode_invalid_numbers", cfg.encodeInvalid, true)
+			pushEnum(L, cfg.encodeInvalid)
 			return 1
 		},
 		"decode_invalid_numbers": func(L *lua.LState) int {
-			cjsonArgCount(L, 1)
-			v := 0
-			if cfg.decodeInvalid {
-				v = 1
-			}
-			cfg.decodeInvalid = cjsonEnumOption(L, 1, v, false) == 1
+			cjsonArgCount(L, 1, "decode_invalid_numbers")
+			cfg.decodeInvalid = cjsonBoolOption(L, 1, "decode_invalid_numbers", cfg.decodeInvalid)
+			L.Push(lua.LBool(cfg.decodeInvalid))
 			return 1
 		},
 		"new": func(L *lua.LState) int {
@@ -103,63 +102,65 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	return t
 }
 
-func cjsonArgCount(L *lua.LState, max int) {
+func cjsonArgCount(L *lua.LState, max int, fn string) {
 	if L.GetTop() > max {
-		L.RaiseError("bad argument #%d to '?' (found too many arguments)", max+1)
+		argError(L, max+1, fn, "found too many arguments")
 	}
 }
 
-func cjsonIntOption(L *lua.LState, i, cur, min, max int) int {
+func cjsonIntOption(L *lua.LState, i int, fn string, cur, min, max int) int {
 	if L.Get(i) == lua.LNil {
 		return cur
 	}
-	n := L.CheckInt(i)
-	if n < min || n > max {
-		L.RaiseError("bad argument #%d to '?' (expected integer between %d and %d)", i, min, max)
+	n := checkInteger(L, i, fn)
+	if n < int64(min) || n > int64(max) {
+		argError(L, i, fn, fmt.Sprintf("expected integer between %d and %d", min, max))
 	}
-	return n
+	return int(n)
 }
 
-func cjsonBoolOption(L *lua.LState, i int, cur bool) bool {
+func cjsonBoolOption(L *lua.LState, i int, fn string, cur bool) bool {
 	v := 0
 	if cur {
 		v = 1
 	}
-	return cjsonEnumOption(L, i, v, false) == 1
+	return cjsonEnumOption(L, i, fn, v, false) == 1
 }
 
-// cjsonEnumOption reads an on/off(/null) option and pushes its new value as
-// CJSON does: a boolean, or the string "null".
-func cjsonEnumOption(L *lua.LState, i, cur int, withNull bool) int {
+// cjsonEnumOption reads an on/off(/null) option: a boolean or one of the
+// option names.
+func cjsonEnumOption(L *lua.LState, i int, fn string, cur int, withNull bool) int {
 	opts := []string{"off", "on"}
 	if withNull {
 		opts = append(opts, "null")
 	}
 	switch v := L.Get(i).(type) {
 	case *lua.LNilType:
+		return cur
 	case lua.LBool:
-		cur = 0
 		if v {
-			cur = 1
+			return 1
 		}
-	default:
-		s := L.CheckString(i)
-		found := false
-		for k, o := range opts {
-			if o == s {
-				cur, found = k, true
-			}
-		}
-		if !found {
-			L.RaiseError("bad argument #%d to '?' (invalid option '%s')", i, s)
+		return 0
+	}
+	s := checkString(L, i, fn)
+	for k, o := range opts {
+		if o == s {
+			return k
 		}
 	}
-	if cur == 2 {
+	argError(L, i, fn, fmt.Sprintf("invalid option '%s'", s))
+	return cur
+}
+
+// pushEnum pushes an option's value as CJSON reports it: a boolean, or the
+// string "null".
+func pushEnum(L *lua.LState, v int) {
+	if v == 2 {
 		L.Push(lua.LString("null"))
 	} else {
-		L.Push(lua.LBool(cur == 1))
+		L.Push(lua.LBool(v == 1))
 	}
-	return cur
 }
 
 func cjsonEncode(L *lua.LState, cfg *cjsonConfig, null *lua.LUserData) int {
@@ -231,15 +232,7 @@ func (e *jsonEncoder) number(n lua.LNumber) {
 		case 0:
 			e.fail(n, "must not be NaN or Inf")
 		case 1:
-			switch {
-			case math.IsNaN(f):
-				e.buf.WriteString("NaN")
-			case f < 0:
-				e.buf.WriteString("-Infinity")
-			default:
-				e.buf.WriteString("Infinity")
-			}
-			return
+			// Redis's CJSON prints them with %g: inf, -inf, nan.
 		default:
 			e.buf.WriteString("null")
 			return

@@ -93,3 +93,37 @@ func TestCJSONMatchesRedis(t *testing.T) {
 		{"name version", "return cjson._NAME, cjson._VERSION"},
 	})
 }
+
+// TestCJSONOptionsMatchRedis runs the configuration functions. Each chunk
+// restores the defaults it changes, since both sides share one state.
+func TestCJSONOptionsMatchRedis(t *testing.T) {
+	restore := " cjson.encode_sparse_array(false, 2, 10) cjson.encode_max_depth(1000) cjson.decode_max_depth(1000) cjson.encode_number_precision(14) cjson.encode_invalid_numbers(false) cjson.decode_invalid_numbers(true)"
+	c := func(name, body string) diffCase {
+		return diffCase{name, "local r = {pcall(function() " + body + " end)}" + restore +
+			" if not r[1] then error(r[2], 0) end return unpack(r, 2, 4)"}
+	}
+	runDiff(t, []diffCase{
+		c("precision 3", "cjson.encode_number_precision(3) return cjson.encode({1/3, 12345})"),
+		c("precision 0", "return cjson.encode_number_precision(0)"),
+		c("precision 15", "return cjson.encode_number_precision(15)"),
+		c("precision string", "return cjson.encode_number_precision('x')"),
+		c("sparse convert", "cjson.encode_sparse_array(true) return cjson.encode({[20]=1})"),
+		c("sparse ratio 0", "cjson.encode_sparse_array(false, 0) return cjson.encode({[1]=1, [20]=2})"),
+		c("sparse set", "return cjson.encode_sparse_array(true, 3, 5)"),
+		c("max depth 2", "cjson.encode_max_depth(2) return cjson.encode({{{}}})"),
+		c("max depth 2 ok", "cjson.encode_max_depth(2) return cjson.encode({{}})"),
+		c("max depth 0", "return cjson.encode_max_depth(0)"),
+		c("decode depth 2", "cjson.decode_max_depth(2) return cjson.decode('[[[1]]]')"),
+		c("decode depth 2 object", "cjson.decode_max_depth(2) return cjson.decode('{\"a\":{\"b\":{}}}')"),
+		c("invalid on", "cjson.encode_invalid_numbers(true) return cjson.encode({math.huge, -math.huge})"),
+		c("invalid on nan", "cjson.encode_invalid_numbers(true) return cjson.encode(0/0)"),
+		c("invalid null", "return cjson.encode_invalid_numbers('null'), cjson.encode({math.huge})"),
+		c("invalid bad", "return cjson.encode_invalid_numbers('maybe')"),
+		c("decode invalid off", "cjson.decode_invalid_numbers(false) return cjson.decode('0x10')"),
+		c("decode invalid off inf", "cjson.decode_invalid_numbers(false) return cjson.decode('inf')"),
+		c("decode invalid off plus", "cjson.decode_invalid_numbers(false) return cjson.decode('[+1]')"),
+		c("decode invalid off ok", "cjson.decode_invalid_numbers(false) return cjson.decode('[-1.5e2]')"),
+		c("keep buffer", "return cjson.encode_keep_buffer(false), cjson.encode_keep_buffer(true)"),
+		c("too many args", "return cjson.encode_max_depth(1, 2)"),
+	})
+}

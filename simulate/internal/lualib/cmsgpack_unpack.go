@@ -100,8 +100,11 @@ func (c *msgpackCursor) decode() lua.LValue {
 		return lua.LNumber(conv(v))
 	}
 	switch tag {
-	case 0xcc, 0xcd, 0xce, 0xcf:
+	case 0xcc, 0xcd, 0xce:
 		return num(1<<(tag-0xcc), func(v uint64) float64 { return float64(v) })
+	case 0xcf:
+		// Redis pushes it through lua_pushinteger, a signed 64-bit integer.
+		return num(8, func(v uint64) float64 { return float64(int64(v)) })
 	case 0xd0:
 		return num(1, func(v uint64) float64 { return float64(int8(v)) })
 	case 0xd1:

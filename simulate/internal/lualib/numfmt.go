@@ -11,9 +11,8 @@ import (
 func formatG(f float64, prec int) string {
 	switch {
 	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return "-nan"
-		}
+		// Redis prints NaN without a sign whichever bit Lua's arithmetic
+		// left set (checked against the server's cjson).
 		return "nan"
 	case math.IsInf(f, 1):
 		return "inf"

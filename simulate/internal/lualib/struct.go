@@ -283,7 +283,7 @@ func structUnpack(L *lua.LState) int {
 				}
 				res = res[:len(res)-1]
 				size = int(prev)
-				if prev < 0 || float64(prev) > float64(ld) || pos > ld-size {
+				if prev != prev || prev < 0 || float64(prev) > float64(ld) || pos > ld-size {
 					f.argError(2, "data string too short")
 				}
 			}
