@@ -53,10 +53,6 @@ func cmdType(ks *Keyspace, cc *CallContext, a []string) Reply {
 // cmdExpire implements EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT key n [NX|XX|GT|LT].
 func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		n, ok := parseInt(a[2])
-		if !ok {
-			return errorReply(errNotInteger)
-		}
 		var nx, xx, gt, lt bool
 		for _, opt := range a[3:] {
 			switch strings.ToUpper(opt) {
@@ -77,6 +73,11 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 		}
 		if gt && lt {
 			return errorReply("ERR GT and LT options at the same time are not compatible")
+		}
+		// As in Redis, the flags are checked before the number.
+		n, ok := parseInt(a[2])
+		if !ok {
+			return errorReply(errNotInteger)
 		}
 		ms := n
 		if unit == time.Second {

@@ -72,10 +72,11 @@ func cmdSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 // cmdSet implements SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT n|KEEPTTL].
+// As in Redis, every option is parsed first (a conflict is a syntax error)
+// and the expire time is validated afterwards.
 func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 	var nx, xx, get, keepTTL bool
-	var exp int64
-	unit := ""
+	unit, expArg := "", ""
 	for i := 3; i < len(a); i++ {
 		opt := strings.ToUpper(a[i])
 		switch {
@@ -88,28 +89,36 @@ func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 		case opt == "KEEPTTL" && unit == "":
 			keepTTL = true
 		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && unit == "" && !keepTTL && i+1 < len(a):
-			unit = opt
-			n, ok := parseInt(a[i+1])
-			if !ok {
-				return errorReply(errNotInteger)
-			}
+			unit, expArg = opt, a[i+1]
 			i++
-			if n <= 0 || (opt == "EX" || opt == "EXAT") && n > math.MaxInt64/1000 {
-				return errorReply(errInvalidSetEx)
-			}
-			switch opt {
-			case "EX":
-				exp = cc.Now.UnixMilli() + n*1000
-			case "PX":
-				exp = cc.Now.UnixMilli() + n
-			case "EXAT":
-				exp = n * 1000
-			case "PXAT":
-				exp = n
-			}
 		default:
 			return errorReply(errSyntax)
 		}
+	}
+	var exp int64
+	if unit != "" {
+		n, ok := parseInt(expArg)
+		if !ok {
+			return errorReply(errNotInteger)
+		}
+		if n <= 0 {
+			return errorReply(errInvalidSetEx)
+		}
+		ms := n
+		if unit == "EX" || unit == "EXAT" {
+			if n > math.MaxInt64/1000 {
+				return errorReply(errInvalidSetEx)
+			}
+			ms = n * 1000
+		}
+		if unit == "EX" || unit == "PX" {
+			now := cc.Now.UnixMilli()
+			if ms > math.MaxInt64-now {
+				return errorReply(errInvalidSetEx)
+			}
+			ms += now
+		}
+		exp = ms
 	}
 	old := ks.lookup(cc.Now, a[1])
 	var prev Reply

@@ -6,6 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/redlua/redlua/internal/cmdtable"
+	"github.com/redlua/redlua/simulate/internal/lualib"
 )
 
 // sandbox is one Lua interpreter set up as Redis 7.0 sets up its scripting
@@ -106,10 +107,14 @@ func newSandbox(srv *Server) *sandbox {
 	return sb
 }
 
-// openExtraLibs opens cjson, bit, struct and cmsgpack.
-// TODO(B2): call lualib.OpenCJSON, OpenBit, OpenStruct and OpenCMsgpack
-// from simulate/internal/lualib once they land.
-func openExtraLibs(L *lua.LState) {}
+// openExtraLibs opens cjson, bit, struct and cmsgpack; installLibraries
+// then puts each behind a read-only proxy, as Redis 7 makes them read-only.
+func openExtraLibs(L *lua.LState) {
+	lualib.OpenCJSON(L)
+	lualib.OpenBit(L)
+	lualib.OpenStruct(L)
+	lualib.OpenCMsgpack(L)
+}
 
 // extraLibs are the library globals Redis 7.0 adds beyond Lua's own.
 var extraLibs = []string{"cjson", "bit", "struct", "cmsgpack"}

@@ -1,0 +1,5 @@
+package simulate
+
+import "os"
+
+func getenv(k string) string { return os.Getenv(k) }
