@@ -18,7 +18,7 @@ func argTypeName(L *lua.LState, i int) string {
 }
 
 func argError(L *lua.LState, i int, fname, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", i, fname, msg)
+	raise(L, "bad argument #%d to '%s' (%s)", i, fname, msg)
 }
 
 func typeError(L *lua.LState, i int, fname, want string) {
@@ -66,4 +66,17 @@ func checkString(L *lua.LState, i int, fname string) string {
 	}
 	typeError(L, i, fname, "string")
 	return ""
+}
+
+// raise raises a Lua error as luaL_error does: the text gets the position of
+// the calling Lua function, or none when a Go function (pcall, say) called
+// the library directly. gopher-lua's RaiseError always finds a Lua frame.
+func raise(L *lua.LState, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if dbg, ok := L.GetStack(1); ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 {
+			msg = fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, msg)
+		}
+	}
+	L.Error(lua.LString(msg), 0)
 }

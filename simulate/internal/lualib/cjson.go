@@ -181,7 +181,7 @@ type jsonEncoder struct {
 }
 
 func (e *jsonEncoder) fail(v lua.LValue, reason string) {
-	e.L.RaiseError("Cannot serialise %s: %s", luaTypeName(v), reason)
+	raise(e.L, "Cannot serialise %s: %s", luaTypeName(v), reason)
 }
 
 // luaTypeName is lua_typename as C Lua reports it; light and full userdata
@@ -207,7 +207,7 @@ func (e *jsonEncoder) value(v lua.LValue, depth int) {
 	case *lua.LTable:
 		depth++
 		if depth > e.cfg.encodeMaxDepth {
-			e.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+			raise(e.L, "Cannot serialise, excessive nesting (%d)", depth)
 		}
 		if n := e.arrayLength(x); n > 0 {
 			e.array(x, n, depth)

@@ -56,7 +56,7 @@ func cjsonDecode(L *lua.LState, cfg *cjsonConfig, null *lua.LUserData) int {
 	}
 	s := checkString(L, 1, "decode")
 	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
-		L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
+		raise(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
 	d := &jsonDecoder{L: L, cfg: cfg, null: null, data: s}
 	v := d.value(d.next())
@@ -72,7 +72,7 @@ func (d *jsonDecoder) fail(expected string, tok jsonToken) {
 	if tok.typ == tError {
 		found = tok.err
 	}
-	d.L.RaiseError("Expected %s but found %s at character %d", expected, found, tok.index+1)
+	raise(d.L, "Expected %s but found %s at character %d", expected, found, tok.index+1)
 }
 
 // at returns the byte at i, or 0 past the end, as the C code sees its
@@ -95,8 +95,7 @@ func (d *jsonDecoder) next() jsonToken {
 	}
 	tok := jsonToken{index: d.pos}
 	c := d.at(d.pos)
-	simple := map[byte]jsonTokenType{'{': tObjBegin, '}': tObjEnd, '[': tArrBegin, ']': tArrEnd, ':': tColon, ',': tComma}
-	if t, ok := simple[c]; ok {
+	if t, ok := punctuation(c); ok {
 		tok.typ = t
 		d.pos++
 		return tok
@@ -259,7 +258,7 @@ func (d *jsonDecoder) unicodeEscape(b *strings.Builder) bool {
 func (d *jsonDecoder) descend() {
 	d.depth++
 	if d.depth > d.cfg.decodeMaxDepth {
-		d.L.RaiseError("Found too many nested data structures (%d) at character %d", d.depth, d.pos)
+		raise(d.L, "Found too many nested data structures (%d) at character %d", d.depth, d.pos)
 	}
 }
 
@@ -331,4 +330,22 @@ func (d *jsonDecoder) array() lua.LValue {
 		}
 		tok = d.next()
 	}
+}
+
+func punctuation(c byte) (jsonTokenType, bool) {
+	switch c {
+	case '{':
+		return tObjBegin, true
+	case '}':
+		return tObjEnd, true
+	case '[':
+		return tArrBegin, true
+	case ']':
+		return tArrEnd, true
+	case ':':
+		return tColon, true
+	case ',':
+		return tComma, true
+	}
+	return tUnknown, false
 }

@@ -38,7 +38,7 @@ func OpenCMsgpack(L *lua.LState) {
 func msgpackPack(L *lua.LState) int {
 	n := L.GetTop()
 	if n == 0 {
-		L.RaiseError("bad argument #0 to 'pack' (MessagePack pack needs input.)")
+		raise(L, "bad argument #0 to 'pack' (MessagePack pack needs input.)")
 	}
 	var out []byte
 	for i := 1; i <= n; i++ {

@@ -26,9 +26,9 @@ func msgpackUnpack(L *lua.LState, limit, offset int) int {
 	s := checkString(L, 1, "unpack")
 	decodeAll := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		raise(L, "Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
 	} else if offset > len(s) {
-		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
+		raise(L, "Start offset %d greater than input length %d.", offset, len(s))
 	}
 	if decodeAll {
 		limit = math.MaxInt32
@@ -39,9 +39,9 @@ func msgpackUnpack(L *lua.LState, limit, offset int) int {
 		v := c.decode()
 		switch c.err {
 		case mpEOF:
-			L.RaiseError("Missing bytes in input.")
+			raise(L, "Missing bytes in input.")
 		case mpBadFormat:
-			L.RaiseError("Bad data format in input.")
+			raise(L, "Bad data format in input.")
 		}
 		vals = append(vals, v)
 	}
@@ -200,12 +200,14 @@ func (c *msgpackCursor) hash(n uint64) lua.LValue {
 		if c.err != mpOK {
 			return t
 		}
+		// lua_settable's own errors carry no position: the running
+		// function is the C library.
 		switch kk := k.(type) {
 		case *lua.LNilType:
-			c.L.RaiseError("table index is nil")
+			c.L.Error(lua.LString("table index is nil"), 0)
 		case lua.LNumber:
 			if math.IsNaN(float64(kk)) {
-				c.L.RaiseError("table index is NaN")
+				c.L.Error(lua.LString("table index is NaN"), 0)
 			}
 		}
 		t.RawSet(k, v)

@@ -53,7 +53,7 @@ func (f *structFormat) getnum(def int) int {
 	for f.pos < len(f.fmt) && isDigit(f.fmt[f.pos]) {
 		d := int(f.fmt[f.pos] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			f.L.RaiseError("integral size overflow")
+			raise(f.L, "integral size overflow")
 		}
 		a = a*10 + d
 		f.pos++
@@ -78,7 +78,7 @@ func (f *structFormat) optsize(opt byte) int {
 	case 'i', 'I':
 		sz := f.getnum(structIntSize)
 		if sz > structMaxIntSize {
-			f.L.RaiseError("integral size %d is larger than limit of %d", sz, structMaxIntSize)
+			raise(f.L, "integral size %d is larger than limit of %d", sz, structMaxIntSize)
 		}
 		return sz
 	}
@@ -105,7 +105,7 @@ func (f *structFormat) control(opt byte) {
 	case '!':
 		a := f.getnum(structMaxAlign)
 		if a <= 0 || a&(a-1) != 0 {
-			f.L.RaiseError("alignment %d is not a power of 2", a)
+			raise(f.L, "alignment %d is not a power of 2", a)
 		}
 		f.align = a
 	default:
@@ -114,7 +114,7 @@ func (f *structFormat) control(opt byte) {
 }
 
 func (f *structFormat) argError(n int, msg string) {
-	f.L.RaiseError("bad argument #%d to '%s' (%s)", n, f.fnName, msg)
+	raise(f.L, "bad argument #%d to '%s' (%s)", n, f.fnName, msg)
 }
 
 func (f *structFormat) next() (byte, bool) {
@@ -279,7 +279,7 @@ func structUnpack(L *lua.LState) int {
 					prev, ok = toNumber(res[len(res)-1])
 				}
 				if !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+					raise(L, "format 'c0' needs a previous size")
 				}
 				res = res[:len(res)-1]
 				size = int(prev)
@@ -291,7 +291,7 @@ func structUnpack(L *lua.LState) int {
 		case 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				raise(L, "unfinished string in data")
 			}
 			size = e + 1
 			res = append(res, lua.LString(data[pos:pos+e]))
