@@ -29,7 +29,8 @@ func TestSuiteRWMutexExclusion(t *testing.T) {
 		c := f.client(t, locks.WithTTL(10*time.Second))
 		var readers, writers, maxReaders atomic.Int32
 		var violations atomic.Int32
-		const workers, ops = 16, 500
+		const workers = 16
+		ops := 500 / f.scale
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
 			wg.Add(1)

@@ -35,5 +35,6 @@ func simulatorFixture(t *testing.T) fixture {
 		client: func(t *testing.T, opts ...locks.Option) *locks.Client { return wrap(t, nil, opts...) },
 		wrap:   wrap,
 		elapse: clock.Advance,
+		scale:  1,
 	}
 }

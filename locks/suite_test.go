@@ -27,6 +27,11 @@ type fixture struct {
 	elapse func(d time.Duration)
 	// real is the redis-server, when the backend is one.
 	real *redistest.Server
+	// scale divides heavy workloads: miniredis interprets every script at a
+	// few thousand calls a second (tens of times slower under -race), so it
+	// runs the stress tests with fewer operations than the real server and
+	// the simulator, which run them in full.
+	scale int
 }
 
 // suite runs fn on every backend: miniredis, a real redis-server, and the
@@ -45,7 +50,9 @@ func suite(t *testing.T, fn func(t *testing.T, f fixture)) {
 			mr.SetTime(now)
 			mr.FastForward(d)
 		}
-		fn(t, goRedisFixture(t, mr.Addr(), elapse, nil))
+		f := goRedisFixture(t, mr.Addr(), elapse, nil)
+		f.scale = 10
+		fn(t, f)
 	})
 	t.Run("redis-server", func(t *testing.T) {
 		srv := redistest.Standalone(t)
@@ -85,6 +92,7 @@ func goRedisFixture(t *testing.T, addr string, elapse func(time.Duration), real 
 		wrap:   wrap,
 		elapse: elapse,
 		real:   real,
+		scale:  1,
 	}
 }
 
