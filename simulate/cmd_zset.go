@@ -110,7 +110,7 @@ flags:
 			}
 			continue
 		}
-		if incr {
+		if incr && exists { // a new member takes the increment as is: -0 stays -0
 			s += cur
 			if math.IsNaN(s) {
 				return errorReply("ERR resulting score is not a number (NaN)")

@@ -120,6 +120,12 @@ func realKeyspace(t *testing.T, c *redis.Client) []KeyDump {
 			d.Value = c.Get(ctx, k).Val()
 		case "hash":
 			d.Value = c.HGetAll(ctx, k).Val()
+		case "list":
+			d.Value = c.LRange(ctx, k, 0, -1).Val()
+		case "set":
+			m := c.SMembers(ctx, k).Val()
+			sort.Strings(m)
+			d.Value = m
 		case "zset":
 			var ms []ZMember
 			for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {

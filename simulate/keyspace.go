@@ -21,15 +21,19 @@ const (
 	kindString kind = iota + 1
 	kindHash
 	kindZSet
+	kindList
+	kindSet
 )
 
-var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset"}
+var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset", kindList: "list", kindSet: "set"}
 
 type value struct {
 	kind kind
 	str  string
 	hash map[string]string
 	zset map[string]float64
+	list []string
+	set  map[string]struct{}
 	exp  int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
 }
 
@@ -46,7 +50,8 @@ type CallContext struct {
 // KeyDump is one key as Dump reports it.
 type KeyDump struct {
 	Key, Type string
-	// Value is a string, a map[string]string (hash) or a []ZMember (zset, in order).
+	// Value is a string, a map[string]string (hash), a []ZMember (zset, in
+	// order), a []string (list, in order) or a sorted []string (set).
 	Value any
 	PTTL  int64 // -1 without expiry
 }
@@ -97,6 +102,10 @@ func (ks *Keyspace) Dump(now time.Time) []KeyDump {
 			d.Value = m
 		case kindZSet:
 			d.Value = sortedMembers(v.zset)
+		case kindList:
+			d.Value = append([]string(nil), v.list...)
+		case kindSet:
+			d.Value = sortedSet(v.set)
 		}
 		out = append(out, d)
 	}

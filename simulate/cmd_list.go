@@ -1,0 +1,313 @@
+package simulate
+
+import (
+	"strings"
+)
+
+func init() {
+	commands["lpush"] = cmdPush(true)
+	commands["rpush"] = cmdPush(false)
+	commands["lpop"] = cmdPop(true)
+	commands["rpop"] = cmdPop(false)
+	commands["llen"] = cmdLLen
+	commands["lrange"] = cmdLRange
+	commands["lindex"] = cmdLIndex
+	commands["lset"] = cmdLSet
+	commands["lrem"] = cmdLRem
+	commands["ltrim"] = cmdLTrim
+	commands["rpoplpush"] = func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		return move(ks, cc, a[1], a[2], false, true)
+	}
+	commands["lmove"] = cmdLMove
+	// Blocking pops never block inside a script: they act as their plain form.
+	commands["blpop"] = cmdBPop(true)
+	commands["brpop"] = cmdBPop(false)
+}
+
+func (ks *Keyspace) listFor(cc *CallContext, key string, create bool) (*value, *Reply) {
+	v, wrong := ks.getTyped(cc.Now, key, kindList)
+	if wrong != nil || v != nil || !create {
+		return v, wrong
+	}
+	v = &value{kind: kindList}
+	ks.keys[key] = v
+	return v, nil
+}
+
+func (ks *Keyspace) dropEmptyList(key string, v *value) {
+	if v != nil && len(v.list) == 0 {
+		delete(ks.keys, key)
+	}
+}
+
+func cmdPush(left bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, wrong := ks.listFor(cc, a[1], true)
+		if wrong != nil {
+			return *wrong
+		}
+		for _, x := range a[2:] {
+			if left {
+				v.list = append([]string{x}, v.list...)
+			} else {
+				v.list = append(v.list, x)
+			}
+		}
+		return intReply(int64(len(v.list)))
+	}
+}
+
+func cmdPop(left bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		if len(a) > 3 {
+			return errorReply(errSyntax)
+		}
+		count, withCount := int64(1), len(a) == 3
+		if withCount {
+			n, ok := parseInt(a[2])
+			if !ok || n < 0 {
+				return errorReply("ERR value is out of range, must be positive")
+			}
+			count = n
+		}
+		v, wrong := ks.listFor(cc, a[1], false)
+		if wrong != nil {
+			return *wrong
+		}
+		if v == nil {
+			return nilReply()
+		}
+		if count > int64(len(v.list)) {
+			count = int64(len(v.list))
+		}
+		popped := make([]Reply, 0, count)
+		for i := int64(0); i < count; i++ {
+			var x string
+			if left {
+				x, v.list = v.list[0], v.list[1:]
+			} else {
+				x, v.list = v.list[len(v.list)-1], v.list[:len(v.list)-1]
+			}
+			popped = append(popped, bulkReply(x))
+		}
+		ks.dropEmptyList(a[1], v)
+		if !withCount {
+			return popped[0]
+		}
+		return arrayReply(popped)
+	}
+}
+
+func cmdBPop(left bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		timeout, ok := parseFloat(a[len(a)-1])
+		if !ok {
+			return errorReply("ERR timeout is not a float or out of range")
+		}
+		if timeout < 0 {
+			return errorReply("ERR timeout is negative")
+		}
+		for _, key := range a[1 : len(a)-1] {
+			v, wrong := ks.listFor(cc, key, false)
+			if wrong != nil {
+				return *wrong
+			}
+			if v == nil {
+				continue
+			}
+			r := cmdPop(left)(ks, cc, []string{"pop", key})
+			return arrayReply([]Reply{bulkReply(key), r})
+		}
+		return Reply{Kind: KindNil} // a null array: nothing to pop, and no blocking in scripts
+	}
+}
+
+func cmdLLen(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	return intReply(int64(len(v.list)))
+}
+
+// span turns Redis start/stop indexes into a slice range, or ok=false when empty.
+func span(start, stop, n int64) (int64, int64, bool) {
+	if start < 0 {
+		start += n
+	}
+	if stop < 0 {
+		stop += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if stop >= n {
+		stop = n - 1
+	}
+	if start > stop || start >= n {
+		return 0, 0, false
+	}
+	return start, stop, true
+}
+
+func cmdLRange(ks *Keyspace, cc *CallContext, a []string) Reply {
+	start, ok1 := parseInt(a[2])
+	stop, ok2 := parseInt(a[3])
+	if !ok1 || !ok2 {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := []Reply{}
+	if v != nil {
+		if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
+			for _, x := range v.list[lo : hi+1] {
+				out = append(out, bulkReply(x))
+			}
+		}
+	}
+	return arrayReply(out)
+}
+
+// cmdLIndex looks the key up before it parses the index, as Redis does.
+func cmdLIndex(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return nilReply()
+	}
+	i, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	if i < 0 {
+		i += int64(len(v.list))
+	}
+	if i < 0 || i >= int64(len(v.list)) {
+		return nilReply()
+	}
+	return bulkReply(v.list[i])
+}
+
+// cmdLSet looks the key up before it parses the index, as Redis does.
+func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return errorReply(errNoKey)
+	}
+	i, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	if i < 0 {
+		i += int64(len(v.list))
+	}
+	if i < 0 || i >= int64(len(v.list)) {
+		return errorReply("ERR index out of range")
+	}
+	v.list[i] = a[3]
+	return okReply()
+}
+
+func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
+	count, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	var removed int64
+	keep := make([]string, 0, len(v.list))
+	if count >= 0 {
+		for _, x := range v.list {
+			if x == a[3] && (count == 0 || removed < count) {
+				removed++
+				continue
+			}
+			keep = append(keep, x)
+		}
+	} else {
+		for i := len(v.list) - 1; i >= 0; i-- {
+			if v.list[i] == a[3] && removed < -count {
+				removed++
+				continue
+			}
+			keep = append([]string{v.list[i]}, keep...)
+		}
+	}
+	v.list = keep
+	ks.dropEmptyList(a[1], v)
+	return intReply(removed)
+}
+
+func cmdLTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
+	start, ok1 := parseInt(a[2])
+	stop, ok2 := parseInt(a[3])
+	if !ok1 || !ok2 {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return okReply()
+	}
+	if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
+		v.list = append([]string(nil), v.list[lo:hi+1]...)
+	} else {
+		v.list = nil
+	}
+	ks.dropEmptyList(a[1], v)
+	return okReply()
+}
+
+func cmdLMove(ks *Keyspace, cc *CallContext, a []string) Reply {
+	from, to := strings.ToUpper(a[3]), strings.ToUpper(a[4])
+	if (from != "LEFT" && from != "RIGHT") || (to != "LEFT" && to != "RIGHT") {
+		return errorReply(errSyntax)
+	}
+	return move(ks, cc, a[1], a[2], from == "LEFT", to == "LEFT")
+}
+
+func move(ks *Keyspace, cc *CallContext, src, dst string, fromLeft, toLeft bool) Reply {
+	sv, wrong := ks.listFor(cc, src, false)
+	if wrong != nil {
+		return *wrong
+	}
+	if sv == nil {
+		return nilReply()
+	}
+	if _, wrong := ks.listFor(cc, dst, false); wrong != nil {
+		return *wrong
+	}
+	var x string
+	if fromLeft {
+		x, sv.list = sv.list[0], sv.list[1:]
+	} else {
+		x, sv.list = sv.list[len(sv.list)-1], sv.list[:len(sv.list)-1]
+	}
+	ks.dropEmptyList(src, sv)
+	dv, _ := ks.listFor(cc, dst, true)
+	if toLeft {
+		dv.list = append([]string{x}, dv.list...)
+	} else {
+		dv.list = append(dv.list, x)
+	}
+	return bulkReply(x)
+}

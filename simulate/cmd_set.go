@@ -1,0 +1,169 @@
+package simulate
+
+import (
+	"math/rand"
+	"sort"
+)
+
+func init() {
+	commands["sadd"] = cmdSAdd
+	commands["srem"] = cmdSRem
+	commands["sismember"] = cmdSIsMember
+	commands["smismember"] = cmdSMIsMember
+	commands["scard"] = cmdSCard
+	commands["smembers"] = cmdSMembers
+	commands["spop"] = cmdSPop
+}
+
+func sortedSet(s map[string]struct{}) []string {
+	out := make([]string, 0, len(s))
+	for m := range s {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (ks *Keyspace) setFor(cc *CallContext, key string, create bool) (*value, *Reply) {
+	v, wrong := ks.getTyped(cc.Now, key, kindSet)
+	if wrong != nil || v != nil || !create {
+		return v, wrong
+	}
+	v = &value{kind: kindSet, set: map[string]struct{}{}}
+	ks.keys[key] = v
+	return v, nil
+}
+
+func cmdSAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], true)
+	if wrong != nil {
+		return *wrong
+	}
+	var added int64
+	for _, m := range a[2:] {
+		if _, ok := v.set[m]; !ok {
+			v.set[m] = struct{}{}
+			added++
+		}
+	}
+	return intReply(added)
+}
+
+func cmdSRem(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	var n int64
+	for _, m := range a[2:] {
+		if _, ok := v.set[m]; ok {
+			delete(v.set, m)
+			n++
+		}
+	}
+	if len(v.set) == 0 {
+		delete(ks.keys, a[1])
+	}
+	return intReply(n)
+}
+
+func cmdSIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	_, ok := v.set[a[2]]
+	return intReply(boolInt(ok))
+}
+
+func cmdSMIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := make([]Reply, 0, len(a)-2)
+	for _, m := range a[2:] {
+		ok := false
+		if v != nil {
+			_, ok = v.set[m]
+		}
+		out = append(out, intReply(boolInt(ok)))
+	}
+	return arrayReply(out)
+}
+
+func cmdSCard(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	return intReply(int64(len(v.set)))
+}
+
+// cmdSMembers lists members sorted; Redis's order is unspecified.
+func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := []Reply{}
+	if v != nil {
+		for _, m := range sortedSet(v.set) {
+			out = append(out, bulkReply(m))
+		}
+	}
+	return Reply{Kind: KindSet, Elems: out}
+}
+
+// cmdSPop removes random members; the choice comes from a fixed-seed
+// generator per keyspace call, so runs are reproducible (not Redis's picks).
+func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) > 3 {
+		return errorReply(errSyntax)
+	}
+	count, withCount := int64(1), len(a) == 3
+	if withCount {
+		n, ok := parseInt(a[2])
+		if !ok || n < 0 {
+			return errorReply("ERR value is out of range, must be positive")
+		}
+		count = n
+	}
+	v, wrong := ks.setFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		if withCount {
+			return Reply{Kind: KindSet, Elems: []Reply{}}
+		}
+		return nilReply()
+	}
+	members := sortedSet(v.set)
+	rng := rand.New(rand.NewSource(int64(len(members))))
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	if count > int64(len(members)) {
+		count = int64(len(members))
+	}
+	out := make([]Reply, 0, count)
+	for _, m := range members[:count] {
+		delete(v.set, m)
+		out = append(out, bulkReply(m))
+	}
+	if len(v.set) == 0 {
+		delete(ks.keys, a[1])
+	}
+	if !withCount {
+		return out[0]
+	}
+	return Reply{Kind: KindSet, Elems: out}
+}
