@@ -1,0 +1,3 @@
+#!lua flags=no-writes
+-- name: ok
+return redis.call("GET", KEYS[1])

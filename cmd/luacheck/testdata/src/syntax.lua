@@ -1,0 +1,2 @@
+local x = 
+if then end
