@@ -35,7 +35,7 @@ func corpusCommand(r *rand.Rand) []string {
 	k := pick(r, corpusKeys)
 	v := func() string { return pick(r, corpusValues) }
 	f := func() string { return pick(r, corpusFields) }
-	switch r.Intn(40) {
+	switch r.Intn(52) {
 	case 0:
 		return []string{"GET", k}
 	case 1:
@@ -143,6 +143,36 @@ func corpusCommand(r *rand.Rand) []string {
 		return []string{"SISMEMBER", k, v()}
 	case 38:
 		return []string{"SMISMEMBER", k, v(), v()}
+	case 39:
+		return []string{pick(r, []string{"GETSET", "APPEND"}), k, v()}
+	case 40:
+		return []string{"GETDEL", k}
+	case 41:
+		return []string{"MSETNX", k, v(), pick(r, corpusKeys), v()}
+	case 42:
+		return []string{"GETRANGE", k, pick(r, []string{"0", "1", "-1", "-3", "x"}), pick(r, []string{"-1", "0", "2", "-5"})}
+	case 43:
+		return []string{"SETRANGE", k, pick(r, []string{"0", "1", "3", "-1", "x"}), v()}
+	case 44:
+		return []string{pick(r, []string{"EXPIRETIME", "PEXPIRETIME"}), k}
+	case 45:
+		return []string{"RENAME", k, pick(r, corpusKeys)}
+	case 46:
+		return []string{"ZINCRBY", k, v(), f()}
+	case 47:
+		cmd := []string{"ZREVRANGE", k, pick(r, []string{"0", "1", "-1"}), pick(r, []string{"-1", "0", "3"})}
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		return cmd
+	case 48:
+		return []string{"ZREMRANGEBYRANK", k, pick(r, []string{"0", "1", "-1", "x"}), pick(r, []string{"-1", "0", "1"})}
+	case 49:
+		cmd := []string{pick(r, []string{"ZPOPMIN", "ZPOPMAX"}), k}
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, pick(r, []string{"0", "1", "2", "-1", "x"}))
+		}
+		return cmd
 	default:
 		return []string{"SETNX", k, v()}
 	}
