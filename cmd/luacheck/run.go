@@ -33,6 +33,8 @@ Options:
   --ranges              show column ranges
   --filename NAME       name to report for stdin
   --no-color            no colours in the default report
+  --sum FILE            verify a redlua sum file: every released name@version
+                        it records must be among the scripts, unchanged
   -q, -qq, -qqq         hide clean files / diagnostics / per-file lines
   --version             print the version
   --help                print this help
@@ -52,6 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noColor := fs.Bool("no-color", false, "")
 	showVersion := fs.Bool("version", false, "")
 	help := fs.Bool("help", false, "")
+	sumFile := fs.String("sum", "", "")
 	q1 := fs.Bool("q", false, "")
 	q2 := fs.Bool("qq", false, "")
 	q3 := fs.Bool("qqq", false, "")
@@ -80,7 +83,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *q1:
 		opts.quiet = 1
 	}
-	results, err := checkAll(fs.Args(), stdin, *filename)
+	results, srcs, err := checkAll(fs.Args(), stdin, *filename)
 	if err != nil {
 		fmt.Fprintf(stderr, "luacheck: %v\n", err)
 		return exitCritical
@@ -104,14 +107,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luacheck: %v\n", err)
 		return exitIO
 	}
-	return exitCode(results)
+	code := exitCode(results)
+	if *sumFile != "" {
+		sumCode, err := verifySum(*sumFile, results, srcs)
+		if err != nil {
+			fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		}
+		code = max(code, sumCode)
+	}
+	return code
 }
 
 // reorder moves operands after flags so "luacheck a.lua --codes" works as
 // it does with luacheck; "-" is an operand.
 func reorder(args []string) []string {
 	var flags, ops []string
-	valued := map[string]bool{"--formatter": true, "-formatter": true, "--filename": true, "-filename": true}
+	valued := map[string]bool{"--formatter": true, "-formatter": true, "--filename": true, "-filename": true, "--sum": true, "-sum": true}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -150,14 +161,14 @@ func exitCode(rs []fileResult) int {
 
 // checkAll reads and checks every input, files in parallel, keeping the
 // input order in the result.
-func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, error) {
+func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, map[string][]byte, error) {
 	var files []string
 	var stdinSrc []byte
 	for _, a := range args {
 		if a == "-" {
 			b, err := io.ReadAll(stdin)
 			if err != nil {
-				return nil, fmt.Errorf("reading stdin: %w", err)
+				return nil, nil, fmt.Errorf("reading stdin: %w", err)
 			}
 			stdinSrc = b
 			files = append(files, "-")
@@ -165,11 +176,12 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, e
 		}
 		ex, err := expandInputs([]string{a})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, ex...)
 	}
 	results := make([]fileResult, len(files))
+	srcList := make([][]byte, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, f := range files {
@@ -179,6 +191,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, e
 			defer func() { <-sem; wg.Done() }()
 			if f == "-" {
 				results[i] = fileResult{File: stdinName, Diags: checkSource(stdinName, stdinSrc)}
+				srcList[i] = stdinSrc
 				return
 			}
 			src, err := os.ReadFile(f)
@@ -187,10 +200,17 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, e
 				return
 			}
 			results[i] = fileResult{File: f, Diags: checkSource(f, src)}
+			srcList[i] = src
 		}()
 	}
 	wg.Wait()
-	return results, nil
+	srcs := map[string][]byte{}
+	for i, r := range results {
+		if r.IOErr == nil {
+			srcs[r.File] = srcList[i]
+		}
+	}
+	return results, srcs, nil
 }
 
 // isTerminal reports whether w is a character device, so colours are only

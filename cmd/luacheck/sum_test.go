@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyScripts copies the repo's released scripts into a temp dir the test
+// may damage.
+func copyScripts(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := filepath.Glob("../../lua/*.lua")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts in ../../lua: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestSumMatches(t *testing.T) {
+	if _, stderr, code := runCLI(t, "", "-qqq", "--sum", "../../lua/scripts.sum", "../../lua"); code != exitOK {
+		t.Fatalf("released scripts should verify: exit %d, %s", code, stderr)
+	}
+}
+
+func TestSumDetectsEditAndRemoval(t *testing.T) {
+	dir := copyScripts(t)
+	if err := os.Remove(filepath.Join(dir, "mutex.extend.v1.lua")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "mutex.acquire.v1.lua"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("-- an edit after release\n")
+	f.Close()
+	_, stderr, code := runCLI(t, "", "-qqq", "--sum", "../../lua/scripts.sum", dir)
+	if code != exitErrors {
+		t.Errorf("exit %d, want %d", code, exitErrors)
+	}
+	for _, want := range []string{"mutex.acquire@1 changed after release", "mutex.extend@1 is released"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestSumFileProblems(t *testing.T) {
+	if _, _, code := runCLI(t, "", "-qqq", "--sum", "testdata/missing.sum", "../../lua"); code != exitIO {
+		t.Errorf("missing sum file: exit %d, want %d", code, exitIO)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.sum")
+	os.WriteFile(bad, []byte("not a sum line\n"), 0o644)
+	if _, stderr, code := runCLI(t, "", "-qqq", "--sum", bad, "../../lua"); code != exitCritical || !strings.Contains(stderr, "line 1") {
+		t.Errorf("malformed sum file: exit %d, want %d; %s", code, exitCritical, stderr)
+	}
+}
