@@ -1,0 +1,2 @@
+goto done
+::done::

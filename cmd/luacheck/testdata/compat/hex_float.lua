@@ -1,0 +1,1 @@
+return 0x1p4
