@@ -35,7 +35,7 @@ func corpusCommand(r *rand.Rand) []string {
 	k := pick(r, corpusKeys)
 	v := func() string { return pick(r, corpusValues) }
 	f := func() string { return pick(r, corpusFields) }
-	switch r.Intn(52) {
+	switch r.Intn(54) {
 	case 0:
 		return []string{"GET", k}
 	case 1:
@@ -145,6 +145,10 @@ func corpusCommand(r *rand.Rand) []string {
 		return []string{"SMISMEMBER", k, v(), v()}
 	case 39:
 		return []string{pick(r, []string{"GETSET", "APPEND"}), k, v()}
+	case 50:
+		return []string{"INCRBYFLOAT", k, pick(r, []string{"0.1", "1.5", "-2", "1e3", "3.0e-5", "abc", "inf", "10.50", v()})}
+	case 51:
+		return []string{"HINCRBYFLOAT", k, f(), pick(r, []string{"0.1", "2.5", "-0.3", "1e2", "x", v()})}
 	case 40:
 		return []string{"GETDEL", k}
 	case 41:

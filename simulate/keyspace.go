@@ -23,18 +23,20 @@ const (
 	kindZSet
 	kindList
 	kindSet
+	kindStream
 )
 
-var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset", kindList: "list", kindSet: "set"}
+var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset", kindList: "list", kindSet: "set", kindStream: "stream"}
 
 type value struct {
-	kind kind
-	str  string
-	hash map[string]string
-	zset map[string]float64
-	list []string
-	set  map[string]struct{}
-	exp  int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
+	kind   kind
+	str    string
+	hash   map[string]string
+	zset   map[string]float64
+	list   []string
+	set    map[string]struct{}
+	stream *stream
+	exp    int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
 }
 
 // CallContext is what one command needs to know about its caller.
@@ -51,7 +53,7 @@ type CallContext struct {
 type KeyDump struct {
 	Key, Type string
 	// Value is a string, a map[string]string (hash), a []ZMember (zset, in
-	// order), a []string (list, in order) or a sorted []string (set).
+	// order), a []string (list, in order) a sorted []string (set) or a []StreamEntry (stream).
 	Value any
 	PTTL  int64 // -1 without expiry
 }
@@ -106,6 +108,8 @@ func (ks *Keyspace) Dump(now time.Time) []KeyDump {
 			d.Value = append([]string(nil), v.list...)
 		case kindSet:
 			d.Value = sortedSet(v.set)
+		case kindStream:
+			d.Value = dumpStream(v.stream)
 		}
 		out = append(out, d)
 	}
