@@ -28,7 +28,7 @@ Checks Redis Lua scripts. Directories are searched recursively for *.lua;
 globs may use **; "-" reads stdin (name it with --filename).
 
 Options:
-  --formatter NAME      default, plain, JSON, sarif, github
+  --formatter NAME      default, plain, JSON, sarif, github, JUnit
   --codes               show warning codes
   --ranges              show column ranges
   --filename NAME       name to report for stdin
@@ -99,8 +99,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = writeSARIF(stdout, results)
 	case "github":
 		writeGitHub(stdout, results)
+	case "junit":
+		writeJUnit(stdout, results)
 	default:
-		fmt.Fprintf(stderr, "luacheck: unknown formatter %q (use default, plain, JSON, sarif or github)\n", *formatter)
+		fmt.Fprintf(stderr, "luacheck: unknown formatter %q (use default, plain, JSON, sarif, github or JUnit)\n", *formatter)
 		return exitCritical
 	}
 	if err != nil {

@@ -21,7 +21,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 
 // TestGolden pins each formatter's exact output on the same inputs.
 func TestGolden(t *testing.T) {
-	for _, f := range []string{"default", "plain", "JSON", "sarif", "github"} {
+	for _, f := range []string{"default", "plain", "JSON", "sarif", "github", "JUnit"} {
 		t.Run(f, func(t *testing.T) {
 			out, _, code := runCLI(t, "", "--formatter", f, "--codes", "--no-color", "testdata/src")
 			if code != exitErrors {
