@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -39,6 +41,9 @@ func TestStreamsMatchRedis(t *testing.T) {
 					t.Errorf("%s: simulator differs from redis-server (-redis +simulator):\n%s", line, diff)
 				}
 			}
+			if diff := cmp.Diff(realStreams(t, client), simStreams(sim.Dump())); diff != "" {
+				t.Errorf("stream contents after %v differ (-redis +simulator):\n%s", seq, diff)
+			}
 		})
 	}
 }
@@ -60,4 +65,53 @@ func TestStreamAutoIDUsesCallTime(t *testing.T) {
 	if diff := cmp.Diff([]StreamEntry{{"1700000000123-0", []string{"f", "v"}}, {"1700000000123-1", []string{"f", "v"}}}, entries); diff != "" {
 		t.Fatal(diff)
 	}
+}
+
+// realStreams reads every stream on the server, entries in ID order.
+func realStreams(t *testing.T, c *redis.Client) map[string][]StreamEntry {
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]StreamEntry{}
+	for _, k := range keys {
+		if typ, _ := c.Type(ctx, k).Result(); typ != "stream" {
+			continue
+		}
+		msgs, err := c.XRange(ctx, k, "-", "+").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries := []StreamEntry{}
+		for _, m := range msgs {
+			e := StreamEntry{ID: m.ID}
+			// go-redis returns a map; the test data uses sorted field names so order is recoverable.
+			for _, f := range sortedKeys(m.Values) {
+				e.Fields = append(e.Fields, f, fmt.Sprint(m.Values[f]))
+			}
+			entries = append(entries, e)
+		}
+		out[k] = entries
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func simStreams(dump []KeyDump) map[string][]StreamEntry {
+	out := map[string][]StreamEntry{}
+	for _, d := range dump {
+		if d.Type == "stream" {
+			out[d.Key] = d.Value.([]StreamEntry)
+		}
+	}
+	return out
 }
