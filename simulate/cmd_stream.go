@@ -34,12 +34,14 @@ type stream struct {
 }
 
 const (
-	errStreamID     = "ERR Invalid stream ID specified as stream command argument"
-	errStreamTooLow = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
-	errStreamZeroID = "ERR The ID specified in XADD must be greater than 0-0"
-	errStreamLimit  = "ERR syntax error, LIMIT cannot be used without the special ~ option"
-	errStreamApprox = "ERR simulate: approximate (~) stream trimming is not implemented"
-	errStreamMaxLen = "ERR The MAXLEN argument must be >= 0."
+	errStreamID        = "ERR Invalid stream ID specified as stream command argument"
+	errStreamTooLow    = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+	errStreamZeroID    = "ERR The ID specified in XADD must be greater than 0-0"
+	errStreamExhausted = "ERR The stream has exhausted the last possible ID, unable to add more items"
+	errStreamTooLarge  = "ERR Elements are too large to be stored"
+	errStreamLimit     = "ERR syntax error, LIMIT cannot be used without the special ~ option"
+	errStreamApprox    = "ERR simulate: approximate (~) stream trimming is not implemented"
+	errStreamMaxLen    = "ERR The MAXLEN argument must be >= 0."
 )
 
 func init() {
@@ -170,16 +172,19 @@ opts:
 	if v != nil {
 		last = v.stream.last
 	}
+	if last == (streamID{math.MaxUint64, math.MaxUint64}) {
+		return errorReply(errStreamExhausted)
+	}
 	var id streamID
 	switch {
 	case idArg == "*":
 		now := uint64(cc.Now.UnixMilli())
 		if now > last.ms {
 			id = streamID{now, 0}
+		} else if last.seq == math.MaxUint64 {
+			// Redis's streamIncrID carries into the milliseconds.
+			id = streamID{last.ms + 1, 0}
 		} else {
-			if last.seq == math.MaxUint64 {
-				return errorReply(errStreamTooLow)
-			}
 			id = streamID{last.ms, last.seq + 1}
 		}
 	case strings.HasSuffix(idArg, "-*"):
@@ -190,7 +195,7 @@ opts:
 		id = streamID{ms, 0}
 		if ms == last.ms && v != nil {
 			if last.seq == math.MaxUint64 {
-				return errorReply(errStreamTooLow)
+				return errorReply(errStreamTooLarge)
 			}
 			id.seq = last.seq + 1
 		} else if ms == 0 {
