@@ -133,7 +133,10 @@ func (s *stream) trim(t trimSpec) int64 {
 	} else if int64(len(s.entries)) > t.maxLen {
 		drop = len(s.entries) - int(t.maxLen)
 	}
-	s.entries = append([]streamEntry(nil), s.entries[drop:]...)
+	// Reslicing is enough: append reallocates with only the live entries
+	// once capacity runs out, so a capped stream stays bounded.
+	clear(s.entries[:drop])
+	s.entries = s.entries[drop:]
 	return int64(drop)
 }
 
