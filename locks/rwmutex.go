@@ -134,36 +134,11 @@ func (rw *RWMutex) acquire(ctx context.Context, kind leaseKind, try func(context
 		return fail(err)
 	}
 	rw.c.emit(&rw.s, Event{Kind: EventContended, Name: rw.k.name, Owner: owner})
-	wake := make(chan struct{}, 1)
-	unsubscribe, err := rw.c.backend.Subscribe(ctx, rw.k.channel, func(string) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
+	a, sent, err := rw.c.await(ctx, rw.k.channel, func(ctx context.Context) (attempt, error) { return try(ctx, owner) })
 	if err != nil {
 		return fail(err)
 	}
-	defer unsubscribe()
-	for {
-		sent := time.Now()
-		a, err = try(ctx, owner)
-		if err != nil {
-			return fail(err)
-		}
-		if a.acquired {
-			return rw.granted(kind, owner, a.token, start, sent), nil
-		}
-		timer := time.NewTimer(a.wait)
-		select {
-		case <-wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return fail(ctx.Err())
-		}
-		timer.Stop()
-	}
+	return rw.granted(kind, owner, a.token, start, sent), nil
 }
 
 // leave takes a writer that gave up out of the waiting set at once, instead

@@ -95,35 +95,11 @@ func (sem *Semaphore) Acquire(ctx context.Context, n int) (*Lease, error) {
 		return sem.granted(owner, n, a.token, start, start), nil
 	}
 	sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner})
-	wake := make(chan struct{}, 1)
-	unsubscribe, err := sem.c.backend.Subscribe(ctx, sem.k.channel, func(string) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
+	a, sent, err := sem.c.await(ctx, sem.k.channel, func(ctx context.Context) (attempt, error) { return sem.try(ctx, owner, n) })
 	if err != nil {
 		return fail(err)
 	}
-	defer unsubscribe()
-	for {
-		sent := time.Now()
-		if a, err = sem.try(ctx, owner, n); err != nil {
-			return fail(err)
-		}
-		if a.acquired {
-			return sem.granted(owner, n, a.token, start, sent), nil
-		}
-		timer := time.NewTimer(a.wait)
-		select {
-		case <-wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return fail(ctx.Err())
-		}
-		timer.Stop()
-	}
+	return sem.granted(owner, n, a.token, start, sent), nil
 }
 
 // SetPermits changes the permit count for every process using this

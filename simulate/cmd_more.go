@@ -224,16 +224,9 @@ func cmdZRemRangeByRank(ks *Keyspace, cc *CallContext, a []string) Reply {
 // member, score list; RESP3 nests pairs when a count was given.
 func cmdZPop(max bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		if len(a) > 3 {
-			return errorReply(errSyntax)
-		}
-		count, withCount := int64(1), len(a) == 3
-		if withCount {
-			n, ok := parseInt(a[2])
-			if !ok || n < 0 {
-				return errorReply("ERR value is out of range, must be positive")
-			}
-			count = n
+		count, withCount, bad := optionalCount(a)
+		if bad != nil {
+			return *bad
 		}
 		v, wrong := ks.zsetFor(cc, a[1], false)
 		if wrong != nil {

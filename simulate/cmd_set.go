@@ -127,16 +127,9 @@ func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
 // cmdSPop removes random members; the choice comes from a fixed-seed
 // generator per keyspace call, so runs are reproducible (not Redis's picks).
 func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
-	if len(a) > 3 {
-		return errorReply(errSyntax)
-	}
-	count, withCount := int64(1), len(a) == 3
-	if withCount {
-		n, ok := parseInt(a[2])
-		if !ok || n < 0 {
-			return errorReply("ERR value is out of range, must be positive")
-		}
-		count = n
+	count, withCount, bad := optionalCount(a)
+	if bad != nil {
+		return *bad
 	}
 	v, wrong := ks.setFor(cc, a[1], false)
 	if wrong != nil {

@@ -43,3 +43,21 @@ func parseFloat(s string) (float64, bool) {
 	}
 	return f, true
 }
+
+// optionalCount parses the count of LPOP, RPOP, SPOP, ZPOPMIN and ZPOPMAX:
+// argv[2] when present. withCount says whether it was given.
+func optionalCount(a []string) (count int64, withCount bool, bad *Reply) {
+	if len(a) > 3 {
+		r := errorReply(errSyntax)
+		return 0, false, &r
+	}
+	if len(a) < 3 {
+		return 1, false, nil
+	}
+	n, ok := parseInt(a[2])
+	if !ok || n < 0 {
+		r := errorReply("ERR value is out of range, must be positive")
+		return 0, false, &r
+	}
+	return n, true, nil
+}
