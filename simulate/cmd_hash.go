@@ -22,13 +22,7 @@ func init() {
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {
-	v, wrong := ks.getTyped(cc.Now, key, kindHash)
-	if wrong != nil || v != nil || !create {
-		return v, wrong
-	}
-	v = &value{kind: kindHash, hash: map[string]string{}}
-	ks.keys[key] = v
-	return v, nil
+	return ks.valueFor(cc, key, kindHash, create)
 }
 
 func cmdHSet(legacy bool) handler {

@@ -25,13 +25,7 @@ func init() {
 }
 
 func (ks *Keyspace) listFor(cc *CallContext, key string, create bool) (*value, *Reply) {
-	v, wrong := ks.getTyped(cc.Now, key, kindList)
-	if wrong != nil || v != nil || !create {
-		return v, wrong
-	}
-	v = &value{kind: kindList}
-	ks.keys[key] = v
-	return v, nil
+	return ks.valueFor(cc, key, kindList, create)
 }
 
 func (ks *Keyspace) dropEmptyList(key string, v *value) {

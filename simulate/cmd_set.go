@@ -25,13 +25,7 @@ func sortedSet(s map[string]struct{}) []string {
 }
 
 func (ks *Keyspace) setFor(cc *CallContext, key string, create bool) (*value, *Reply) {
-	v, wrong := ks.getTyped(cc.Now, key, kindSet)
-	if wrong != nil || v != nil || !create {
-		return v, wrong
-	}
-	v = &value{kind: kindSet, set: map[string]struct{}{}}
-	ks.keys[key] = v
-	return v, nil
+	return ks.valueFor(cc, key, kindSet, create)
 }
 
 func cmdSAdd(ks *Keyspace, cc *CallContext, a []string) Reply {

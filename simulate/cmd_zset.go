@@ -35,13 +35,7 @@ func sortedMembers(z map[string]float64) []ZMember {
 }
 
 func (ks *Keyspace) zsetFor(cc *CallContext, key string, create bool) (*value, *Reply) {
-	v, wrong := ks.getTyped(cc.Now, key, kindZSet)
-	if wrong != nil || v != nil || !create {
-		return v, wrong
-	}
-	v = &value{kind: kindZSet, zset: map[string]float64{}}
-	ks.keys[key] = v
-	return v, nil
+	return ks.valueFor(cc, key, kindZSet, create)
 }
 
 func cmdZAdd(ks *Keyspace, cc *CallContext, a []string) Reply {

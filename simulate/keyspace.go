@@ -159,6 +159,26 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	return h(ks, cc, argv)
 }
 
+// valueFor returns key's live value of kind k, a WRONGTYPE reply when it
+// holds another kind, or (with create) a new empty value stored under key.
+func (ks *Keyspace) valueFor(cc *CallContext, key string, k kind, create bool) (*value, *Reply) {
+	v, wrong := ks.getTyped(cc.Now, key, k)
+	if wrong != nil || v != nil || !create {
+		return v, wrong
+	}
+	v = &value{kind: k}
+	switch k {
+	case kindHash:
+		v.hash = map[string]string{}
+	case kindSet:
+		v.set = map[string]struct{}{}
+	case kindZSet:
+		v.zset = map[string]float64{}
+	}
+	ks.keys[key] = v
+	return v, nil
+}
+
 // getTyped returns key's live value, or a WRONGTYPE reply when it holds another kind.
 func (ks *Keyspace) getTyped(now time.Time, key string, want kind) (*value, *Reply) {
 	v := ks.lookup(now, key)
