@@ -11,5 +11,5 @@ func Example() {
 	run([]string{"--formatter", "plain", "--codes", "-", "--filename", "bad.lua"},
 		strings.NewReader("#!lua\nlocal = 1\n"), os.Stdout, os.Stderr)
 	// Output:
-	// bad.lua:2:7: (E011) syntax error near '='
+	// bad.lua:2:7: (E011) expected identifier near '='
 }

@@ -192,7 +192,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, m
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			if f == "-" {
-				results[i] = fileResult{File: stdinName, Diags: checkSource(stdinName, stdinSrc)}
+				results[i] = fileResult{File: stdinName, Diags: checkSource(stdinName, stdinSrc, nil)}
 				srcList[i] = stdinSrc
 				return
 			}
@@ -201,7 +201,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, m
 				results[i] = fileResult{File: f, IOErr: fmt.Errorf("couldn't read %s: %w", f, err)}
 				return
 			}
-			results[i] = fileResult{File: f, Diags: checkSource(f, src)}
+			results[i] = fileResult{File: f, Diags: checkSource(f, src, nil)}
 			srcList[i] = src
 		}()
 	}

@@ -1,0 +1,115 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redlua/redlua/registry"
+)
+
+// An Analyzer is one check, in the style of golang.org/x/tools/go/analysis:
+// a name, a doc, the codes it can report, and a Run over a Pass.
+type Analyzer struct {
+	Name string
+	Doc  string
+	// Codes it reports, without severity letter ("113").
+	Codes []string
+	Run   func(*Pass)
+}
+
+// Pass is what an analyzer sees of one file.
+type Pass struct {
+	Analyzer *Analyzer
+	File     *File
+	Config   *Config
+	// Script is the parsed redlua header when the file has one (a line
+	// "-- name:"), else nil; HeaderErr is what the registry said of it.
+	Script    *registry.Script
+	HeaderErr error
+
+	res     *resolution
+	globals map[string]*stdGlobal
+	diags   *[]Diagnostic
+}
+
+// Reportf records a diagnostic for code (e.g. "113") over the node's
+// first line.
+func (p *Pass) Reportf(at Node, code string, sev Severity, symbol, format string, args ...any) {
+	p.reportSpan(span{at.Start(), at.EndOffset()}, code, sev, symbol, fmt.Sprintf(format, args...))
+}
+
+func (p *Pass) reportSpan(s span, code string, sev Severity, symbol, msg string) {
+	letter := "W"
+	if sev == Error {
+		letter = "E"
+	}
+	*p.diags = append(*p.diags, Diagnostic{
+		File: p.File.Name, Line: s.pos.Line, Column: s.pos.Col, EndColumn: endColumn(p.File.lx, s.pos, s.end),
+		Code: letter + code, Analyzer: p.Analyzer.Name, Symbol: symbol, Message: msg, Severity: sev,
+	})
+}
+
+// reportLine reports over columns from..to (1-based, inclusive) of a line.
+func (p *Pass) reportLine(line, from, to int, code string, sev Severity, msg string) {
+	start := p.File.lx.lineStarts[line-1]
+	s := span{pos: Pos{Line: line, Col: from, Offset: start + from - 1}, end: start + to - 1}
+	p.reportSpan(s, code, sev, "", msg)
+}
+
+// Analyzers returns every analyzer, in the order Check runs them.
+func Analyzers() []*Analyzer {
+	return []*Analyzer{
+		GlobalsAnalyzer, UnusedAnalyzer, RedefinedAnalyzer, UnreachableAnalyzer,
+		UnbalancedAnalyzer, EmptyAnalyzer, WhitespaceAnalyzer, LineLengthAnalyzer,
+		Lua51Analyzer, HeaderAnalyzer, KeysAnalyzer, ScriptArgsAnalyzer, CommandsAnalyzer,
+	}
+}
+
+// Check lints one Lua source and returns its diagnostics sorted by
+// position. A syntax error is reported alone (E011), as luacheck does;
+// nothing in src can make Check panic.
+func Check(file string, src []byte, cfg *Config) []Diagnostic {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	f, synErr := Parse(file, src)
+	if synErr != nil {
+		return []Diagnostic{*synErr}
+	}
+	var diags []Diagnostic
+	pass := &Pass{File: f, Config: cfg, res: resolve(f), globals: globalsFor(cfg), diags: &diags}
+	if hasHeader(f.Src) {
+		pass.Script, pass.HeaderErr = registry.ParseScript(file, src)
+	}
+	analyzers := cfg.Analyzers
+	if analyzers == nil {
+		analyzers = Analyzers()
+	}
+	for _, a := range analyzers {
+		pass.Analyzer = a
+		a.Run(pass)
+	}
+	diags = applyInlineOptions(f, pass.res, diags)
+	diags = filterDiagnostics(diags, cfg)
+	sortDiagnostics(diags)
+	return diags
+}
+
+// hasHeader reports whether the source carries a redlua header: a "-- name:"
+// line among its leading comment lines.
+func hasHeader(src string) bool {
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "#!"), line == "":
+			continue
+		case strings.HasPrefix(line, "--"):
+			if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(line, "--")), "name:") {
+				return true
+			}
+			continue
+		}
+		return false
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// WhitespaceAnalyzer reports lines of only whitespace (611) and trailing
+// whitespace in code (612), strings (613) and comments (614).
+var WhitespaceAnalyzer = &Analyzer{
+	Name:  "whitespace",
+	Doc:   "whitespace-only lines and trailing whitespace",
+	Codes: []string{"611", "612", "613", "614"},
+	Run:   runWhitespace,
+}
+
+// LineLengthAnalyzer reports lines longer than Config.MaxLineLength (631).
+var LineLengthAnalyzer = &Analyzer{
+	Name:  "line-length",
+	Doc:   "lines longer than the configured maximum (default 120 characters)",
+	Codes: []string{"631"},
+	Run:   runLineLength,
+}
+
+// lines yields each line's number, start offset and text without its
+// line break.
+func (f *File) lines(fn func(line, start int, text string)) {
+	starts := f.lx.lineStarts
+	for i, start := range starts {
+		end := len(f.Src)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		text := f.Src[start:end]
+		for len(text) > 0 && (text[len(text)-1] == '\n' || text[len(text)-1] == '\r') {
+			text = text[:len(text)-1]
+		}
+		fn(i+1, start, text)
+	}
+}
+
+func inSpans(spans [][2]int, off int) bool {
+	i := sort.Search(len(spans), func(i int) bool { return spans[i][1] >= off })
+	return i < len(spans) && spans[i][0] <= off
+}
+
+func runWhitespace(p *Pass) {
+	f := p.File
+	f.lines(func(line, start int, text string) {
+		end := len(text)
+		ws := end
+		for ws > 0 && (text[ws-1] == ' ' || text[ws-1] == '\t' || text[ws-1] == '\f' || text[ws-1] == '\v') {
+			ws--
+		}
+		if ws == end {
+			return
+		}
+		off := start + ws
+		switch {
+		case inSpans(f.lx.stringSpans, off):
+			p.reportLine(line, ws+1, end, "613", Warning, "trailing whitespace in a string")
+		case inSpans(f.lx.commentSpans, off):
+			p.reportLine(line, ws+1, end, "614", Warning, "trailing whitespace in a comment")
+		case ws == 0:
+			p.reportLine(line, 1, end, "611", Warning, "line contains only whitespace")
+		default:
+			p.reportLine(line, ws+1, end, "612", Warning, "line contains trailing whitespace")
+		}
+	})
+}
+
+func maxLineLength(cfg *Config) int {
+	switch {
+	case cfg.MaxLineLength < 0:
+		return -1
+	case cfg.MaxLineLength == 0:
+		return 120
+	}
+	return cfg.MaxLineLength
+}
+
+func runLineLength(p *Pass) {
+	limit := maxLineLength(p.Config)
+	if limit < 0 {
+		return
+	}
+	header := headerFieldLines(p.File)
+	p.File.lines(func(line, start int, text string) {
+		n := utf8.RuneCountInString(text)
+		if n > limit && !header[line] {
+			p.reportLine(line, limit+1, n, "631", Warning, fmt.Sprintf("line is too long (%d > %d)", n, limit))
+		}
+	})
+}
+
+// headerFieldLines are the lines of a redlua header's fields ("-- name:",
+// "-- description:", ...) in the leading comment block. The registry
+// requires each field on one line, so a long description cannot be
+// wrapped; W631 leaves those lines alone.
+func headerFieldLines(f *File) map[int]bool {
+	if !hasHeader(f.Src) {
+		return nil
+	}
+	out := map[int]bool{}
+	stop := false
+	f.lines(func(line, _ int, text string) {
+		t := strings.TrimSpace(text)
+		if stop || (line == 1 && strings.HasPrefix(t, "#!")) {
+			return
+		}
+		if !strings.HasPrefix(t, "--") {
+			stop = true
+			return
+		}
+		field, _, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "--")), ":")
+		if ok && headerFields[field] {
+			out[line] = true
+		}
+	})
+	return out
+}
+
+var headerFields = map[string]bool{"name": true, "version": true, "description": true, "keys": true, "args": true, "returns": true}
+
+// Lua51Analyzer reports Lua 5.2+ syntax (931): goto and labels, integer
+// division, bitwise operators, empty statements, statements after break,
+// Lua 5.4 attributes. luacheck accepts these whatever its --std says;
+// Redis runs Lua 5.1, which refuses to compile the script.
+var Lua51Analyzer = &Analyzer{
+	Name:  "lua51",
+	Doc:   "syntax newer than Lua 5.1, which Redis's Lua 5.1 rejects",
+	Codes: []string{"931"},
+	Run: func(p *Pass) {
+		for _, n := range p.File.news {
+			p.reportSpan(n.span, "931", Error, "", n.what+" is Lua 5.2+ syntax; Redis runs Lua 5.1, which rejects the script")
+		}
+	},
+}

@@ -1,0 +1,165 @@
+package lint
+
+import (
+	"strconv"
+	"strings"
+)
+
+// GlobalsAnalyzer reports globals: setting (111), mutating (112) or reading
+// (113) one that is not defined, assigning a read-only standard global
+// (121) or a field of one (122), and unknown fields of the standard
+// libraries (142, 143) — the typo checks: redis.cal, string.fromat.
+// Redis's sandbox rejects every global write at run time ("Attempt to
+// modify a readonly table"), so 111 is the check that catches a missing
+// "local".
+var GlobalsAnalyzer = &Analyzer{
+	Name:  "globals",
+	Doc:   "undefined, non-standard and read-only global variables, against Redis's sandbox globals",
+	Codes: []string{"111", "112", "113", "121", "122", "142", "143"},
+	Run:   runGlobals,
+}
+
+func runGlobals(p *Pass) {
+	for _, g := range p.res.globals {
+		def := p.globals[g.name]
+		n := g.node
+		switch g.kind {
+		case globalRead:
+			if def == nil {
+				p.Reportf(n, "113", Warning, g.name, "accessing undefined variable '%s'", g.name)
+			}
+		case globalSet:
+			switch {
+			case def == nil:
+				p.Reportf(n, "111", Warning, g.name, "setting non-standard global variable '%s'", g.name)
+			case !def.writable:
+				p.Reportf(n, "121", Warning, g.name, "setting read-only global variable '%s'", g.name)
+			}
+		case globalMutate:
+			switch {
+			case def == nil:
+				p.Reportf(n, "112", Warning, g.name, "mutating non-standard global variable '%s'", g.name)
+			case def.anyFields:
+			case def.fields != nil && g.fieldKnown && (!def.fields[g.field[0]] || len(g.field) > 1):
+				p.Reportf(n, "142", Warning, g.name, "setting undefined field '%s' of global '%s'", strings.Join(g.field, "."), g.name)
+			case !def.writable:
+				p.Reportf(n, "122", Warning, g.name, "setting read-only field '%s' of global '%s'", strings.Join(g.field, "."), g.name)
+			}
+		case globalFieldRead:
+			switch {
+			case def == nil:
+				p.Reportf(n, "113", Warning, g.name, "accessing undefined variable '%s'", g.name)
+			case def.anyFields || def.fields == nil || !g.fieldKnown:
+			case !def.fields[g.field[0]]:
+				p.Reportf(n, "143", Warning, g.name, "accessing undefined field '%s' of global '%s'", g.field[0], g.name)
+			}
+		}
+	}
+}
+
+// UnusedAnalyzer reports unused locals (211), arguments (212) and loop
+// variables (213); variables never set (221), set but never read (231, 232,
+// 233) or only mutated (241); and values assigned but never read (311).
+// Variables named "_", and arguments named "_x", are exempt, as in luacheck.
+var UnusedAnalyzer = &Analyzer{
+	Name:  "unused",
+	Doc:   "unused variables, arguments, loop variables and values",
+	Codes: []string{"211", "212", "213", "221", "231", "232", "233", "241", "311"},
+	Run:   runUnused,
+}
+
+func runUnused(p *Pass) {
+	markUsedValues(p.res)
+	for _, v := range p.res.vars {
+		if v.Name == "_" && (v.hasValue || len(v.reads) > 0) {
+			continue
+		}
+		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && isNameStart(v.Name[1]) {
+			continue
+		}
+		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", VarargVar: "2", LoopVar: "3"}[v.Kind]
+		laterSets := len(v.sets)
+		if v.Kind == LocalVar && v.hasValue {
+			laterSets-- // the declaration's own value
+		}
+		reads := len(v.reads)
+		switch {
+		case reads == 0 && v.mutated:
+			p.reportSpan(v.Decl, "241", Warning, v.Name, "variable '"+v.Name+"' is mutated but never accessed")
+		case reads == 0 && laterSets > 0:
+			p.reportSpan(v.Decl, "23"+series, Warning, v.Name, map[string]string{"1": "variable", "2": "argument", "3": "loop variable"}[series]+" '"+v.Name+"' is never accessed")
+		case reads == 0:
+			p.reportSpan(v.Decl, "21"+series, Warning, v.Name, unusedMessage(v))
+		case !v.hasValue && len(v.sets) == 0:
+			p.reportSpan(v.Decl, "221", Warning, v.Name, "variable '"+v.Name+"' is never set")
+		default:
+			if v.Kind != LocalVar {
+				continue
+			}
+			for _, s := range v.sets {
+				if !s.used {
+					p.reportSpan(s.at, "311", Warning, v.Name, "value assigned to variable '"+v.Name+"' is unused")
+				}
+			}
+		}
+	}
+}
+
+func unusedMessage(v *Var) string {
+	switch v.Kind {
+	case ArgVar, SelfVar:
+		return "unused argument '" + v.Name + "'"
+	case VarargVar:
+		return "unused variable length argument"
+	case LoopVar:
+		return "unused loop variable '" + v.Name + "'"
+	}
+	if v.isFunc {
+		if v.recursiveReads > 0 {
+			return "unused recursive function '" + v.Name + "'"
+		}
+		return "unused function '" + v.Name + "'"
+	}
+	return "unused variable '" + v.Name + "'"
+}
+
+// RedefinedAnalyzer reports a local declared while another of the same name
+// is visible: in the same scope (411–413), in an enclosing scope of the
+// same function (421–423), or as an upvalue (431–433).
+var RedefinedAnalyzer = &Analyzer{
+	Name:  "redefined",
+	Doc:   "locals that redefine or shadow another variable of the same name",
+	Codes: []string{"411", "412", "413", "421", "422", "423", "431", "432", "433"},
+	Run:   runRedefined,
+}
+
+func runRedefined(p *Pass) {
+	for _, r := range p.res.redefs {
+		if r.v.Name == "_" {
+			continue
+		}
+		line := strconv.Itoa(r.prev.Decl.pos.Line)
+		var msg string
+		switch r.code {
+		case "411":
+			msg = "variable '" + r.v.Name + "' was previously defined on line " + line
+		case "412":
+			msg = "variable '" + r.v.Name + "' was previously defined as an argument on line " + line
+		case "413":
+			msg = "variable '" + r.v.Name + "' was previously defined as a loop variable on line " + line
+		case "421":
+			msg = "shadowing definition of variable '" + r.v.Name + "' on line " + line
+		case "422":
+			msg = "shadowing definition of argument '" + r.v.Name + "' on line " + line
+		case "423":
+			msg = "shadowing definition of loop variable '" + r.v.Name + "' on line " + line
+		case "431":
+			msg = "shadowing upvalue '" + r.v.Name + "' on line " + line
+		case "432":
+			msg = "shadowing upvalue argument '" + r.v.Name + "' on line " + line
+		case "433":
+			msg = "shadowing upvalue loop variable '" + r.v.Name + "' on line " + line
+		}
+		p.reportSpan(r.v.Decl, r.code, Warning, r.v.Name, msg)
+	}
+}

@@ -1,0 +1,251 @@
+package lint
+
+// Liveness of local variable values, for W311 ("value assigned to
+// variable x is unused"). Each function is analysed on its own, backwards
+// over the structured tree; loops iterate to a fixpoint. A value counts as
+// used when the variable is live after the assignment: some path reads it
+// before overwriting it. Reads from other functions (closures) are handled
+// conservatively in markUsedValues.
+
+type liveSet struct {
+	all  bool // after a goto: assume everything is live
+	vars map[*Var]bool
+}
+
+func (s liveSet) has(v *Var) bool { return s.all || s.vars[v] }
+
+func (s liveSet) clone() liveSet {
+	c := liveSet{all: s.all, vars: make(map[*Var]bool, len(s.vars))}
+	for v := range s.vars {
+		c.vars[v] = true
+	}
+	return c
+}
+
+func (s liveSet) union(o liveSet) liveSet {
+	c := s.clone()
+	c.all = c.all || o.all
+	for v := range o.vars {
+		c.vars[v] = true
+	}
+	return c
+}
+
+func (s liveSet) equal(o liveSet) bool {
+	if s.all != o.all || len(s.vars) != len(o.vars) {
+		return false
+	}
+	for v := range s.vars {
+		if !o.vars[v] {
+			return false
+		}
+	}
+	return true
+}
+
+type liveness struct {
+	res    *resolution
+	fn     *FunctionExpr
+	breaks []liveSet // live sets at the exit of enclosing loops
+	mark   bool
+}
+
+// markUsedValues sets setSite.used for every value that may be read.
+func markUsedValues(res *resolution) {
+	for _, fn := range res.funcs {
+		l := &liveness{res: res, fn: fn, mark: true}
+		l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
+	}
+	// A value set in function F is also used when another function reads
+	// the variable: a closure that reads it may run at any time after the
+	// value is set, and the declaring function may read what a closure set
+	// once the closure exists.
+	for _, v := range res.vars {
+		for _, s := range v.sets {
+			if s.used {
+				continue
+			}
+			for _, r := range v.reads {
+				if r.fn != s.fn && (s.fn == v.Func || r.node == nil || r.node.pos.Offset > s.fn.pos.Offset) {
+					s.used = true
+					break
+				}
+			}
+		}
+	}
+}
+
+func (l *liveness) block(stmts []Stmt, out liveSet) liveSet {
+	live := out
+	for i := len(stmts) - 1; i >= 0; i-- {
+		live = l.stmt(stmts[i], live)
+	}
+	return live
+}
+
+// set handles a value given to n: the value is used if n's variable is
+// live afterwards; the variable is dead before the assignment.
+func (l *liveness) set(n *NameExpr, live liveSet) liveSet {
+	s := l.res.sets[n]
+	if s == nil {
+		return live
+	}
+	if l.mark && live.has(s.v) {
+		s.used = true
+	}
+	if live.vars[s.v] {
+		live = live.clone()
+		delete(live.vars, s.v)
+	}
+	return live
+}
+
+func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
+	var add []*Var
+	for _, e := range es {
+		collectReads(e, &add)
+	}
+	if len(add) == 0 {
+		return live
+	}
+	live = live.clone()
+	for _, v := range add {
+		live.vars[v] = true
+	}
+	return live
+}
+
+// collectReads lists the locals an expression reads in its own function
+// (function bodies inside it are other functions).
+func collectReads(e Expr, out *[]*Var) {
+	switch e := e.(type) {
+	case *NameExpr:
+		if e.Var != nil {
+			*out = append(*out, e.Var)
+		}
+	case *IndexExpr:
+		collectReads(e.Obj, out)
+		collectReads(e.Key, out)
+	case *CallExpr:
+		collectReads(e.Fn, out)
+		for _, a := range e.Args {
+			collectReads(a, out)
+		}
+	case *MethodCallExpr:
+		collectReads(e.Obj, out)
+		for _, a := range e.Args {
+			collectReads(a, out)
+		}
+	case *TableExpr:
+		for _, it := range e.Items {
+			if it.Key != nil {
+				collectReads(it.Key, out)
+			}
+			collectReads(it.Value, out)
+		}
+	case *BinaryExpr:
+		collectReads(e.L, out)
+		collectReads(e.R, out)
+	case *UnaryExpr:
+		collectReads(e.X, out)
+	case *ParenExpr:
+		collectReads(e.X, out)
+	}
+}
+
+// loop computes the live set at a loop head: body(head ∪ exit) ∪ extra,
+// iterated to a fixpoint without marking, then once more marking.
+func (l *liveness) loop(out liveSet, body func(next liveSet) liveSet) liveSet {
+	mark := l.mark
+	l.mark = false
+	head := out
+	for i := 0; i < 50; i++ {
+		l.breaks = append(l.breaks, out)
+		next := body(head)
+		l.breaks = l.breaks[:len(l.breaks)-1]
+		if next.equal(head) {
+			break
+		}
+		head = next
+	}
+	l.mark = mark
+	if mark {
+		l.breaks = append(l.breaks, out)
+		head = body(head)
+		l.breaks = l.breaks[:len(l.breaks)-1]
+	}
+	return head
+}
+
+func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
+	switch s := s.(type) {
+	case *LocalStmt:
+		live := out
+		for _, n := range s.Names {
+			live = l.set(n, live)
+		}
+		return l.reads(live, s.Exprs...)
+	case *LocalFunctionStmt:
+		return l.set(s.Name, out)
+	case *FunctionStmt:
+		if n, ok := s.Target.(*NameExpr); ok {
+			return l.set(n, out)
+		}
+		return l.reads(out, s.Target)
+	case *AssignStmt:
+		live := out
+		for _, t := range s.Targets {
+			if n, ok := t.(*NameExpr); ok {
+				live = l.set(n, live)
+			}
+		}
+		for _, t := range s.Targets {
+			if _, ok := t.(*NameExpr); !ok {
+				live = l.reads(live, t)
+			}
+		}
+		return l.reads(live, s.Exprs...)
+	case *CallStmt:
+		return l.reads(out, s.Call)
+	case *ReturnStmt:
+		return l.reads(liveSet{vars: map[*Var]bool{}}, s.Exprs...)
+	case *BreakStmt:
+		if n := len(l.breaks); n > 0 {
+			return l.breaks[n-1]
+		}
+		return out
+	case *GotoStmt, *LabelStmt:
+		return liveSet{all: true, vars: map[*Var]bool{}}
+	case *DoStmt:
+		return l.block(s.Body.Stmts, out)
+	case *IfStmt:
+		acc := out
+		if s.Else != nil {
+			acc = l.block(s.Else.Stmts, out)
+		}
+		for i := len(s.Conds) - 1; i >= 0; i-- {
+			acc = l.reads(l.block(s.Blocks[i].Stmts, out).union(acc), s.Conds[i])
+		}
+		return acc
+	case *WhileStmt:
+		head := l.loop(out, func(head liveSet) liveSet {
+			return l.reads(l.block(s.Body.Stmts, head).union(out), s.Cond)
+		})
+		return head
+	case *RepeatStmt:
+		return l.loop(out, func(head liveSet) liveSet {
+			return l.block(s.Body.Stmts, l.reads(head.union(out), s.Cond))
+		})
+	case *NumForStmt:
+		head := l.loop(out, func(head liveSet) liveSet {
+			return l.block(s.Body.Stmts, head).union(out)
+		})
+		return l.reads(head, s.Init, s.Limit, s.Step)
+	case *GenForStmt:
+		head := l.loop(out, func(head liveSet) liveSet {
+			return l.block(s.Body.Stmts, head).union(out)
+		})
+		return l.reads(head, s.Exprs...)
+	}
+	return out
+}

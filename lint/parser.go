@@ -1,0 +1,624 @@
+package lint
+
+import "fmt"
+
+// newSyntax records a Lua 5.2+ construct that Redis's Lua 5.1 rejects;
+// the parser accepts it so the rest of the file is still checked.
+type newSyntax struct {
+	span
+	what string
+}
+
+type parser struct {
+	lx    *lexer
+	tok   token
+	ahead *token
+	prev  token
+	news  []newSyntax
+	err   *syntaxError
+}
+
+// File is a parsed chunk with what the checks need beside the tree.
+type File struct {
+	Name     string
+	Src      string
+	Block    *Block
+	Comments []Comment
+	lx       *lexer
+	news     []newSyntax
+	// Main is the implicit vararg function of the chunk.
+	Main *FunctionExpr
+}
+
+// Parse parses Lua source. The error, if any, is the first syntax error
+// (luacheck's E011), reported as a Diagnostic.
+func Parse(name string, src []byte) (*File, *Diagnostic) {
+	p := &parser{lx: newLexer(string(src))}
+	p.advance()
+	var block *Block
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(stopParse); !ok {
+					panic(r)
+				}
+			}
+		}()
+		block = p.block()
+		if p.tok.kind != tokEOF {
+			p.errorf("expected <eof> near %s", p.near())
+		}
+	}()
+	if p.lx.err != nil && (p.err == nil || p.lx.err.pos.Offset <= p.err.pos.Offset) {
+		p.err = p.lx.err
+	}
+	if p.err != nil {
+		d := &Diagnostic{File: name, Line: p.err.pos.Line, Column: p.err.pos.Col, Code: "E011", Analyzer: "syntax", Message: p.err.msg, Severity: Error}
+		d.EndColumn = endColumn(p.lx, p.err.pos, p.err.end)
+		return nil, d
+	}
+	f := &File{Name: name, Src: string(src), Block: block, Comments: p.lx.comments, lx: p.lx, news: p.news}
+	f.Main = &FunctionExpr{span: block.span, IsVararg: true, Body: block}
+	return f, nil
+}
+
+// endColumn is the column of offset end on pos's line, clipped to that
+// line, as luacheck shows ranges that span lines.
+func endColumn(lx *lexer, pos Pos, end int) int {
+	lineEnd := len(lx.src)
+	if pos.Line < len(lx.lineStarts) {
+		lineEnd = lx.lineStarts[pos.Line] - 1
+		for lineEnd > pos.Offset && (lx.src[lineEnd] == '\n' || lx.src[lineEnd] == '\r') {
+			lineEnd--
+		}
+		lineEnd++
+	}
+	if end >= lineEnd {
+		end = lineEnd - 1
+	}
+	c := end - (pos.Offset - pos.Col + 1) + 1
+	if c < pos.Col {
+		c = pos.Col
+	}
+	return c
+}
+
+type stopParse struct{}
+
+func (p *parser) advance() {
+	p.prev = p.tok
+	if p.ahead != nil {
+		p.tok = *p.ahead
+		p.ahead = nil
+	} else {
+		p.tok = p.lx.next()
+	}
+	if p.lx.err != nil {
+		panic(stopParse{})
+	}
+}
+
+func (p *parser) peek() token {
+	if p.ahead == nil {
+		t := p.lx.next()
+		p.ahead = &t
+		if p.lx.err != nil {
+			panic(stopParse{})
+		}
+	}
+	return *p.ahead
+}
+
+func (p *parser) near() string {
+	switch p.tok.kind {
+	case tokEOF:
+		return "<eof>"
+	}
+	return "'" + p.lx.src[p.tok.pos.Offset:p.tok.end+1] + "'"
+}
+
+func (p *parser) errorf(format string, args ...any) {
+	if p.err == nil {
+		p.err = &syntaxError{pos: p.tok.pos, end: p.tok.end, msg: fmt.Sprintf(format, args...)}
+	}
+	panic(stopParse{})
+}
+
+func (p *parser) check(k tokKind) {
+	if p.tok.kind != k && k == tokName {
+		p.errorf("expected identifier near %s", p.near())
+	}
+	if p.tok.kind != k {
+		p.errorf("expected '%s' near %s", tokenName(k), p.near())
+	}
+}
+
+func (p *parser) expect(k tokKind) token {
+	p.check(k)
+	t := p.tok
+	p.advance()
+	return t
+}
+
+// expectClose expects the token closing a construct opened on another
+// line, naming the opener as Lua does.
+func (p *parser) expectClose(k tokKind, opener tokKind, openLine int) token {
+	if p.tok.kind != k {
+		if openLine == p.tok.pos.Line {
+			p.errorf("expected '%s' near %s", tokenName(k), p.near())
+		}
+		p.errorf("expected '%s' (to close '%s' on line %d) near %s", tokenName(k), tokenName(opener), openLine, p.near())
+	}
+	t := p.tok
+	p.advance()
+	return t
+}
+
+func (p *parser) name() *NameExpr {
+	t := p.expect(tokName)
+	return &NameExpr{span: span{t.pos, t.end}, Name: t.text}
+}
+
+func (p *parser) note(s span, what string) { p.news = append(p.news, newSyntax{span: s, what: what}) }
+
+func blockFollow(k tokKind) bool {
+	switch k {
+	case tokElse, tokElseif, tokEnd, tokUntil, tokEOF:
+		return true
+	}
+	return false
+}
+
+func (p *parser) block() *Block {
+	b := &Block{span: span{pos: p.tok.pos}}
+	for !blockFollow(p.tok.kind) {
+		if p.tok.kind == tokReturn {
+			b.Stmts = append(b.Stmts, p.retStat())
+			break
+		}
+		st := p.statement()
+		b.Stmts = append(b.Stmts, st)
+		if p.tok.kind == ';' {
+			p.advance()
+		}
+		if _, ok := st.(*BreakStmt); ok && !blockFollow(p.tok.kind) && p.tok.kind != tokReturn {
+			p.note(span{p.tok.pos, p.tok.end}, "a statement after 'break' in the same block")
+		}
+	}
+	b.end = p.tok.pos.Offset - 1
+	if len(b.Stmts) > 0 {
+		b.end = b.Stmts[len(b.Stmts)-1].EndOffset()
+	}
+	return b
+}
+
+func (p *parser) retStat() Stmt {
+	t := p.expect(tokReturn)
+	st := &ReturnStmt{span: span{t.pos, t.end}}
+	if !blockFollow(p.tok.kind) && p.tok.kind != ';' {
+		st.Exprs = p.exprList()
+		st.end = st.Exprs[len(st.Exprs)-1].EndOffset()
+	}
+	if p.tok.kind == ';' {
+		p.advance()
+	}
+	if !blockFollow(p.tok.kind) {
+		p.errorf("expected <eof> near %s", p.near())
+	}
+	return st
+}
+
+func (p *parser) statement() Stmt {
+	t := p.tok
+	switch t.kind {
+	case ';':
+		p.advance()
+		p.note(span{t.pos, t.end}, "an empty statement ';'")
+		return &EmptyStmt{span{t.pos, t.end}}
+	case tokIf:
+		return p.ifStat()
+	case tokWhile:
+		p.advance()
+		cond := p.expr()
+		do := p.expect(tokDo)
+		body := p.block()
+		e := p.expectClose(tokEnd, tokWhile, t.pos.Line)
+		return &WhileStmt{span: span{t.pos, e.end}, Cond: cond, Body: body, Head: span{t.pos, do.end}}
+	case tokDo:
+		p.advance()
+		body := p.block()
+		e := p.expectClose(tokEnd, tokDo, t.pos.Line)
+		return &DoStmt{span: span{t.pos, e.end}, Body: body}
+	case tokFor:
+		return p.forStat()
+	case tokRepeat:
+		p.advance()
+		body := p.block()
+		p.expectClose(tokUntil, tokRepeat, t.pos.Line)
+		cond := p.expr()
+		return &RepeatStmt{span: span{t.pos, cond.EndOffset()}, Body: body, Cond: cond}
+	case tokFunction:
+		p.advance()
+		var target Expr = p.name()
+		for p.tok.kind == '.' {
+			p.advance()
+			k := p.name()
+			target = &IndexExpr{span: spanOf(target, k), Obj: target, Key: &StringExpr{span: k.span, Value: k.Name}}
+		}
+		method := false
+		if p.tok.kind == ':' {
+			p.advance()
+			k := p.name()
+			target = &IndexExpr{span: spanOf(target, k), Obj: target, Key: &StringExpr{span: k.span, Value: k.Name}}
+			method = true
+		}
+		fn := p.funcBody(t, method)
+		return &FunctionStmt{span: span{t.pos, fn.end}, Target: target, Func: fn}
+	case tokLocal:
+		p.advance()
+		if p.tok.kind == tokFunction {
+			ft := p.tok
+			p.advance()
+			n := p.name()
+			fn := p.funcBody(ft, false)
+			return &LocalFunctionStmt{span: span{t.pos, fn.end}, Name: n, Func: fn}
+		}
+		st := &LocalStmt{}
+		for {
+			st.Names = append(st.Names, p.name())
+			if p.tok.kind == '<' { // Lua 5.4 attribute: local x <const>
+				lt := p.tok
+				p.advance()
+				p.name()
+				gt := p.expect('>')
+				p.note(span{lt.pos, gt.end}, "a Lua 5.4 variable attribute")
+			}
+			if p.tok.kind != ',' {
+				break
+			}
+			p.advance()
+		}
+		st.span = span{t.pos, st.Names[len(st.Names)-1].end}
+		if p.tok.kind == '=' {
+			p.advance()
+			st.Exprs = p.exprList()
+			st.end = st.Exprs[len(st.Exprs)-1].EndOffset()
+		}
+		return st
+	case tokDColon:
+		p.advance()
+		n := p.name()
+		e := p.expect(tokDColon)
+		s := span{t.pos, e.end}
+		p.note(s, "a label '::"+n.Name+"::'")
+		return &LabelStmt{span: s, Name: n.Name}
+	case tokReturn:
+		return p.retStat()
+	case tokBreak:
+		p.advance()
+		return &BreakStmt{span{t.pos, t.end}}
+	case tokName:
+		if t.text == "goto" && p.peek().kind == tokName {
+			p.advance()
+			n := p.name()
+			s := span{t.pos, n.end}
+			p.note(s, "'goto'")
+			return &GotoStmt{span: s, Label: n.Name}
+		}
+	}
+	return p.exprStat()
+}
+
+func (p *parser) ifStat() Stmt {
+	t := p.tok
+	st := &IfStmt{}
+	for {
+		p.advance() // if / elseif
+		st.Conds = append(st.Conds, p.expr())
+		th := p.expect(tokThen)
+		st.Heads = append(st.Heads, span{th.pos, th.end})
+		st.Blocks = append(st.Blocks, p.block())
+		if p.tok.kind != tokElseif {
+			break
+		}
+	}
+	if p.tok.kind == tokElse {
+		el := p.tok
+		p.advance()
+		st.ElseHead = span{el.pos, el.end}
+		st.Else = p.block()
+	}
+	e := p.expectClose(tokEnd, tokIf, t.pos.Line)
+	st.span = span{t.pos, e.end}
+	return st
+}
+
+func (p *parser) forStat() Stmt {
+	t := p.expect(tokFor)
+	first := p.name()
+	if p.tok.kind == '=' {
+		p.advance()
+		st := &NumForStmt{Var: first}
+		st.Init = p.expr()
+		p.expect(',')
+		st.Limit = p.expr()
+		if p.tok.kind == ',' {
+			p.advance()
+			st.Step = p.expr()
+		}
+		do := p.expect(tokDo)
+		st.Head = span{t.pos, do.end}
+		st.Body = p.block()
+		e := p.expectClose(tokEnd, tokFor, t.pos.Line)
+		st.span = span{t.pos, e.end}
+		return st
+	}
+	st := &GenForStmt{Vars: []*NameExpr{first}}
+	for p.tok.kind == ',' {
+		p.advance()
+		st.Vars = append(st.Vars, p.name())
+	}
+	if p.tok.kind != tokIn {
+		p.errorf("expected '=' or 'in' near %s", p.near())
+	}
+	p.advance()
+	st.Exprs = p.exprList()
+	do := p.expect(tokDo)
+	st.Head = span{t.pos, do.end}
+	st.Body = p.block()
+	e := p.expectClose(tokEnd, tokFor, t.pos.Line)
+	st.span = span{t.pos, e.end}
+	return st
+}
+
+// funcBody parses "(params) block end" after the function keyword (kw).
+func (p *parser) funcBody(kw token, method bool) *FunctionExpr {
+	fn := &FunctionExpr{IsMethod: method}
+	p.expect('(')
+	if p.tok.kind != ')' {
+		for {
+			if p.tok.kind == tokDots {
+				fn.IsVararg = true
+				fn.VarargAt = span{p.tok.pos, p.tok.end}
+				p.advance()
+				break
+			}
+			if p.tok.kind != tokName {
+				p.errorf("expected argument near %s", p.near())
+			}
+			fn.Params = append(fn.Params, p.name())
+			if p.tok.kind != ',' {
+				break
+			}
+			p.advance()
+		}
+	}
+	p.expect(')')
+	fn.Body = p.block()
+	e := p.expectClose(tokEnd, tokFunction, kw.pos.Line)
+	fn.span = span{kw.pos, e.end}
+	return fn
+}
+
+func (p *parser) exprStat() Stmt {
+	e := p.suffixedExpr()
+	if p.tok.kind == '=' || p.tok.kind == ',' {
+		st := &AssignStmt{Targets: []Expr{e}}
+		for p.tok.kind == ',' {
+			p.advance()
+			st.Targets = append(st.Targets, p.suffixedExpr())
+		}
+		for _, t := range st.Targets {
+			switch t.(type) {
+			case *NameExpr, *IndexExpr:
+			default:
+				p.errorf("syntax error near %s", p.near())
+			}
+		}
+		p.expect('=')
+		st.Exprs = p.exprList()
+		st.span = spanOf(e, st.Exprs[len(st.Exprs)-1])
+		return st
+	}
+	switch e.(type) {
+	case *CallExpr, *MethodCallExpr:
+		return &CallStmt{span: span{e.Start(), e.EndOffset()}, Call: e}
+	}
+	p.errorf("syntax error near %s", p.near())
+	return nil
+}
+
+func (p *parser) exprList() []Expr {
+	list := []Expr{p.expr()}
+	for p.tok.kind == ',' {
+		p.advance()
+		list = append(list, p.expr())
+	}
+	return list
+}
+
+func (p *parser) primaryExpr() Expr {
+	switch p.tok.kind {
+	case tokName:
+		return p.name()
+	case '(':
+		t := p.tok
+		p.advance()
+		x := p.expr()
+		e := p.expectClose(')', '(', t.pos.Line)
+		return &ParenExpr{span: span{t.pos, e.end}, X: x}
+	}
+	p.errorf("expected expression near %s", p.near())
+	return nil
+}
+
+func (p *parser) suffixedExpr() Expr {
+	e := p.primaryExpr()
+	for {
+		switch p.tok.kind {
+		case '.':
+			p.advance()
+			k := p.name()
+			e = &IndexExpr{span: spanOf(e, k), Obj: e, Key: &StringExpr{span: k.span, Value: k.Name}}
+		case '[':
+			p.advance()
+			k := p.expr()
+			c := p.expect(']')
+			e = &IndexExpr{span: span{e.Start(), c.end}, Obj: e, Key: k}
+		case ':':
+			p.advance()
+			m := p.name()
+			args, end := p.callArgs()
+			e = &MethodCallExpr{span: span{e.Start(), end}, Obj: e, Method: m.Name, Args: args}
+		case '(', tokString, '{':
+			args, end := p.callArgs()
+			e = &CallExpr{span: span{e.Start(), end}, Fn: e, Args: args}
+		default:
+			return e
+		}
+	}
+}
+
+func (p *parser) callArgs() ([]Expr, int) {
+	switch p.tok.kind {
+	case tokString:
+		t := p.tok
+		p.advance()
+		return []Expr{&StringExpr{span: span{t.pos, t.end}, Value: t.text}}, t.end
+	case '{':
+		tb := p.table()
+		return []Expr{tb}, tb.end
+	case '(':
+		if p.tok.pos.Line != p.prev.pos.Line && p.prev.kind != 0 {
+			// Lua 5.1 rejects a call whose '(' starts a new line.
+			p.errorf("ambiguous syntax (function call x new statement) near %s", p.near())
+		}
+		open := p.tok
+		p.advance()
+		var args []Expr
+		if p.tok.kind != ')' {
+			args = p.exprList()
+		}
+		c := p.expectClose(')', '(', open.pos.Line)
+		return args, c.end
+	}
+	p.errorf("function arguments expected near %s", p.near())
+	return nil, 0
+}
+
+func (p *parser) table() *TableExpr {
+	open := p.expect('{')
+	tb := &TableExpr{}
+	for p.tok.kind != '}' {
+		switch {
+		case p.tok.kind == '[':
+			p.advance()
+			k := p.expr()
+			p.expect(']')
+			p.expect('=')
+			tb.Items = append(tb.Items, TableItem{Key: k, Value: p.expr()})
+		case p.tok.kind == tokName && p.peek().kind == '=':
+			k := p.name()
+			p.advance()
+			tb.Items = append(tb.Items, TableItem{Key: &StringExpr{span: k.span, Value: k.Name}, Value: p.expr()})
+		default:
+			tb.Items = append(tb.Items, TableItem{Value: p.expr()})
+		}
+		if p.tok.kind == ',' || p.tok.kind == ';' {
+			p.advance()
+			continue
+		}
+		break
+	}
+	c := p.expectClose('}', '{', open.pos.Line)
+	tb.span = span{open.pos, c.end}
+	return tb
+}
+
+func (p *parser) simpleExpr() Expr {
+	t := p.tok
+	s := span{t.pos, t.end}
+	switch t.kind {
+	case tokNumber:
+		p.advance()
+		return &NumberExpr{span: s, Raw: t.text}
+	case tokString:
+		p.advance()
+		return &StringExpr{span: s, Value: t.text}
+	case tokNil:
+		p.advance()
+		return &NilExpr{s}
+	case tokTrue:
+		p.advance()
+		return &TrueExpr{s}
+	case tokFalse:
+		p.advance()
+		return &FalseExpr{s}
+	case tokDots:
+		p.advance()
+		return &VarargExpr{s}
+	case '{':
+		return p.table()
+	case tokFunction:
+		p.advance()
+		return p.funcBody(t, false)
+	}
+	return p.suffixedExpr()
+}
+
+type binPrec struct{ left, right int }
+
+var binaryOps = map[tokKind]binPrec{
+	tokOr: {1, 1}, tokAnd: {2, 2},
+	'<': {3, 3}, '>': {3, 3}, tokLE: {3, 3}, tokGE: {3, 3}, tokNE: {3, 3}, tokEq: {3, 3},
+	'|': {4, 4}, '~': {5, 5}, '&': {6, 6}, tokShl: {7, 7}, tokShr: {7, 7},
+	tokConcat: {9, 8}, '+': {10, 10}, '-': {10, 10},
+	'*': {11, 11}, '/': {11, 11}, tokIDiv: {11, 11}, '%': {11, 11},
+	'^': {14, 13},
+}
+
+const unaryPrec = 12
+
+func isLua53Op(k tokKind) bool {
+	switch k {
+	case '|', '~', '&', tokShl, tokShr, tokIDiv:
+		return true
+	}
+	return false
+}
+
+func (p *parser) expr() Expr { return p.subExpr(0) }
+
+func (p *parser) subExpr(limit int) Expr {
+	var left Expr
+	t := p.tok
+	switch t.kind {
+	case tokNot, '-', '#', '~':
+		p.advance()
+		if t.kind == '~' {
+			p.note(span{t.pos, t.end}, "the bitwise operator '~'")
+		}
+		x := p.subExpr(unaryPrec)
+		op := tokenName(t.kind)
+		left = &UnaryExpr{span: span{t.pos, x.EndOffset()}, Op: op, X: x}
+	default:
+		left = p.simpleExpr()
+	}
+	for {
+		op := p.tok
+		prec, ok := binaryOps[op.kind]
+		if !ok || prec.left <= limit {
+			return left
+		}
+		if isLua53Op(op.kind) {
+			what := "the bitwise operator '" + tokenName(op.kind) + "'"
+			if op.kind == tokIDiv {
+				what = "the integer division operator '//'"
+			}
+			p.note(span{op.pos, op.end}, what)
+		}
+		p.advance()
+		right := p.subExpr(prec.right)
+		left = &BinaryExpr{span: spanOf(left, right), Op: tokenName(op.kind), L: left, R: right}
+	}
+}

@@ -1,0 +1,398 @@
+package lint
+
+// Name resolution: which NameExpr refers to which local, which are
+// globals, and which declarations shadow others. The unused, redefined and
+// globals analyzers read what this records.
+
+// VarKind tells what declared a local variable.
+type VarKind int
+
+// Kinds of local variables, as luacheck distinguishes them in its codes.
+const (
+	LocalVar VarKind = iota
+	ArgVar
+	LoopVar
+	SelfVar   // the implicit self of a method
+	VarargVar // the ... of a function
+)
+
+// Var is one local variable (a declaration, not a name).
+type Var struct {
+	Name string
+	Kind VarKind
+	Decl span
+	// Func is the function declaring it.
+	Func *FunctionExpr
+
+	scope *scope
+	// isFunc: declared by "local function" or with a single function value.
+	isFunc bool
+	// hasValue: declared with a value (locals with "=", arguments and loop
+	// variables always have one).
+	hasValue bool
+	reads    []*access
+	// recursiveReads are reads from inside its own local function's body.
+	recursiveReads int
+	sets           []*setSite
+	mutated        bool
+}
+
+// access is one read of a variable.
+type access struct {
+	node *NameExpr
+	fn   *FunctionExpr
+}
+
+// setSite is one value given to a local: its declaration value or an
+// assignment.
+type setSite struct {
+	v    *Var
+	at   span
+	fn   *FunctionExpr
+	used bool
+}
+
+type scope struct {
+	parent *scope
+	fn     *FunctionExpr
+	vars   []*Var
+}
+
+// globalUse is one reference to a global variable.
+type globalUse struct {
+	name string
+	node *NameExpr
+	kind globalKind
+	// field chain for field reads/writes of a global ("call" in redis.call,
+	// "call.x" for redis.call.x = 1); fieldKnown is false for a computed key.
+	field      []string
+	fieldKnown bool
+}
+
+type globalKind int
+
+const (
+	globalRead globalKind = iota
+	globalSet
+	globalMutate    // assignment to a field: g.x = 1
+	globalFieldRead // g.x read
+)
+
+// redefinition is a local declared while another of the same name is
+// visible.
+type redefinition struct {
+	v, prev *Var
+	code    string
+}
+
+type resolution struct {
+	vars     []*Var
+	globals  []globalUse
+	redefs   []redefinition
+	sets     map[*NameExpr]*setSite
+	funcs    []*FunctionExpr
+	parentOf map[*FunctionExpr]*FunctionExpr
+}
+
+type resolver struct {
+	res     *resolution
+	sc      *scope
+	fn      *FunctionExpr
+	selfFns []*Var // local functions whose body is being walked
+}
+
+func resolve(f *File) *resolution {
+	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}}}
+	r.function(f.Main, nil)
+	return r.res
+}
+
+func (r *resolver) lookup(name string) *Var {
+	for s := r.sc; s != nil; s = s.parent {
+		for i := len(s.vars) - 1; i >= 0; i-- {
+			if s.vars[i].Name == name {
+				return s.vars[i]
+			}
+		}
+	}
+	return nil
+}
+
+func (r *resolver) push() { r.sc = &scope{parent: r.sc, fn: r.fn} }
+func (r *resolver) pop()  { r.sc = r.sc.parent }
+
+// declare adds a local to the current scope, noting what it redefines.
+func (r *resolver) declare(n *NameExpr, kind VarKind) *Var {
+	v := &Var{Name: n.Name, Kind: kind, Decl: n.span, Func: r.fn, scope: r.sc}
+	n.Var = v
+	if prev := r.lookup(n.Name); prev != nil && kind != VarargVar {
+		var code string
+		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", LoopVar: "3"}[prev.Kind]
+		switch {
+		case prev.scope == r.sc:
+			code = "41" + series
+		case prev.Func == r.fn:
+			code = "42" + series
+		default:
+			code = "43" + series
+		}
+		r.res.redefs = append(r.res.redefs, redefinition{v: v, prev: prev, code: code})
+	}
+	r.sc.vars = append(r.sc.vars, v)
+	r.res.vars = append(r.res.vars, v)
+	return v
+}
+
+func (r *resolver) addSet(v *Var, n *NameExpr) *setSite {
+	s := &setSite{v: v, at: n.span, fn: r.fn}
+	v.sets = append(v.sets, s)
+	r.res.sets[n] = s
+	return s
+}
+
+func (r *resolver) function(fn *FunctionExpr, self *span) {
+	r.res.parentOf[fn] = r.fn
+	r.res.funcs = append(r.res.funcs, fn)
+	outerFn, outerSc := r.fn, r.sc
+	r.fn = fn
+	r.sc = &scope{parent: outerSc, fn: fn}
+	if self != nil {
+		v := r.declare(&NameExpr{span: *self, Name: "self"}, SelfVar)
+		v.hasValue = true
+	}
+	for _, p := range fn.Params {
+		r.declare(p, ArgVar).hasValue = true
+	}
+	if fn.IsVararg && fn != nil && fn.VarargAt.end > 0 {
+		v := r.declare(&NameExpr{span: fn.VarargAt, Name: "..."}, VarargVar)
+		v.hasValue = true
+	}
+	r.stmts(fn.Body.Stmts)
+	r.fn, r.sc = outerFn, outerSc
+}
+
+func (r *resolver) block(b *Block) {
+	r.push()
+	r.stmts(b.Stmts)
+	r.pop()
+}
+
+func (r *resolver) stmts(list []Stmt) {
+	for _, s := range list {
+		r.stmt(s)
+	}
+}
+
+func (r *resolver) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *LocalStmt:
+		for _, e := range s.Exprs {
+			r.expr(e)
+		}
+		for i, n := range s.Names {
+			v := r.declare(n, LocalVar)
+			if len(s.Exprs) > 0 {
+				v.hasValue = true
+				r.addSet(v, n)
+				if len(s.Names) == 1 && len(s.Exprs) == 1 {
+					_, v.isFunc = s.Exprs[0].(*FunctionExpr)
+				}
+			}
+			_ = i
+		}
+	case *LocalFunctionStmt:
+		v := r.declare(s.Name, LocalVar)
+		v.hasValue, v.isFunc = true, true
+		r.addSet(v, s.Name)
+		r.selfFns = append(r.selfFns, v)
+		r.function(s.Func, nil)
+		r.selfFns = r.selfFns[:len(r.selfFns)-1]
+	case *FunctionStmt:
+		var self *span
+		if s.Func.IsMethod {
+			ix := s.Target.(*IndexExpr)
+			at := span{pos: ix.Key.Start(), end: ix.Key.EndOffset()}
+			// luacheck places self on the ':' before the method name
+			at.pos.Col--
+			at.pos.Offset--
+			at.end = at.pos.Offset
+			self = &at
+		}
+		r.target(s.Target)
+		r.function(s.Func, self)
+	case *AssignStmt:
+		for _, e := range s.Exprs {
+			r.expr(e)
+		}
+		for _, t := range s.Targets {
+			r.target(t)
+		}
+	case *CallStmt:
+		r.expr(s.Call)
+	case *DoStmt:
+		r.block(s.Body)
+	case *WhileStmt:
+		r.expr(s.Cond)
+		r.block(s.Body)
+	case *RepeatStmt:
+		// the condition sees the body's locals
+		r.push()
+		r.stmts(s.Body.Stmts)
+		r.expr(s.Cond)
+		r.pop()
+	case *IfStmt:
+		for i, c := range s.Conds {
+			r.expr(c)
+			r.block(s.Blocks[i])
+		}
+		if s.Else != nil {
+			r.block(s.Else)
+		}
+	case *NumForStmt:
+		r.expr(s.Init)
+		r.expr(s.Limit)
+		if s.Step != nil {
+			r.expr(s.Step)
+		}
+		r.push()
+		r.declare(s.Var, LoopVar).hasValue = true
+		r.block(s.Body)
+		r.pop()
+	case *GenForStmt:
+		for _, e := range s.Exprs {
+			r.expr(e)
+		}
+		r.push()
+		for _, n := range s.Vars {
+			r.declare(n, LoopVar).hasValue = true
+		}
+		r.block(s.Body)
+		r.pop()
+	case *ReturnStmt:
+		for _, e := range s.Exprs {
+			r.expr(e)
+		}
+	}
+}
+
+// target resolves an assignment target.
+func (r *resolver) target(t Expr) {
+	switch t := t.(type) {
+	case *NameExpr:
+		if v := r.lookup(t.Name); v != nil {
+			t.Var = v
+			r.addSet(v, t)
+			return
+		}
+		r.res.globals = append(r.res.globals, globalUse{name: t.Name, node: t, kind: globalSet})
+	case *IndexExpr:
+		root, fields, known := indexChain(t)
+		if n, ok := root.(*NameExpr); ok {
+			if v := r.lookup(n.Name); v != nil {
+				n.Var = v
+				v.mutated = true
+			} else {
+				r.res.globals = append(r.res.globals, globalUse{name: n.Name, node: n, kind: globalMutate, field: fields, fieldKnown: known})
+			}
+		} else {
+			r.expr(root)
+		}
+		r.indexKeys(t)
+	}
+}
+
+// indexChain unwinds a.b.c into its root and constant field names; known
+// is false when some key is not a constant string.
+func indexChain(e Expr) (root Expr, fields []string, known bool) {
+	known = true
+	for {
+		ix, ok := e.(*IndexExpr)
+		if !ok {
+			break
+		}
+		if s, ok := ix.Key.(*StringExpr); ok {
+			fields = append([]string{s.Value}, fields...)
+		} else {
+			fields = append([]string{"?"}, fields...)
+			known = false
+		}
+		e = ix.Obj
+	}
+	return e, fields, known
+}
+
+// indexKeys resolves the key expressions of an index chain.
+func (r *resolver) indexKeys(e Expr) {
+	for {
+		ix, ok := e.(*IndexExpr)
+		if !ok {
+			return
+		}
+		if _, isConst := ix.Key.(*StringExpr); !isConst {
+			r.expr(ix.Key)
+		}
+		e = ix.Obj
+	}
+}
+
+func (r *resolver) read(n *NameExpr) {
+	v := r.lookup(n.Name)
+	if v == nil {
+		r.res.globals = append(r.res.globals, globalUse{name: n.Name, node: n, kind: globalRead})
+		return
+	}
+	n.Var = v
+	for _, self := range r.selfFns {
+		if self == v && r.fn != v.Func {
+			v.recursiveReads++
+			return
+		}
+	}
+	v.reads = append(v.reads, &access{node: n, fn: r.fn})
+}
+
+func (r *resolver) expr(e Expr) {
+	switch e := e.(type) {
+	case *NameExpr:
+		r.read(e)
+	case *IndexExpr:
+		root, fields, known := indexChain(e)
+		if n, ok := root.(*NameExpr); ok && r.lookup(n.Name) == nil {
+			r.res.globals = append(r.res.globals, globalUse{name: n.Name, node: n, kind: globalFieldRead, field: fields, fieldKnown: known})
+			r.indexKeys(e)
+			return
+		}
+		r.expr(e.Obj)
+		r.expr(e.Key)
+	case *CallExpr:
+		r.expr(e.Fn)
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+	case *MethodCallExpr:
+		r.expr(e.Obj)
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+	case *FunctionExpr:
+		r.function(e, nil)
+	case *TableExpr:
+		for _, it := range e.Items {
+			if it.Key != nil {
+				r.expr(it.Key)
+			}
+			r.expr(it.Value)
+		}
+	case *BinaryExpr:
+		r.expr(e.L)
+		r.expr(e.R)
+	case *UnaryExpr:
+		r.expr(e.X)
+	case *ParenExpr:
+		r.expr(e.X)
+	case *VarargExpr:
+		if v := r.lookup("..."); v != nil && v.Func == r.fn {
+			v.reads = append(v.reads, &access{fn: r.fn})
+		}
+	}
+}
