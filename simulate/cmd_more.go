@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"math"
-	"strings"
 )
 
 func init() {
@@ -16,7 +15,6 @@ func init() {
 	commands["pexpiretime"] = cmdExpireTime(true)
 	commands["rename"] = cmdRename
 	commands["zincrby"] = cmdZIncrBy
-	commands["zrevrange"] = cmdZRevRange
 	commands["zremrangebyrank"] = cmdZRemRangeByRank
 	commands["zpopmin"] = cmdZPop(false)
 	commands["zpopmax"] = cmdZPop(true)
@@ -181,16 +179,6 @@ func cmdRename(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 func cmdZIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return cmdZAdd(ks, cc, []string{"zadd", a[1], "INCR", a[2], a[3]})
-}
-
-func cmdZRevRange(ks *Keyspace, cc *CallContext, a []string) Reply {
-	argv := append([]string{"zrange", a[1], a[2], a[3], "REV"}, a[4:]...)
-	for _, opt := range a[4:] {
-		if !strings.EqualFold(opt, "WITHSCORES") {
-			return errorReply(errSyntax)
-		}
-	}
-	return cmdZRange(ks, cc, argv)
 }
 
 func cmdZRemRangeByRank(ks *Keyspace, cc *CallContext, a []string) Reply {

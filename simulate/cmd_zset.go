@@ -13,10 +13,10 @@ func init() {
 	commands["zcard"] = cmdZCard
 	commands["zrank"] = cmdZRank(false)
 	commands["zrevrank"] = cmdZRank(true)
-	commands["zrange"] = cmdZRange
 	commands["zcount"] = cmdZCount
-	commands["zrangebyscore"] = cmdZRangeByScore
-	commands["zremrangebyscore"] = cmdZRemRangeByScore
+	commands["zlexcount"] = cmdZLexCount
+	commands["zremrangebyscore"] = cmdZRemRangeBy(byScore)
+	commands["zremrangebylex"] = cmdZRemRangeBy(byLex)
 }
 
 // sortedMembers orders a sorted set by score, then member, as Redis does.
@@ -121,7 +121,7 @@ flags:
 		} else if s != cur {
 			changed++
 		}
-		v.zset[m] = s
+		v.zset[m] = storedScore(s)
 		if incr {
 			return doubleReply(s)
 		}
@@ -133,6 +133,16 @@ flags:
 		return intReply(added + changed)
 	}
 	return intReply(added)
+}
+
+// storedScore is a score as a listpack-encoded sorted set keeps it: a
+// score that is an integer is stored as one, so -0 comes back as 0 (the
+// reply of ZADD INCR still says -0).
+func storedScore(s float64) float64 {
+	if s == 0 {
+		return 0
+	}
+	return s
 }
 
 func cmdZRem(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -222,147 +232,4 @@ func withScores(cc *CallContext, ms []ZMember, scores bool) Reply {
 		}
 	}
 	return arrayReply(out)
-}
-
-// cmdZRange implements ZRANGE key start stop [REV] [WITHSCORES] by index;
-// BYSCORE and BYLEX are not implemented and say so.
-func cmdZRange(ks *Keyspace, cc *CallContext, a []string) Reply {
-	var rev, scores bool
-	for _, opt := range a[4:] {
-		switch strings.ToUpper(opt) {
-		case "REV":
-			rev = true
-		case "WITHSCORES":
-			scores = true
-		case "BYSCORE", "BYLEX", "LIMIT":
-			return errorReply("ERR simulate: ZRANGE " + strings.ToUpper(opt) + " is not implemented")
-		default:
-			return errorReply(errSyntax)
-		}
-	}
-	start, ok1 := parseInt(a[2])
-	stop, ok2 := parseInt(a[3])
-	if !ok1 || !ok2 {
-		return errorReply(errNotInteger)
-	}
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return arrayReply([]Reply{})
-	}
-	ms := sortedMembers(v.zset)
-	if rev {
-		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-			ms[i], ms[j] = ms[j], ms[i]
-		}
-	}
-	n := int64(len(ms))
-	if start < 0 {
-		start += n
-	}
-	if stop < 0 {
-		stop += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if stop >= n {
-		stop = n - 1
-	}
-	if start > stop || start >= n {
-		return arrayReply([]Reply{})
-	}
-	return withScores(cc, ms[start:stop+1], scores)
-}
-
-// scoreBound parses a ZRANGEBYSCORE bound: a float, "(" for exclusive, or ±inf.
-func scoreBound(s string) (float64, bool, bool) {
-	excl := strings.HasPrefix(s, "(")
-	f, ok := parseFloat(strings.TrimPrefix(s, "("))
-	return f, excl, ok
-}
-
-func inRange(x, min float64, minEx bool, max float64, maxEx bool) bool {
-	return (x > min || (!minEx && x == min)) && (x < max || (!maxEx && x == max))
-}
-
-func (ks *Keyspace) byScore(cc *CallContext, a []string) ([]ZMember, *value, *Reply) {
-	min, minEx, ok1 := scoreBound(a[2])
-	max, maxEx, ok2 := scoreBound(a[3])
-	if !ok1 || !ok2 {
-		r := errorReply(errMinMaxFloat)
-		return nil, nil, &r
-	}
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil || v == nil {
-		return nil, v, wrong
-	}
-	var out []ZMember
-	for _, m := range sortedMembers(v.zset) {
-		if inRange(m.Score, min, minEx, max, maxEx) {
-			out = append(out, m)
-		}
-	}
-	return out, v, nil
-}
-
-func cmdZCount(ks *Keyspace, cc *CallContext, a []string) Reply {
-	ms, _, errR := ks.byScore(cc, a)
-	if errR != nil {
-		return *errR
-	}
-	return intReply(int64(len(ms)))
-}
-
-func cmdZRangeByScore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	var scores bool
-	offset, count := int64(0), int64(-1)
-	for i := 4; i < len(a); i++ {
-		switch strings.ToUpper(a[i]) {
-		case "WITHSCORES":
-			scores = true
-		case "LIMIT":
-			if i+2 >= len(a) {
-				return errorReply(errSyntax)
-			}
-			o, ok1 := parseInt(a[i+1])
-			c, ok2 := parseInt(a[i+2])
-			if !ok1 || !ok2 {
-				return errorReply(errNotInteger)
-			}
-			offset, count = o, c
-			i += 2
-		default:
-			return errorReply(errSyntax)
-		}
-	}
-	ms, _, errR := ks.byScore(cc, a)
-	if errR != nil {
-		return *errR
-	}
-	if offset < 0 || offset >= int64(len(ms)) {
-		ms = nil
-	} else {
-		ms = ms[offset:]
-		if count >= 0 && count < int64(len(ms)) {
-			ms = ms[:count]
-		}
-	}
-	return withScores(cc, ms, scores)
-}
-
-func cmdZRemRangeByScore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	ms, v, errR := ks.byScore(cc, a)
-	if errR != nil {
-		return *errR
-	}
-	for _, m := range ms {
-		delete(v.zset, m.Member)
-	}
-	if v != nil && len(v.zset) == 0 {
-		delete(ks.keys, a[1])
-	}
-	return intReply(int64(len(ms)))
 }

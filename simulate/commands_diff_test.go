@@ -37,11 +37,17 @@ var commandCases = [][]string{
 	{"GET", "SET k", "HGET h", "ZADD z", "NOSUCHCOMMAND a b", "nosuch"},
 }
 
-func TestCommandsMatchRedis(t *testing.T) {
+func TestCommandsMatchRedis(t *testing.T) { runCommandCases(t, commandCases) }
+
+// runCommandCases runs each sequence of direct commands on a fresh
+// redis-server database and a fresh simulator; every reply, error and the
+// final keyspace must agree.
+func runCommandCases(t *testing.T, cases [][]string) {
+	t.Helper()
 	srv := redistest.Standalone(t)
 	client := srv.Client()
 	ctx := context.Background()
-	for i, seq := range commandCases {
+	for i, seq := range cases {
 		t.Run(fmt.Sprint(i, " ", seq[0]), func(t *testing.T) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)

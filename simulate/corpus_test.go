@@ -35,7 +35,7 @@ func corpusCommand(r *rand.Rand) []string {
 	k := pick(r, corpusKeys)
 	v := func() string { return pick(r, corpusValues) }
 	f := func() string { return pick(r, corpusFields) }
-	switch r.Intn(54) {
+	switch r.Intn(56) {
 	case 0:
 		return []string{"GET", k}
 	case 1:
@@ -95,16 +95,52 @@ func corpusCommand(r *rand.Rand) []string {
 	case 18:
 		return []string{pick(r, []string{"ZRANK", "ZREVRANK"}), k, f()}
 	case 19:
-		cmd := []string{"ZRANGE", k, pick(r, []string{"0", "1", "-1", "-2", "x"}), pick(r, []string{"0", "-1", "1", "5"})}
-		if r.Intn(2) == 0 {
-			cmd = append(cmd, "WITHSCORES")
+		bound := func() string {
+			return pick(r, []string{"0", "1", "-1", "-2", "5", "x", "(1", "1.5", "-inf", "+inf", "(7", "[f1", "(f2", "-", "+", "[n", ""})
 		}
-		if r.Intn(3) == 0 {
-			cmd = append(cmd, "REV")
+		cmd := []string{"ZRANGE", k, bound(), bound()}
+		for _, o := range r.Perm(5) {
+			if r.Intn(3) != 0 {
+				continue
+			}
+			switch o {
+			case 0:
+				cmd = append(cmd, "WITHSCORES")
+			case 1:
+				cmd = append(cmd, "REV")
+			case 2:
+				cmd = append(cmd, pick(r, []string{"BYSCORE", "BYLEX"}))
+			case 3:
+				cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1", "x"}), pick(r, []string{"1", "2", "-1", "0"}))
+			case 4:
+				cmd = append(cmd, pick(r, []string{"BYSCORE", "BYLEX", "LIMIT", "FOO"}))
+			}
 		}
 		return cmd
 	case 20:
-		return []string{pick(r, []string{"ZCOUNT", "ZRANGEBYSCORE", "ZREMRANGEBYSCORE"}), k, pick(r, []string{"-inf", "0", "(1", "1.5", "x"}), pick(r, []string{"+inf", "2", "(7", "42"})}
+		cmd := []string{pick(r, []string{"ZCOUNT", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE", "ZREMRANGEBYSCORE"}), k, pick(r, []string{"-inf", "0", "(1", "1.5", "x", "", "0x10", "+inf"}), pick(r, []string{"+inf", "2", "(7", "42", "-inf", "(1"})}
+		if strings.HasPrefix(cmd[0], "ZR") && cmd[0] != "ZREMRANGEBYSCORE" {
+			if r.Intn(2) == 0 {
+				cmd = append(cmd, "WITHSCORES")
+			}
+			if r.Intn(2) == 0 {
+				cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1"}), pick(r, []string{"1", "2", "-1", "0"}))
+			}
+		}
+		return cmd
+	case 52:
+		lex := func() string { return pick(r, []string{"-", "+", "[f1", "(f1", "[f2", "(n", "[n", "[", "f1", "x"}) }
+		cmd := []string{pick(r, []string{"ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"}), k, lex(), lex()}
+		if strings.HasSuffix(cmd[0], "RANGEBYLEX") && r.Intn(2) == 0 {
+			cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1"}), pick(r, []string{"1", "2", "-1"}))
+		}
+		return cmd
+	case 53:
+		cmd := []string{"ZRANGESTORE", pick(r, corpusKeys), k, pick(r, []string{"0", "-inf", "[f1", "-"}), pick(r, []string{"-1", "+inf", "+", "(7"})}
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, pick(r, []string{"BYSCORE", "BYLEX", "REV", "WITHSCORES"}))
+		}
+		return cmd
 	case 21:
 		return []string{"ZREM", k, f(), f()}
 	case 22:

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -60,4 +61,36 @@ func optionalCount(a []string) (count int64, withCount bool, bad *Reply) {
 		return 0, false, &r
 	}
 	return n, true, nil
+}
+
+// strtod parses s as C's strtod does when the whole string must be
+// consumed (Redis's zslParseRange): leading white space is skipped, hex
+// floats ("0x1p3", "0x10") and overflow to ±inf are accepted, the empty
+// string is 0, NaN is rejected.
+func strtod(s string) (float64, bool) {
+	if s == "" {
+		return 0, true // strtod consumes nothing and stops at the terminator
+	}
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	if t == "" || strings.ContainsRune(t, '_') {
+		return 0, false
+	}
+	body := strings.TrimLeft(t, "+-")
+	if len(t)-len(body) > 1 {
+		return 0, false
+	}
+	if len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') && !strings.ContainsAny(body, "pP") {
+		t += "p0" // C accepts a hex float without a binary exponent; Go does not
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
 }
