@@ -19,6 +19,7 @@ func init() {
 		return move(ks, cc, a[1], a[2], false, true)
 	}
 	commands["lmove"] = cmdLMove
+	commands["lpos"] = cmdLPos
 	// Blocking pops never block inside a script: they act as their plain form.
 	commands["blpop"] = cmdBPop(true)
 	commands["brpop"] = cmdBPop(false)
@@ -297,4 +298,84 @@ func move(ks *Keyspace, cc *CallContext, src, dst string, fromLeft, toLeft bool)
 		dv.list = append(dv.list, x)
 	}
 	return bulkReply(x)
+}
+
+const errLPosRankZero = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+
+// cmdLPos implements LPOS key element [RANK rank] [COUNT num-matches]
+// [MAXLEN len] as Redis 7.0 does, including its int64 arithmetic: RANK
+// -9223372036854775808 negates to itself, so every match qualifies and
+// COUNT never stops the scan.
+func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
+	rank, count, maxlen := int64(1), int64(-1), int64(0) // count -1: not given
+	for j := 3; j < len(a); j++ {
+		opt := strings.ToUpper(a[j])
+		moreArgs := j < len(a)-1
+		switch {
+		case opt == "RANK" && moreArgs:
+			j++
+			n, ok := parseInt(a[j])
+			if !ok {
+				return errorReply(errNotInteger)
+			}
+			if n == 0 {
+				return errorReply(errLPosRankZero)
+			}
+			rank = n
+		case (opt == "COUNT" || opt == "MAXLEN") && moreArgs:
+			j++
+			n, ok := parseInt(a[j])
+			if !ok || n < 0 {
+				return errorReply("ERR " + opt + " can't be negative")
+			}
+			if opt == "COUNT" {
+				count = n
+			} else {
+				maxlen = n
+			}
+		default:
+			return errorReply(errSyntax)
+		}
+	}
+	fromTail := rank < 0
+	if fromTail {
+		rank = -rank
+	}
+	v, wrong := ks.listFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		if count != -1 {
+			return arrayReply([]Reply{})
+		}
+		return nilReply()
+	}
+	n := int64(len(v.list))
+	var out []Reply
+	matches := int64(0)
+	for index := int64(0); index < n && (maxlen == 0 || index < maxlen); index++ {
+		pos := index
+		if fromTail {
+			pos = n - index - 1
+		}
+		if v.list[pos] != a[2] {
+			continue
+		}
+		matches++
+		if matches < rank {
+			continue
+		}
+		if count == -1 {
+			return intReply(pos)
+		}
+		out = append(out, intReply(pos))
+		if count != 0 && matches-rank+1 >= count {
+			break
+		}
+	}
+	if count == -1 {
+		return nilReply()
+	}
+	return arrayReply(append([]Reply{}, out...))
 }

@@ -35,7 +35,7 @@ func corpusCommand(r *rand.Rand) []string {
 	k := pick(r, corpusKeys)
 	v := func() string { return pick(r, corpusValues) }
 	f := func() string { return pick(r, corpusFields) }
-	switch r.Intn(56) {
+	switch r.Intn(57) {
 	case 0:
 		return []string{"GET", k}
 	case 1:
@@ -133,6 +133,24 @@ func corpusCommand(r *rand.Rand) []string {
 		cmd := []string{pick(r, []string{"ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"}), k, lex(), lex()}
 		if strings.HasSuffix(cmd[0], "RANGEBYLEX") && r.Intn(2) == 0 {
 			cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1"}), pick(r, []string{"1", "2", "-1"}))
+		}
+		return cmd
+	case 54:
+		cmd := []string{"LPOS", k, v()}
+		for _, o := range r.Perm(4) {
+			if r.Intn(3) != 0 {
+				continue
+			}
+			switch o {
+			case 0:
+				cmd = append(cmd, "RANK", pick(r, []string{"1", "2", "-1", "-2", "0", "x", "-9223372036854775808"}))
+			case 1:
+				cmd = append(cmd, "COUNT", pick(r, []string{"0", "1", "2", "-1"}))
+			case 2:
+				cmd = append(cmd, "MAXLEN", pick(r, []string{"0", "1", "3", "-1"}))
+			case 3:
+				cmd = append(cmd, pick(r, []string{"RANK", "FOO"}))
+			}
 		}
 		return cmd
 	case 53:
