@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,24 +25,48 @@ func (id streamID) less(o streamID) bool {
 type streamEntry struct {
 	id     streamID
 	fields []string
+	node   *streamNode
 }
 
 // stream keeps entries in ID order; last survives deletions because Redis
-// never reuses an ID.
+// never reuses an ID. nodes mirror Redis's radix-tree nodes (see
+// streamNode), which approximate trimming removes whole.
 type stream struct {
 	entries []streamEntry
+	nodes   []*streamNode
 	last    streamID
 }
 
+// streamNode is one node of a Redis stream's radix tree: a listpack
+// holding up to stream-node-max-entries entries (live or deleted) in at
+// most stream-node-max-bytes bytes, Redis's defaults. bytes follows the
+// listpack's size as Redis encodes it, so entries land in the same nodes.
+type streamNode struct {
+	live, deleted int
+	bytes         int
+	master        streamID // the first entry's ID
+	fields        []string // the master entry's field names
+	last          streamID // the ID of the last entry added, even if deleted since
+}
+
 const (
-	errStreamID        = "ERR Invalid stream ID specified as stream command argument"
-	errStreamTooLow    = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
-	errStreamZeroID    = "ERR The ID specified in XADD must be greater than 0-0"
-	errStreamExhausted = "ERR The stream has exhausted the last possible ID, unable to add more items"
-	errStreamTooLarge  = "ERR Elements are too large to be stored"
-	errStreamLimit     = "ERR syntax error, LIMIT cannot be used without the special ~ option"
-	errStreamApprox    = "ERR simulate: approximate (~) stream trimming is not implemented"
-	errStreamMaxLen    = "ERR The MAXLEN argument must be >= 0."
+	streamNodeMaxEntries = 100  // stream-node-max-entries
+	streamNodeMaxBytes   = 4096 // stream-node-max-bytes
+	streamApproxLimit    = 100 * streamNodeMaxEntries
+)
+
+const (
+	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
+	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+	errStreamZeroID     = "ERR The ID specified in XADD must be greater than 0-0"
+	errStreamExhausted  = "ERR The stream has exhausted the last possible ID, unable to add more items"
+	errStreamTooLarge   = "ERR Elements are too large to be stored"
+	errStreamLimit      = "ERR syntax error, LIMIT cannot be used without the special ~ option"
+	errStreamLimitNoHow = "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
+	errStreamNoStrategy = "ERR syntax error, XTRIM must be called with a trimming strategy"
+	errStreamBothTrims  = "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
+	errStreamMaxLen     = "ERR The MAXLEN argument must be >= 0."
+	errStreamLimitNeg   = "ERR The LIMIT argument must be >= 0."
 )
 
 func init() {
@@ -53,18 +78,47 @@ func init() {
 	commands["xtrim"] = cmdXTrim
 }
 
-// parseStreamID parses "ms" or "ms-seq"; a missing seq becomes missingSeq.
-func parseStreamID(s string, missingSeq uint64) (streamID, bool) {
-	msPart, seqPart, hasSeq := strings.Cut(s, "-")
-	ms, err := strconv.ParseUint(msPart, 10, 64)
+// string2ull parses an unsigned number as Redis's string2ull: strict
+// decimal first, else strtoull (leading space, a sign, leading zeros; a
+// minus negates modulo 2^64).
+func string2ull(s string) (uint64, bool) {
+	if n, ok := parseInt(s); ok {
+		return uint64(n), n >= 0
+	}
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	if t == "" || strings.TrimLeft(t, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
 	if err != nil {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// parseStreamID parses "ms" or "ms-seq" as streamGenericParseIDOrReply does
+// (without "-" and "+"); a missing seq becomes missingSeq.
+func parseStreamID(s string, missingSeq uint64) (streamID, bool) {
+	if len(s) > 127 {
+		return streamID{}, false
+	}
+	msPart, seqPart, hasSeq := strings.Cut(s, "-")
+	ms, ok := string2ull(msPart)
+	if !ok {
 		return streamID{}, false
 	}
 	if !hasSeq {
 		return streamID{ms, missingSeq}, true
 	}
-	seq, err := strconv.ParseUint(seqPart, 10, 64)
-	if err != nil {
+	seq, ok := string2ull(seqPart)
+	if !ok {
 		return streamID{}, false
 	}
 	return streamID{ms, seq}, true
@@ -80,96 +134,279 @@ type trimSpec struct {
 	minID  streamID
 	byID   bool
 	set    bool
+	approx bool  // "~": only whole nodes go
+	limit  int64 // at most this many entries go; 0: no limit
 }
 
-// parseTrim reads a trim clause at a[i]; it returns the index after it.
-func parseTrim(a []string, i int) (trimSpec, int, *Reply) {
-	fail := func(text string) (trimSpec, int, *Reply) { r := errorReply(text); return trimSpec{}, 0, &r }
-	t := trimSpec{set: true, byID: strings.EqualFold(a[i], "minid")}
-	i++
-	approx := false
-	if i < len(a) && (a[i] == "~" || a[i] == "=") {
-		approx = a[i] == "~"
-		i++
-	}
-	if i >= len(a) {
-		return fail(errSyntax)
-	}
-	if t.byID {
-		id, ok := parseStreamID(a[i], 0)
-		if !ok {
-			return fail(errStreamID)
-		}
-		t.minID = id
-	} else {
-		n, ok := parseInt(a[i])
-		if !ok {
-			return fail(errNotInteger)
-		}
-		if n < 0 {
-			return fail(errStreamMaxLen)
-		}
-		t.maxLen = n
-	}
-	i++
-	if i+1 < len(a) && strings.EqualFold(a[i], "limit") {
-		if !approx {
-			return fail(errStreamLimit)
-		}
-		i += 2
-	}
-	if approx {
-		return fail(errStreamApprox)
-	}
-	return t, i, nil
+// streamArgs are the parsed options of XADD or XTRIM.
+type streamArgs struct {
+	trim      trimSpec
+	noMk      bool
+	id        streamID
+	idGiven   bool // not "*"
+	seqGiven  bool // not "ms-*"
+	idPos     int  // XADD: the index of the ID
+	limitUsed bool
 }
 
+// parseStreamArgs reads the options of XADD (xadd) or XTRIM from a[2:],
+// in any order, as streamParseAddOrTrimArgsOrReply does.
+func parseStreamArgs(a []string, xadd bool) (streamArgs, *Reply) {
+	fail := func(text string) (streamArgs, *Reply) { r := errorReply(text); return streamArgs{}, &r }
+	var p streamArgs
+	t := &p.trim
+	i := 2
+loop:
+	for ; i < len(a); i++ {
+		moreArgs := len(a) - 1 - i
+		opt := strings.ToLower(a[i])
+		switch {
+		case xadd && a[i] == "*":
+			break loop
+		case (opt == "maxlen" || opt == "minid") && moreArgs > 0:
+			if t.set {
+				return fail(errStreamBothTrims)
+			}
+			t.approx = false
+			if moreArgs >= 2 && (a[i+1] == "~" || a[i+1] == "=") {
+				t.approx = a[i+1] == "~"
+				i++
+			}
+			if opt == "maxlen" {
+				n, ok := parseInt(a[i+1])
+				if !ok {
+					return fail(errNotInteger)
+				}
+				if n < 0 {
+					return fail(errStreamMaxLen)
+				}
+				t.maxLen = n
+			} else {
+				id, ok := parseStreamID(a[i+1], 0)
+				if !ok || a[i+1] == "-" || a[i+1] == "+" {
+					return fail(errStreamID)
+				}
+				t.minID, t.byID = id, true
+			}
+			t.set = true
+			i++
+		case opt == "limit" && moreArgs > 0:
+			n, ok := parseInt(a[i+1])
+			if !ok {
+				return fail(errNotInteger)
+			}
+			if n < 0 {
+				return fail(errStreamLimitNeg)
+			}
+			t.limit, p.limitUsed = n, true
+			i++
+		case xadd && opt == "nomkstream":
+			p.noMk = true
+		case xadd:
+			p.idGiven, p.seqGiven = true, true
+			ms, seq, hasSeq := strings.Cut(a[i], "-")
+			if hasSeq && seq == "*" && len(a[i]) <= 127 {
+				n, ok := string2ull(ms)
+				if !ok {
+					return fail(errStreamID)
+				}
+				p.id, p.seqGiven = streamID{n, 0}, false
+			} else {
+				id, ok := parseStreamID(a[i], 0)
+				if !ok {
+					return fail(errStreamID)
+				}
+				p.id = id
+			}
+			break loop
+		default:
+			return fail(errSyntax)
+		}
+	}
+	p.idPos = i
+	switch {
+	case t.limit != 0 && !t.set:
+		return fail(errStreamLimitNoHow)
+	case !xadd && !t.set:
+		return fail(errStreamNoStrategy)
+	case p.limitUsed && !t.approx:
+		return fail(errStreamLimit)
+	case !p.limitUsed && t.approx:
+		t.limit = streamApproxLimit
+	}
+	return p, nil
+}
+
+// trim is Redis's streamTrim: it removes whole nodes from the head while
+// what stays still satisfies the threshold, then (unless approx) the
+// entries of the next node that must go.
 func (s *stream) trim(t trimSpec) int64 {
-	drop := 0
-	if t.byID {
-		for drop < len(s.entries) && s.entries[drop].id.less(t.minID) {
-			drop++
+	var deleted int64
+	for len(s.nodes) > 0 {
+		if !t.byID && int64(len(s.entries)) <= t.maxLen {
+			break
 		}
-	} else if int64(len(s.entries)) > t.maxLen {
-		drop = len(s.entries) - int(t.maxLen)
+		n := s.nodes[0]
+		if t.limit != 0 && deleted+int64(n.live) > t.limit {
+			break
+		}
+		var remove bool
+		if t.byID {
+			remove = n.last.less(t.minID)
+		} else {
+			remove = int64(len(s.entries)-n.live) >= t.maxLen
+		}
+		if remove {
+			s.dropHead(n.live)
+			s.nodes = s.nodes[1:]
+			deleted += int64(n.live)
+			continue
+		}
+		if t.approx {
+			break
+		}
+		for len(s.entries) > 0 && s.entries[0].node == n {
+			if t.byID && !s.entries[0].id.less(t.minID) || !t.byID && int64(len(s.entries)) <= t.maxLen {
+				break
+			}
+			s.dropHead(1)
+			n.live--
+			n.deleted++
+			deleted++
+		}
+		break
 	}
-	// Reslicing is enough: append reallocates with only the live entries
-	// once capacity runs out, so a capped stream stays bounded.
-	clear(s.entries[:drop])
-	s.entries = s.entries[drop:]
-	return int64(drop)
+	return deleted
+}
+
+// dropHead removes the first k entries. Reslicing is enough: append
+// reallocates with only the live entries once capacity runs out, so a
+// capped stream stays bounded.
+func (s *stream) dropHead(k int) {
+	clear(s.entries[:k])
+	s.entries = s.entries[k:]
+}
+
+// add appends an entry, to the tail node if it has room as
+// streamAppendItem judges it, else to a new node.
+func (s *stream) add(id streamID, fields []string) {
+	var tail *streamNode
+	if len(s.nodes) > 0 {
+		tail = s.nodes[len(s.nodes)-1]
+		size := 0
+		for _, f := range fields {
+			size += len(f)
+		}
+		if tail.bytes+size >= streamNodeMaxBytes || tail.live+tail.deleted >= streamNodeMaxEntries {
+			tail = nil
+		}
+	}
+	names := make([]string, 0, len(fields)/2)
+	for i := 0; i < len(fields); i += 2 {
+		names = append(names, fields[i])
+	}
+	same := true
+	if tail == nil {
+		tail = &streamNode{master: id, fields: names, bytes: 6 + 1} // header and end byte
+		tail.bytes += lpIntSize(1) + lpIntSize(0) + lpIntSize(int64(len(names))) + lpIntSize(0)
+		for _, f := range names {
+			tail.bytes += lpStrSize(f)
+		}
+		s.nodes = append(s.nodes, tail)
+	} else {
+		same = slices.Equal(names, tail.fields)
+	}
+	numFields := int64(len(names))
+	lpCount := numFields + 3
+	b := lpIntSize(2) + lpIntSize(int64(id.ms-tail.master.ms)) + lpIntSize(int64(id.seq-tail.master.seq))
+	if !same {
+		lpCount += numFields + 1
+		b += lpIntSize(numFields)
+	}
+	for i, f := range fields {
+		if i%2 == 1 || !same {
+			b += lpStrSize(f)
+		}
+	}
+	tail.bytes += b + lpIntSize(lpCount)
+	tail.live++
+	tail.last = id
+	s.entries = append(s.entries, streamEntry{id: id, fields: append([]string(nil), fields...), node: tail})
+	s.last = id
+}
+
+// remove deletes entry j, as XDEL marks it deleted in its node; a node
+// left without live entries goes.
+func (s *stream) remove(j int) {
+	n := s.entries[j].node
+	s.entries = append(s.entries[:j:j], s.entries[j+1:]...)
+	n.live--
+	n.deleted++
+	if n.live == 0 {
+		s.nodes = slices.DeleteFunc(s.nodes, func(x *streamNode) bool { return x == n })
+	}
+}
+
+// lpIntSize is the size of an integer element in a listpack, backlen included.
+func lpIntSize(v int64) int {
+	switch {
+	case v >= 0 && v <= 127:
+		return 1 + 1
+	case v >= -4096 && v <= 4095:
+		return 2 + 1
+	case v >= -32768 && v <= 32767:
+		return 3 + 1
+	case v >= -8388608 && v <= 8388607:
+		return 4 + 1
+	case v >= -2147483648 && v <= 2147483647:
+		return 5 + 1
+	}
+	return 9 + 1
+}
+
+// lpStrSize is the size of a string element in a listpack: a string that
+// reads as an integer is stored as one.
+func lpStrSize(s string) int {
+	if n, ok := parseInt(s); ok {
+		return lpIntSize(n)
+	}
+	enc := 5 + len(s)
+	if len(s) < 64 {
+		enc = 1 + len(s)
+	} else if len(s) < 4096 {
+		enc = 2 + len(s)
+	}
+	switch {
+	case enc <= 127:
+		return enc + 1
+	case enc < 16383:
+		return enc + 2
+	case enc < 2097151:
+		return enc + 3
+	case enc < 268435455:
+		return enc + 4
+	}
+	return enc + 5
 }
 
 func cmdXAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
+	p, bad := parseStreamArgs(a, true)
+	if bad != nil {
+		return *bad
+	}
+	fields := a[min(p.idPos+1, len(a)):]
+	if len(fields) < 2 || len(fields)%2 != 0 || p.idPos >= len(a) {
+		return errorReply("ERR wrong number of arguments for 'xadd' command")
+	}
+	if p.idGiven && p.seqGiven && p.id == (streamID{}) {
+		return errorReply(errStreamZeroID)
+	}
 	v, wrong := ks.streamFor(cc, a[1])
 	if wrong != nil {
 		return *wrong
 	}
-	noMk := false
-	var trim trimSpec
-	i := 2
-opts:
-	for ; i < len(a); i++ {
-		switch strings.ToLower(a[i]) {
-		case "nomkstream":
-			noMk = true
-			continue
-		case "maxlen", "minid":
-			t, next, bad := parseTrim(a, i)
-			if bad != nil {
-				return *bad
-			}
-			trim, i = t, next-1
-			continue
-		}
-		break opts
-	}
-	if i >= len(a) {
-		return errorReply(errSyntax)
-	}
-	idArg, fields := a[i], a[i+1:]
-	if len(fields) == 0 || len(fields)%2 != 0 {
-		return errorReply("ERR wrong number of arguments for 'xadd' command")
+	if v == nil && p.noMk {
+		return nilReply()
 	}
 	var last streamID
 	if v != nil {
@@ -178,9 +415,9 @@ opts:
 	if last == (streamID{math.MaxUint64, math.MaxUint64}) {
 		return errorReply(errStreamExhausted)
 	}
-	var id streamID
+	id := p.id
 	switch {
-	case idArg == "*":
+	case !p.idGiven:
 		now := uint64(cc.Now.UnixMilli())
 		if now > last.ms {
 			id = streamID{now, 0}
@@ -190,43 +427,22 @@ opts:
 		} else {
 			id = streamID{last.ms, last.seq + 1}
 		}
-	case strings.HasSuffix(idArg, "-*"):
-		ms, err := strconv.ParseUint(strings.TrimSuffix(idArg, "-*"), 10, 64)
-		if err != nil {
-			return errorReply(errStreamID)
+	case !p.seqGiven && id.ms == last.ms:
+		if last.seq == math.MaxUint64 {
+			return errorReply(errStreamTooLarge)
 		}
-		id = streamID{ms, 0}
-		if ms == last.ms && v != nil {
-			if last.seq == math.MaxUint64 {
-				return errorReply(errStreamTooLarge)
-			}
-			id.seq = last.seq + 1
-		} else if ms == 0 {
-			id.seq = 1
-		}
-	default:
-		var ok bool
-		if id, ok = parseStreamID(idArg, 0); !ok {
-			return errorReply(errStreamID)
-		}
-	}
-	if id == (streamID{}) {
-		return errorReply(errStreamZeroID)
+		id.seq = last.seq + 1
 	}
 	if !last.less(id) {
 		return errorReply(errStreamTooLow)
 	}
 	if v == nil {
-		if noMk {
-			return nilReply()
-		}
 		v = &value{kind: kindStream, stream: &stream{}}
 		ks.keys[a[1]] = v
 	}
-	v.stream.entries = append(v.stream.entries, streamEntry{id: id, fields: append([]string(nil), fields...)})
-	v.stream.last = id
-	if trim.set {
-		v.stream.trim(trim)
+	v.stream.add(id, fields)
+	if p.trim.set {
+		v.stream.trim(p.trim)
 	}
 	return bulkReply(id.String())
 }
@@ -368,7 +584,7 @@ func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 	for _, id := range ids {
 		for j, e := range v.stream.entries {
 			if e.id == id {
-				v.stream.entries = append(v.stream.entries[:j:j], v.stream.entries[j+1:]...)
+				v.stream.remove(j)
 				n++
 				break
 			}
@@ -378,24 +594,18 @@ func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdXTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
+	p, bad := parseStreamArgs(a, false)
+	if bad != nil {
+		return *bad
+	}
 	v, wrong := ks.streamFor(cc, a[1])
 	if wrong != nil {
 		return *wrong
 	}
-	if !strings.EqualFold(a[2], "maxlen") && !strings.EqualFold(a[2], "minid") {
-		return errorReply(errSyntax)
-	}
-	t, next, bad := parseTrim(a, 2)
-	if bad != nil {
-		return *bad
-	}
-	if next != len(a) {
-		return errorReply(errSyntax)
-	}
 	if v == nil {
 		return intReply(0)
 	}
-	return intReply(v.stream.trim(t))
+	return intReply(v.stream.trim(p.trim))
 }
 
 func dumpStream(s *stream) []StreamEntry {
