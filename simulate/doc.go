@@ -54,7 +54,8 @@
 //
 // Trace lists every command scripts ran (script, arguments, reply) and
 // Logs every redis.log line. Subscribe delivers PUBLISH messages to
-// in-process subscribers after the publishing script or command returns.
+// in-process subscribers after the publishing script or command returns;
+// SSubscribe does the same for SPUBLISH and shard channels.
 // A Server is safe for concurrent use, and each script runs atomically.
 // A script runs until it ends, as in Redis; a cancelable context passed to
 // Run interrupts it.
