@@ -28,6 +28,9 @@ type Pass struct {
 	HeaderErr error
 
 	res     *resolution
+	// inline options and the problems found in them (021-023)
+	dirs        []directive
+	dirProblems []Diagnostic
 	globals map[string]*stdGlobal
 	diags   *[]Diagnostic
 }
@@ -78,8 +81,9 @@ func Check(file string, src []byte, cfg *Config) []Diagnostic {
 	}
 	var diags []Diagnostic
 	pass := &Pass{File: f, Config: cfg, res: resolve(f), globals: globalsFor(cfg), diags: &diags}
+	pass.dirs, pass.dirProblems = parseDirectives(f, pass.res)
 	if hasHeader(f.Src) {
-		pass.Script, pass.HeaderErr = registry.ParseScript(file, src)
+		pass.Script, pass.HeaderErr = registry.ParseScript(file, headerOnly(src))
 	}
 	analyzers := cfg.Analyzers
 	if analyzers == nil {
@@ -89,10 +93,27 @@ func Check(file string, src []byte, cfg *Config) []Diagnostic {
 		pass.Analyzer = a
 		a.Run(pass)
 	}
-	diags = applyInlineOptions(f, pass.res, diags)
+	diags = applyInlineOptions(f, pass.dirs, pass.dirProblems, diags)
 	diags = filterDiagnostics(diags, cfg)
 	sortDiagnostics(diags)
 	return diags
+}
+
+// headerOnly keeps the shebang and the leading comment block, so the
+// registry judges the header alone: the body's own problems are the other
+// analyzers' to report, with positions.
+func headerOnly(src []byte) []byte {
+	lines := strings.SplitAfter(string(src), "\n")
+	n := 0
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if (i == 0 && strings.HasPrefix(t, "#!")) || (strings.HasPrefix(t, "--") && !strings.HasPrefix(t, "--[[")) {
+			n = i + 1
+			continue
+		}
+		break
+	}
+	return []byte(strings.Join(lines[:n], ""))
 }
 
 // hasHeader reports whether the source carries a redlua header: a "-- name:"

@@ -222,9 +222,6 @@ func runKeys(p *Pass) {
 				argv = append(argv, "?")
 			}
 		}
-		if rc.open {
-			argv = argv[:len(argv)-1] // the expanding argument and beyond are unknown
-		}
 		positions := rc.cmd.KeyPositionsArgs(argv)
 		if rc.cmd.Container != "" {
 			positions = nil // subcommand keys are rare; positions would be off by one
@@ -234,9 +231,6 @@ func runKeys(p *Pass) {
 				continue
 			}
 			arg := rc.args[pos-1]
-			if rc.open && pos-1 == len(rc.args)-1 {
-				continue
-			}
 			switch classifyKey(arg, values, 0) {
 			case keyLiteral:
 				p.Reportf(arg, "901", Warning, rc.name, "key argument of %s is a literal, not from KEYS: pass the key in KEYS (it fails on Redis Cluster and under ACL key patterns)", strings.ToUpper(rc.name))
@@ -397,7 +391,8 @@ func runScriptArgs(p *Pass) {
 	}
 	used := map[string]map[int]bool{"KEYS": {}, "ARGV": {}}
 	all := map[string]bool{}
-	walkAllExprs(p.File.Block, func(e Expr) bool {
+	var visit func(e Expr) bool
+	visit = func(e Expr) bool {
 		switch e := e.(type) {
 		case *IndexExpr:
 			for _, table := range []string{"KEYS", "ARGV"} {
@@ -405,10 +400,15 @@ func runScriptArgs(p *Pass) {
 					continue
 				}
 				num, ok := e.Key.(*NumberExpr)
-				idx, err := strconv.ParseFloat(num.rawOr(""), 64)
-				if !ok || err != nil {
+				if !ok {
 					all[table] = true
-					continue
+					walkExpr(e.Key, visit)
+					return false
+				}
+				idx, err := strconv.ParseFloat(num.Raw, 64)
+				if err != nil {
+					all[table] = true
+					return false
 				}
 				names, code, variadic := s.Keys, "911", s.Variadic&registry.VariadicKeys != 0
 				if table == "ARGV" {
@@ -422,16 +422,17 @@ func runScriptArgs(p *Pass) {
 				default:
 					used[table][int(idx)] = true
 				}
+				return false
 			}
 		case *NameExpr:
 			// KEYS or ARGV used whole: #KEYS, ipairs(ARGV), unpack(KEYS)
 			if e.Var == nil && (e.Name == "KEYS" || e.Name == "ARGV") {
 				all[e.Name] = true
 			}
-			return true
 		}
 		return true
-	})
+	}
+	walkAllExprs(p.File.Block, visit)
 	for _, table := range []string{"KEYS", "ARGV"} {
 		if all[table] {
 			continue
@@ -452,13 +453,6 @@ func runScriptArgs(p *Pass) {
 			p.reportLine(line, col, col+len(n)-1, code, Warning, fmt.Sprintf("%s[%d] (%s, declared in the header) is never used; drop it from \"-- %s:\" in a new version, or use it", table, i+1, n, field))
 		}
 	}
-}
-
-func (n *NumberExpr) rawOr(def string) string {
-	if n == nil {
-		return def
-	}
-	return n.Raw
 }
 
 // headerField finds the "-- field:" line of the header.

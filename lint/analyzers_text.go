@@ -82,12 +82,13 @@ func maxLineLength(cfg *Config) int {
 }
 
 func runLineLength(p *Pass) {
-	limit := maxLineLength(p.Config)
-	if limit < 0 {
-		return
-	}
+	configured := maxLineLength(p.Config)
 	header := headerFieldLines(p.File)
 	p.File.lines(func(line, start int, text string) {
+		limit := lineLimit(p.dirs, line, configured)
+		if limit < 0 {
+			return
+		}
 		n := utf8.RuneCountInString(text)
 		if n > limit && !header[line] {
 			p.reportLine(line, limit+1, n, "631", Warning, fmt.Sprintf("line is too long (%d > %d)", n, limit))

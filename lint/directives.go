@@ -3,7 +3,6 @@ package lint
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Inline options, as luacheck reads them: a short comment starting with
@@ -33,21 +32,20 @@ var nullaryOptions = map[string]string{
 	"self": "", "compat": "", "module": "", "allow defined": "", "allow defined top": "",
 }
 
-func applyInlineOptions(f *File, res *resolution, ds []Diagnostic) []Diagnostic {
-	dirs, problems := parseDirectives(f, res)
+func applyInlineOptions(f *File, dirs []directive, problems, ds []Diagnostic) []Diagnostic {
 	if len(dirs) == 0 {
 		return append(ds, problems...)
 	}
 	out := ds[:0]
 	for _, d := range ds {
-		if d.Code == "E011" || inlineKeep(f, &d, dirs) {
+		if d.Code == "E011" || inlineKeep(&d, dirs) {
 			out = append(out, d)
 		}
 	}
 	return append(out, problems...)
 }
 
-func inlineKeep(f *File, d *Diagnostic, dirs []directive) bool {
+func inlineKeep(d *Diagnostic, dirs []directive) bool {
 	on := true
 	code := codeDigits(d.Code)
 	for _, dir := range dirs {
@@ -84,24 +82,20 @@ func inlineKeep(f *File, d *Diagnostic, dirs []directive) bool {
 				}
 			}
 		}
-		if code == "631" && dir.maxLen != nil {
-			n := 0
-			f.lines(func(line, _ int, text string) {
-				if line == d.Line {
-					n = utf8.RuneCountInString(text)
-				}
-			})
-			switch limit := *dir.maxLen; {
-			case limit < 0 || n <= limit:
-				on = false
-			default:
-				on = true
-				d.Column = limit + 1
-				d.Message = "line is too long (" + strconv.Itoa(n) + " > " + strconv.Itoa(limit) + ")"
-			}
-		}
 	}
 	return on
+}
+
+// lineLimit is the W631 limit in force on a line: the last inline "max
+// line length" covering it, else the configured one (-1: none).
+func lineLimit(dirs []directive, line, configured int) int {
+	limit := configured
+	for _, d := range dirs {
+		if d.maxLen != nil && line >= d.from && line <= d.to {
+			limit = *d.maxLen
+		}
+	}
+	return limit
 }
 
 // closureEnd is the last line of the innermost function containing off.

@@ -48,12 +48,16 @@ type liveness struct {
 	fn     *FunctionExpr
 	breaks []liveSet // live sets at the exit of enclosing loops
 	mark   bool
+	// heads caches each loop's last fixpoint. Live sets only grow as an
+	// enclosing loop iterates, so restarting from the cached head keeps
+	// nested loops from re-iterating from scratch (exponential in depth).
+	heads map[Stmt]liveSet
 }
 
 // markUsedValues sets setSite.used for every value that may be read.
 func markUsedValues(res *resolution) {
 	for _, fn := range res.funcs {
-		l := &liveness{res: res, fn: fn, mark: true}
+		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}}
 		l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
 	}
 	// A value set in function F is also used when another function reads
@@ -155,10 +159,13 @@ func collectReads(e Expr, out *[]*Var) {
 
 // loop computes the live set at a loop head: body(head ∪ exit) ∪ extra,
 // iterated to a fixpoint without marking, then once more marking.
-func (l *liveness) loop(out liveSet, body func(next liveSet) liveSet) liveSet {
+func (l *liveness) loop(s Stmt, out liveSet, body func(next liveSet) liveSet) liveSet {
 	mark := l.mark
 	l.mark = false
 	head := out
+	if prev, ok := l.heads[s]; ok {
+		head = prev.union(out)
+	}
 	for i := 0; i < 50; i++ {
 		l.breaks = append(l.breaks, out)
 		next := body(head)
@@ -168,6 +175,7 @@ func (l *liveness) loop(out liveSet, body func(next liveSet) liveSet) liveSet {
 		}
 		head = next
 	}
+	l.heads[s] = head
 	l.mark = mark
 	if mark {
 		l.breaks = append(l.breaks, out)
@@ -228,21 +236,21 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		}
 		return acc
 	case *WhileStmt:
-		head := l.loop(out, func(head liveSet) liveSet {
+		head := l.loop(s, out, func(head liveSet) liveSet {
 			return l.reads(l.block(s.Body.Stmts, head).union(out), s.Cond)
 		})
 		return head
 	case *RepeatStmt:
-		return l.loop(out, func(head liveSet) liveSet {
+		return l.loop(s, out, func(head liveSet) liveSet {
 			return l.block(s.Body.Stmts, l.reads(head.union(out), s.Cond))
 		})
 	case *NumForStmt:
-		head := l.loop(out, func(head liveSet) liveSet {
+		head := l.loop(s, out, func(head liveSet) liveSet {
 			return l.block(s.Body.Stmts, head).union(out)
 		})
 		return l.reads(head, s.Init, s.Limit, s.Step)
 	case *GenForStmt:
-		head := l.loop(out, func(head liveSet) liveSet {
+		head := l.loop(s, out, func(head liveSet) liveSet {
 			return l.block(s.Body.Stmts, head).union(out)
 		})
 		return l.reads(head, s.Exprs...)

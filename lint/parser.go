@@ -9,13 +9,21 @@ type newSyntax struct {
 	what string
 }
 
+// maxDepth is Lua 5.1's LUAI_MAXCCALLS: deeper nesting fails to compile
+// ("chunk has too many syntax levels"), and the limit keeps every
+// recursive walk over the tree shallow.
+const maxDepth = 200
+
 type parser struct {
-	lx    *lexer
-	tok   token
-	ahead *token
-	prev  token
-	news  []newSyntax
-	err   *syntaxError
+	depth int
+	// vararg says, per enclosing function, whether it takes "..."
+	vararg []bool
+	lx     *lexer
+	tok    token
+	ahead  *token
+	prev   token
+	news   []newSyntax
+	err    *syntaxError
 }
 
 // File is a parsed chunk with what the checks need beside the tree.
@@ -34,7 +42,6 @@ type File struct {
 // (luacheck's E011), reported as a Diagnostic.
 func Parse(name string, src []byte) (*File, *Diagnostic) {
 	p := &parser{lx: newLexer(string(src))}
-	p.advance()
 	var block *Block
 	func() {
 		defer func() {
@@ -44,6 +51,8 @@ func Parse(name string, src []byte) (*File, *Diagnostic) {
 				}
 			}
 		}()
+		p.vararg = []bool{true} // the main chunk is a vararg function
+		p.advance()
 		block = p.block()
 		if p.tok.kind != tokEOF {
 			p.errorf("expected <eof> near %s", p.near())
@@ -209,6 +218,8 @@ func (p *parser) retStat() Stmt {
 }
 
 func (p *parser) statement() Stmt {
+	p.enter()
+	defer p.leave()
 	t := p.tok
 	switch t.kind {
 	case ';':
@@ -394,7 +405,9 @@ func (p *parser) funcBody(kw token, method bool) *FunctionExpr {
 		}
 	}
 	p.expect(')')
+	p.vararg = append(p.vararg, fn.IsVararg)
 	fn.Body = p.block()
+	p.vararg = p.vararg[:len(p.vararg)-1]
 	e := p.expectClose(tokEnd, tokFunction, kw.pos.Line)
 	fn.span = span{kw.pos, e.end}
 	return fn
@@ -555,6 +568,9 @@ func (p *parser) simpleExpr() Expr {
 		p.advance()
 		return &FalseExpr{s}
 	case tokDots:
+		if !p.vararg[len(p.vararg)-1] {
+			p.errorf("cannot use '...' outside a vararg function")
+		}
 		p.advance()
 		return &VarargExpr{s}
 	case '{':
@@ -589,7 +605,18 @@ func isLua53Op(k tokKind) bool {
 
 func (p *parser) expr() Expr { return p.subExpr(0) }
 
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.errorf("chunk has too many syntax levels")
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
 func (p *parser) subExpr(limit int) Expr {
+	p.enter()
+	defer p.leave()
 	var left Expr
 	t := p.tok
 	switch t.kind {
