@@ -27,12 +27,12 @@ type Pass struct {
 	Script    *registry.Script
 	HeaderErr error
 
-	res     *resolution
+	res *resolution
 	// inline options and the problems found in them (021-023)
 	dirs        []directive
 	dirProblems []Diagnostic
-	globals map[string]*stdGlobal
-	diags   *[]Diagnostic
+	globals     map[string]*stdGlobal
+	diags       *[]Diagnostic
 }
 
 // Reportf records a diagnostic for code (e.g. "113") over the node's
