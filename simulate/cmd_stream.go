@@ -458,45 +458,48 @@ func cmdXLen(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return intReply(int64(len(v.stream.entries)))
 }
 
-// parseRangeID reads a range bound: "-", "+", an ID, or "(ID" (exclusive).
-func parseRangeID(s string, isStart bool) (streamID, bool) {
-	switch s {
-	case "-":
-		return streamID{}, true
-	case "+":
-		return streamID{math.MaxUint64, math.MaxUint64}, true
-	}
+// parseRangeID reads a range bound: "-", "+", an ID, or "(ID" (exclusive,
+// as streamParseIntervalIDOrReply reads it). bad is the error to reply.
+func parseRangeID(s string, isStart bool) (id streamID, bad string) {
 	missing := uint64(0)
 	if !isStart {
 		missing = math.MaxUint64
 	}
-	exclusive := strings.HasPrefix(s, "(")
-	id, ok := parseStreamID(strings.TrimPrefix(s, "("), missing)
-	if !ok {
-		return id, false
-	}
-	if exclusive {
-		if isStart {
-			if id == (streamID{math.MaxUint64, math.MaxUint64}) {
-				return id, false
-			}
-			if id.seq == math.MaxUint64 {
-				id = streamID{id.ms + 1, 0}
-			} else {
-				id.seq++
-			}
-		} else {
-			if id == (streamID{}) {
-				return id, false
-			}
-			if id.seq == 0 {
-				id = streamID{id.ms - 1, math.MaxUint64}
-			} else {
-				id.seq--
-			}
+	if len(s) <= 1 || s[0] != '(' {
+		switch s {
+		case "-":
+			return streamID{}, ""
+		case "+":
+			return streamID{math.MaxUint64, math.MaxUint64}, ""
 		}
+		id, ok := parseStreamID(s, missing)
+		if !ok {
+			return id, errStreamID
+		}
+		return id, ""
 	}
-	return id, true
+	id, ok := parseStreamID(s[1:], missing) // strict: "(-" and "(+" are invalid
+	if !ok {
+		return id, errStreamID
+	}
+	if isStart {
+		if id == (streamID{math.MaxUint64, math.MaxUint64}) {
+			return id, "ERR invalid start ID for the interval"
+		}
+		if id.seq == math.MaxUint64 {
+			return streamID{id.ms + 1, 0}, ""
+		}
+		id.seq++
+		return id, ""
+	}
+	if id == (streamID{}) {
+		return id, "ERR invalid end ID for the interval"
+	}
+	if id.seq == 0 {
+		return streamID{id.ms - 1, math.MaxUint64}, ""
+	}
+	id.seq--
+	return id, ""
 }
 
 func entryReply(e streamEntry) Reply {
@@ -513,10 +516,13 @@ func cmdXRange(rev bool) handler {
 		if rev {
 			startArg, endArg = endArg, startArg
 		}
-		start, ok1 := parseRangeID(startArg, true)
-		end, ok2 := parseRangeID(endArg, false)
-		if !ok1 || !ok2 {
-			return errorReply(errStreamID)
+		start, bad := parseRangeID(startArg, true)
+		if bad != "" {
+			return errorReply(bad)
+		}
+		end, bad := parseRangeID(endArg, false)
+		if bad != "" {
+			return errorReply(bad)
 		}
 		count := int64(-1)
 		for i := 4; i < len(a); i++ {
@@ -564,7 +570,16 @@ func cmdXRange(rev bool) handler {
 	}
 }
 
+// cmdXDel looks the key up before it reads the IDs, as Redis does: on a
+// missing key any IDs give 0.
 func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.streamFor(cc, a[1])
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
 	ids := make([]streamID, 0, len(a)-2)
 	for _, s := range a[2:] {
 		id, ok := parseStreamID(s, 0)
@@ -572,13 +587,6 @@ func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 			return errorReply(errStreamID)
 		}
 		ids = append(ids, id)
-	}
-	v, wrong := ks.streamFor(cc, a[1])
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
 	}
 	var n int64
 	for _, id := range ids {

@@ -132,6 +132,8 @@ func realKeyspace(t *testing.T, c *redis.Client) []KeyDump {
 			m := c.SMembers(ctx, k).Val()
 			sort.Strings(m)
 			d.Value = m
+		case "stream":
+			d.Value = realStreamEntries(t, c, k)
 		case "zset":
 			var ms []ZMember
 			for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
@@ -140,6 +142,25 @@ func realKeyspace(t *testing.T, c *redis.Client) []KeyDump {
 			d.Value = ms
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// realStreamEntries reads a stream with XRANGE, keeping each entry's
+// fields in their order.
+func realStreamEntries(t *testing.T, c *redis.Client, key string) []StreamEntry {
+	raw, err := c.Do(context.Background(), "XRANGE", key, "-", "+").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []StreamEntry{}
+	for _, e := range raw {
+		pair := e.([]any)
+		entry := StreamEntry{ID: pair[0].(string)}
+		for _, f := range pair[1].([]any) {
+			entry.Fields = append(entry.Fields, f.(string))
+		}
+		out = append(out, entry)
 	}
 	return out
 }

@@ -66,4 +66,19 @@
 // errors other than goto and labels may be worded differently; pairs()
 // visits keys in another order; and Lua 5.1's quirk of folding 1/0 to -inf
 // inside some constant expressions is not copied.
+//
+// Commands answer as a small value of Redis 7.0 with its default
+// configuration encodes it, where the encoding shows: a sorted set
+// behaves as a listpack (an integral score is stored as an integer, so
+// -0 reads back as 0; BYLEX ranges over members with different scores
+// walk the set in score order), and a stream groups its entries in nodes
+// of at most 100 entries and 4096 listpack bytes (stream-node-max-entries
+// and stream-node-max-bytes), which approximate ("~") trimming removes
+// whole. CONFIG SET of those limits is not modeled. Where Redis would have
+// converted the value to its large encoding (a sorted set of over 128
+// members or with a member over 64 bytes) the simulator still answers as
+// the listpack does: BYLEX over mixed scores then depends on the skip
+// list's random levels in Redis, and a -0 score stays -0 there. HKEYS,
+// HVALS and HGETALL list fields by name, where Redis lists a small hash in
+// insertion order; Redis leaves the order unspecified.
 package simulate
