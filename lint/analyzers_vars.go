@@ -84,8 +84,10 @@ func runUnused(p *Pass) {
 		}
 		reads := len(v.reads)
 		switch {
-		case reads == 0 && v.mutated:
+		case reads == 0 && v.mutated && v.Kind == LocalVar && v.onlyTables:
 			p.reportSpan(v.Decl, "241", Warning, v.Name, "variable '"+v.Name+"' is mutated but never accessed")
+		case reads == 0 && v.mutated:
+			continue // mutating a table that others may hold (an argument, a call result)
 		case reads == 0 && laterSets > 0:
 			p.reportSpan(v.Decl, "23"+series, Warning, v.Name, map[string]string{"1": "variable", "2": "argument", "3": "loop variable"}[series]+" '"+v.Name+"' is never accessed")
 		case reads == 0:

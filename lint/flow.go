@@ -60,17 +60,28 @@ func markUsedValues(res *resolution) {
 		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}}
 		l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
 	}
-	// A value set in function F is also used when another function reads
-	// the variable: a closure that reads it may run at any time after the
-	// value is set, and the declaring function may read what a closure set
-	// once the closure exists.
+	// A value set in function F is also used when another function may
+	// read it later. A value set by the declaring function is seen by any
+	// closure that reads the variable (it may run at any time). A value set
+	// inside a closure is seen by that closure's own later calls, by every
+	// other closure, and by the declaring function after the closure is
+	// created.
 	for _, v := range res.vars {
 		for _, s := range v.sets {
 			if s.used {
 				continue
 			}
 			for _, r := range v.reads {
-				if r.fn != s.fn && (s.fn == v.Func || r.node == nil || r.node.pos.Offset > s.fn.pos.Offset) {
+				var seen bool
+				switch {
+				case s.fn == v.Func:
+					seen = r.fn != v.Func
+				case r.fn != v.Func:
+					seen = true
+				default:
+					seen = r.node == nil || r.node.pos.Offset > s.fn.pos.Offset
+				}
+				if seen {
 					s.used = true
 					break
 				}

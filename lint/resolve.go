@@ -35,6 +35,9 @@ type Var struct {
 	recursiveReads int
 	sets           []*setSite
 	mutated        bool
+	// onlyTables: every value it is given is a table constructor, so a
+	// mutation can only matter through a later read (W241).
+	onlyTables bool
 }
 
 // access is one read of a variable.
@@ -194,11 +197,13 @@ func (r *resolver) stmt(s Stmt) {
 			if len(s.Exprs) > 0 {
 				v.hasValue = true
 				r.addSet(v, n)
+				if i < len(s.Exprs) {
+					_, v.onlyTables = s.Exprs[i].(*TableExpr)
+				}
 				if len(s.Names) == 1 && len(s.Exprs) == 1 {
 					_, v.isFunc = s.Exprs[0].(*FunctionExpr)
 				}
 			}
-			_ = i
 		}
 	case *LocalFunctionStmt:
 		v := r.declare(s.Name, LocalVar)
@@ -224,8 +229,15 @@ func (r *resolver) stmt(s Stmt) {
 		for _, e := range s.Exprs {
 			r.expr(e)
 		}
-		for _, t := range s.Targets {
+		for i, t := range s.Targets {
 			r.target(t)
+			if n, ok := t.(*NameExpr); ok && n.Var != nil {
+				if i >= len(s.Exprs) {
+					n.Var.onlyTables = false
+				} else if _, ok := s.Exprs[i].(*TableExpr); !ok {
+					n.Var.onlyTables = false
+				}
+			}
 		}
 	case *CallStmt:
 		r.expr(s.Call)
