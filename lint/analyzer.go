@@ -30,6 +30,7 @@ type Pass struct {
 	res *resolution
 	// inline options and the problems found in them (021-023)
 	dirs        []directive
+	reachCache  *reachInfo
 	dirProblems []Diagnostic
 	globals     map[string]*stdGlobal
 	diags       *[]Diagnostic

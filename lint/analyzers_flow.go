@@ -10,35 +10,100 @@ var UnreachableAnalyzer = &Analyzer{
 }
 
 func runUnreachable(p *Pass) {
-	u := &unreachable{p: p}
-	u.block(p.File.Block)
+	for _, r := range p.reach().reports {
+		p.reportSpan(r.at, r.code, Warning, "", r.msg)
+	}
 }
 
-type unreachable struct{ p *Pass }
+// reachInfo is what the reachability walk finds: the 511/512 reports and
+// the spans of every statement no path reaches.
+type reachInfo struct {
+	reports []reachReport
+	dead    []span
+}
 
-// block walks a block and reports whether control can never leave it
-// through its end.
-func (u *unreachable) block(b *Block) bool {
-	done := false
-	for _, s := range b.Stmts {
-		if done {
-			if _, empty := s.(*EmptyStmt); !empty {
-				u.p.reportSpan(span{s.Start(), s.EndOffset()}, "511", Warning, "", "unreachable code")
-				// Walk the rest for nested functions only; one report per
-				// unreachable run.
-				u.nested(s)
-			}
-			continue
-		}
-		if u.stmt(s) {
-			done = true
+type reachReport struct {
+	at   span
+	code string
+	msg  string
+}
+
+// reach computes reachability once per file.
+func (p *Pass) reach() *reachInfo {
+	if p.reachCache == nil {
+		u := &unreachable{info: &reachInfo{}}
+		u.block(p.File.Block)
+		p.reachCache = u.info
+	}
+	return p.reachCache
+}
+
+// isDead reports whether an offset lies in unreachable code.
+func (r *reachInfo) isDead(off int) bool {
+	for _, s := range r.dead {
+		if off >= s.pos.Offset && off <= s.end {
+			return true
 		}
 	}
-	return done
+	return false
 }
 
-// nested checks the functions inside an unreachable statement.
-func (u *unreachable) nested(s Stmt) { u.stmt(s) }
+type unreachable struct{ info *reachInfo }
+
+func (u *unreachable) report(s Stmt, code, msg string) {
+	u.info.reports = append(u.info.reports, reachReport{at: span{s.Start(), s.EndOffset()}, code: code, msg: msg})
+}
+
+func (u *unreachable) markDead(s Stmt) {
+	u.info.dead = append(u.info.dead, span{s.Start(), s.EndOffset()})
+}
+
+// block walks a block and reports whether control never reaches its end
+// (its last statement never completes). As luacheck, a statement is
+// reported when nothing can flow into it: it follows a statement that
+// never completes, or opens a branch a constant condition never takes.
+// Statements after it flow from it, so one report covers the run.
+func (u *unreachable) block(b *Block) bool {
+	prevDone, dead := false, false
+	for _, s := range b.Stmts {
+		if prevDone {
+			if !isJump(s) {
+				u.report(s, "511", "unreachable code")
+			}
+			dead = true
+		}
+		if dead {
+			u.markDead(s)
+		}
+		prevDone = u.stmt(s)
+	}
+	return prevDone
+}
+
+// deadBranch reports the first statement of a branch that a constant
+// condition never takes, then walks the branch.
+func (u *unreachable) deadBranch(b *Block) bool {
+	if b == nil {
+		return false
+	}
+	if len(b.Stmts) > 0 && !isJump(b.Stmts[0]) {
+		u.report(b.Stmts[0], "511", "unreachable code")
+	}
+	for _, s := range b.Stmts {
+		u.markDead(s)
+	}
+	return u.block(b)
+}
+
+// isJump: break and goto are jumps, not code luacheck reports; an empty
+// statement is nothing at all.
+func isJump(s Stmt) bool {
+	switch s.(type) {
+	case *BreakStmt, *GotoStmt, *EmptyStmt, *LabelStmt:
+		return true
+	}
+	return false
+}
 
 func (u *unreachable) stmt(s Stmt) bool {
 	walkFuncs(s, u.function)
@@ -48,21 +113,43 @@ func (u *unreachable) stmt(s Stmt) bool {
 	case *DoStmt:
 		return u.block(s.Body)
 	case *IfStmt:
-		all := s.Else != nil
-		for _, b := range s.Blocks {
-			if !u.block(b) {
-				all = false
+		// A constant condition decides the branch, as luacheck folds it:
+		// a truthy one makes the later branches (and the fall-through when
+		// there is no else) dead, a falsy one its own branch. Dead
+		// branches do not count for whether the if completes.
+		all := true
+		for i, b := range s.Blocks {
+			if isFalsy(s.Conds[i]) {
+				u.deadBranch(b)
+				continue
+			}
+			all = u.block(b) && all
+			if isTruthy(s.Conds[i]) {
+				for _, rest := range s.Blocks[i+1:] {
+					u.deadBranch(rest)
+				}
+				u.deadBranch(s.Else)
+				return all
 			}
 		}
-		if s.Else != nil && !u.block(s.Else) {
-			all = false
+		if s.Else == nil {
+			return false
 		}
-		return all
+		return u.block(s.Else) && all
 	case *WhileStmt:
+		if isFalsy(s.Cond) {
+			u.deadBranch(s.Body)
+			return false
+		}
 		u.loopOnce(s.Body, s.span)
 		return isTruthy(s.Cond) && !hasBreak(s.Body)
 	case *RepeatStmt:
-		u.loopOnce(s.Body, s.span)
+		// luacheck has no "at most once" for repeat: its test is the exit
+		if u.block(s.Body) {
+			// the test is never evaluated; flow resumes from it
+			u.info.reports = append(u.info.reports, reachReport{at: span{s.Cond.Start(), s.Cond.EndOffset()}, code: "511", msg: "unreachable code"})
+			return false
+		}
 		return isFalsy(s.Cond) && !hasBreak(s.Body)
 	case *NumForStmt:
 		u.loopOnce(s.Body, s.span)
@@ -74,7 +161,7 @@ func (u *unreachable) stmt(s Stmt) bool {
 
 func (u *unreachable) loopOnce(body *Block, head span) {
 	if u.block(body) && !hasContinuePath(body) {
-		u.p.reportSpan(head, "512", Warning, "", "loop is executed at most once")
+		u.info.reports = append(u.info.reports, reachReport{at: head, code: "512", msg: "loop is executed at most once"})
 	}
 }
 

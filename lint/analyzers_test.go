@@ -92,7 +92,9 @@ func TestUnused(t *testing.T) {
 		{"value read by a closure", "local s = 1\nlocal function g() return s end\ns = 2\nreturn g", nil},
 		{"value set in a closure, never read after", "local r = 1\nr = r + 1\nlocal function c() r = 5 end\nreturn c", []string{"2:1 W311", "3:20 W311"}},
 		{"repeat condition reads body local", "repeat local done = true until done", nil},
-		{"break keeps value live", "local x = 0\nwhile true do x = 1 break end\nreturn x", nil},
+		{"break keeps value live", "local x = 0\nwhile KEYS[1] do x = 1 break end\nreturn x", nil},
+		{"while true always runs its body", "local x = 0\nwhile true do x = 1 break end\nreturn x", []string{"1:7 W311"}},
+		{"reads in unreachable code do not count", "local x = KEYS[1]\ndo return end\nlocal c = x", []string{"1:7 W211", "3:7 W211"}},
 	})
 }
 

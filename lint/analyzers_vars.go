@@ -71,6 +71,15 @@ var UnusedAnalyzer = &Analyzer{
 func runUnused(p *Pass) {
 	markUsedValues(p.res)
 	for _, v := range p.res.vars {
+		// A read counts when some value of the variable can reach it: a
+		// read only in unreachable code is no access, as in luacheck.
+		reached := false
+		for _, s := range v.sets {
+			reached = reached || s.used
+		}
+		if !reached {
+			v.reads = nil
+		}
 		if v.Name == "_" && (v.hasValue || len(v.reads) > 0) {
 			continue
 		}
@@ -78,11 +87,19 @@ func runUnused(p *Pass) {
 			continue
 		}
 		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", VarargVar: "2", LoopVar: "3"}[v.Kind]
-		laterSets := len(v.sets)
+		laterSets := 0
+		for _, s := range v.sets {
+			if !s.implicit {
+				laterSets++
+			}
+		}
 		if v.Kind == LocalVar && v.hasValue {
 			laterSets-- // the declaration's own value
 		}
 		reads := len(v.reads)
+		if v.isFunc && laterSets == 0 && reads == v.recursiveReads {
+			reads = 0 // only calls itself: an unused recursive function
+		}
 		switch {
 		case reads == 0 && v.mutated && v.Kind == LocalVar && v.onlyTables:
 			p.reportSpan(v.Decl, "241", Warning, v.Name, "variable '"+v.Name+"' is mutated but never accessed")
@@ -92,14 +109,14 @@ func runUnused(p *Pass) {
 			p.reportSpan(v.Decl, "23"+series, Warning, v.Name, map[string]string{"1": "variable", "2": "argument", "3": "loop variable"}[series]+" '"+v.Name+"' is never accessed")
 		case reads == 0:
 			p.reportSpan(v.Decl, "21"+series, Warning, v.Name, unusedMessage(v))
-		case !v.hasValue && len(v.sets) == 0:
+		case !v.hasValue && laterSets == 0:
 			p.reportSpan(v.Decl, "221", Warning, v.Name, "variable '"+v.Name+"' is never set")
 		default:
-			if v.Kind != LocalVar {
-				continue
-			}
+			// Arguments' and loop variables' own initial values are not
+			// sets (luacheck's 312/313 are not reported); later
+			// assignments to them are, with 311.
 			for _, s := range v.sets {
-				if !s.used {
+				if !s.used && !s.implicit {
 					p.reportSpan(s.at, "311", Warning, v.Name, "value assigned to variable '"+v.Name+"' is unused")
 				}
 			}

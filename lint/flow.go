@@ -52,20 +52,26 @@ type liveness struct {
 	// enclosing loop iterates, so restarting from the cached head keeps
 	// nested loops from re-iterating from scratch (exponential in depth).
 	heads map[Stmt]liveSet
+	// upvals: the variables each function reads from enclosing ones; its
+	// creation reads them
+	upvals map[*FunctionExpr][]*Var
 }
 
 // markUsedValues sets setSite.used for every value that may be read.
 func markUsedValues(res *resolution) {
+	upvals := upvalueReads(res)
 	for _, fn := range res.funcs {
-		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}}
-		l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
+		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}, upvals: upvals}
+		in := l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
+		for _, p := range fn.Params {
+			l.set(p, in)
+		}
 	}
-	// A value set in function F is also used when another function may
-	// read it later. A value set by the declaring function is seen by any
-	// closure that reads the variable (it may run at any time). A value set
-	// inside a closure is seen by that closure's own later calls, by every
-	// other closure, and by the declaring function after the closure is
-	// created.
+	// A closure reads the values its upvalues hold when it is created
+	// (collectReads counts those) and any value set after that; a value
+	// set inside a closure is seen by that closure's own later calls, by
+	// every other closure, and by the declaring function after the closure
+	// is created.
 	for _, v := range res.vars {
 		for _, s := range v.sets {
 			if s.used {
@@ -74,11 +80,15 @@ func markUsedValues(res *resolution) {
 			for _, r := range v.reads {
 				var seen bool
 				switch {
+				case r.fn == v.Func:
 				case s.fn == v.Func:
-					seen = r.fn != v.Func
-				case r.fn != v.Func:
+					seen = outermostBelow(res, r.fn, v.Func).pos.Offset < s.at.pos.Offset
+				case r.fn == s.fn:
 					seen = true
 				default:
+					seen = r.fn != v.Func
+				}
+				if r.fn == v.Func && s.fn != v.Func {
 					seen = r.node == nil || r.node.pos.Offset > s.fn.pos.Offset
 				}
 				if seen {
@@ -88,6 +98,36 @@ func markUsedValues(res *resolution) {
 			}
 		}
 	}
+}
+
+// outermostBelow is the function enclosing fn that is directly inside
+// outer: the closure whose creation in outer brings fn's reads with it.
+func outermostBelow(res *resolution, fn, outer *FunctionExpr) *FunctionExpr {
+	for fn != nil && res.parentOf[fn] != outer {
+		fn = res.parentOf[fn]
+	}
+	if fn == nil {
+		return outer
+	}
+	return fn
+}
+
+// upvalueReads lists, per function, the variables of enclosing functions
+// it (or a function inside it) reads.
+func upvalueReads(res *resolution) map[*FunctionExpr][]*Var {
+	m := map[*FunctionExpr][]*Var{}
+	for _, v := range res.vars {
+		seen := map[*FunctionExpr]bool{}
+		for _, r := range v.reads {
+			for fn := r.fn; fn != nil && fn != v.Func; fn = res.parentOf[fn] {
+				if !seen[fn] {
+					seen[fn] = true
+					m[fn] = append(m[fn], v)
+				}
+			}
+		}
+	}
+	return m
 }
 
 func (l *liveness) block(stmts []Stmt, out liveSet) liveSet {
@@ -119,6 +159,13 @@ func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
 	var add []*Var
 	for _, e := range es {
 		collectReads(e, &add)
+		walkExpr(e, func(e Expr) bool {
+			if f, ok := e.(*FunctionExpr); ok {
+				add = append(add, l.upvals[f]...)
+				return false
+			}
+			return true
+		})
 	}
 	if len(add) == 0 {
 		return live
@@ -205,12 +252,12 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		}
 		return l.reads(live, s.Exprs...)
 	case *LocalFunctionStmt:
-		return l.set(s.Name, out)
+		return l.reads(l.set(s.Name, out), s.Func)
 	case *FunctionStmt:
 		if n, ok := s.Target.(*NameExpr); ok {
-			return l.set(n, out)
+			return l.reads(l.set(n, out), s.Func)
 		}
-		return l.reads(out, s.Target)
+		return l.reads(out, s.Target, s.Func)
 	case *AssignStmt:
 		live := out
 		for _, t := range s.Targets {
@@ -238,31 +285,52 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 	case *DoStmt:
 		return l.block(s.Body.Stmts, out)
 	case *IfStmt:
+		// Constant conditions are folded as the unreachable analyzer folds
+		// them: code no path reaches reads nothing.
 		acc := out
 		if s.Else != nil {
 			acc = l.block(s.Else.Stmts, out)
 		}
 		for i := len(s.Conds) - 1; i >= 0; i-- {
-			acc = l.reads(l.block(s.Blocks[i].Stmts, out).union(acc), s.Conds[i])
+			switch {
+			case isFalsy(s.Conds[i]):
+				acc = l.reads(acc, s.Conds[i])
+			case isTruthy(s.Conds[i]):
+				acc = l.reads(l.block(s.Blocks[i].Stmts, out), s.Conds[i])
+			default:
+				acc = l.reads(l.block(s.Blocks[i].Stmts, out).union(acc), s.Conds[i])
+			}
 		}
 		return acc
 	case *WhileStmt:
 		head := l.loop(s, out, func(head liveSet) liveSet {
-			return l.reads(l.block(s.Body.Stmts, head).union(out), s.Cond)
+			in := l.block(s.Body.Stmts, head)
+			if !isTruthy(s.Cond) { // "while true" leaves only by break
+				in = in.union(out)
+			}
+			return l.reads(in, s.Cond)
 		})
 		return head
 	case *RepeatStmt:
 		return l.loop(s, out, func(head liveSet) liveSet {
-			return l.block(s.Body.Stmts, l.reads(head.union(out), s.Cond))
+			after := head
+			if !isFalsy(s.Cond) { // "until false" leaves only by break
+				after = head.union(out)
+			}
+			return l.block(s.Body.Stmts, l.reads(after, s.Cond))
 		})
 	case *NumForStmt:
 		head := l.loop(s, out, func(head liveSet) liveSet {
-			return l.block(s.Body.Stmts, head).union(out)
+			return l.set(s.Var, l.block(s.Body.Stmts, head)).union(out)
 		})
 		return l.reads(head, s.Init, s.Limit, s.Step)
 	case *GenForStmt:
 		head := l.loop(s, out, func(head liveSet) liveSet {
-			return l.block(s.Body.Stmts, head).union(out)
+			in := l.block(s.Body.Stmts, head)
+			for _, n := range s.Vars {
+				in = l.set(n, in)
+			}
+			return in.union(out)
 		})
 		return l.reads(head, s.Exprs...)
 	}

@@ -44,6 +44,8 @@ type Var struct {
 type access struct {
 	node *NameExpr
 	fn   *FunctionExpr
+	// recursive: a local function reading itself from its own body
+	recursive bool
 }
 
 // setSite is one value given to a local: its declaration value or an
@@ -53,6 +55,11 @@ type setSite struct {
 	at   span
 	fn   *FunctionExpr
 	used bool
+	// implicit: the value a declaration gives without "=" (nil), an
+	// argument's or a loop variable's; it is never reported as unused, but
+	// whether any value reaches a read decides "accessed" (a read only in
+	// unreachable code is no access, as in luacheck).
+	implicit bool
 }
 
 type scope struct {
@@ -146,6 +153,12 @@ func (r *resolver) declare(n *NameExpr, kind VarKind) *Var {
 	return v
 }
 
+// addImplicit records a declaration's implicit value at n.
+func (r *resolver) addImplicit(v *Var, n *NameExpr) {
+	s := r.addSet(v, n)
+	s.implicit = true
+}
+
 func (r *resolver) addSet(v *Var, n *NameExpr) *setSite {
 	s := &setSite{v: v, at: n.span, fn: r.fn}
 	v.sets = append(v.sets, s)
@@ -164,7 +177,9 @@ func (r *resolver) function(fn *FunctionExpr, self *span) {
 		v.hasValue = true
 	}
 	for _, p := range fn.Params {
-		r.declare(p, ArgVar).hasValue = true
+		v := r.declare(p, ArgVar)
+		v.hasValue = true
+		r.addImplicit(v, p)
 	}
 	if fn.IsVararg && fn != nil && fn.VarargAt.end > 0 {
 		v := r.declare(&NameExpr{span: fn.VarargAt, Name: "..."}, VarargVar)
@@ -194,6 +209,9 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		for i, n := range s.Names {
 			v := r.declare(n, LocalVar)
+			if len(s.Exprs) == 0 {
+				r.addImplicit(v, n)
+			}
 			if len(s.Exprs) > 0 {
 				v.hasValue = true
 				r.addSet(v, n)
@@ -266,9 +284,12 @@ func (r *resolver) stmt(s Stmt) {
 		if s.Step != nil {
 			r.expr(s.Step)
 		}
+		// loop variables share the body's scope (luacheck's 413, not 423)
 		r.push()
-		r.declare(s.Var, LoopVar).hasValue = true
-		r.block(s.Body)
+		lv := r.declare(s.Var, LoopVar)
+		lv.hasValue = true
+		r.addImplicit(lv, s.Var)
+		r.stmts(s.Body.Stmts)
 		r.pop()
 	case *GenForStmt:
 		for _, e := range s.Exprs {
@@ -276,9 +297,11 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		r.push()
 		for _, n := range s.Vars {
-			r.declare(n, LoopVar).hasValue = true
+			lv := r.declare(n, LoopVar)
+			lv.hasValue = true
+			r.addImplicit(lv, n)
 		}
-		r.block(s.Body)
+		r.stmts(s.Body.Stmts)
 		r.pop()
 	case *ReturnStmt:
 		for _, e := range s.Exprs {
@@ -354,13 +377,14 @@ func (r *resolver) read(n *NameExpr) {
 		return
 	}
 	n.Var = v
+	a := &access{node: n, fn: r.fn}
 	for _, self := range r.selfFns {
 		if self == v && r.fn != v.Func {
 			v.recursiveReads++
-			return
+			a.recursive = true
 		}
 	}
-	v.reads = append(v.reads, &access{node: n, fn: r.fn})
+	v.reads = append(v.reads, a)
 }
 
 func (r *resolver) expr(e Expr) {
