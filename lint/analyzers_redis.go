@@ -167,7 +167,7 @@ func runCommands(p *Pass) {
 		case rc.cmd.IsBlocking():
 			p.Reportf(at, "924", Warning, rc.name, "%s never blocks inside a script: it returns at once as if the timeout expired", upper)
 		}
-		if noWrites && (rc.cmd.IsWrite() || rc.cmd.Name == "publish" || rc.cmd.Name == "spublish") {
+		if noWrites && (rc.cmd.IsWrite() || rc.cmd.MayReplicate()) {
 			p.Reportf(at, "921", Error, rc.name, "%s in a no-writes script: Redis fails it with \"Write commands are not allowed from read-only scripts\"; drop the flag or the write", upper)
 		}
 	}

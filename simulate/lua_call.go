@@ -68,7 +68,7 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 		r = errorReply(errScriptArity)
 	case cmd.DeniedInScripts():
 		r = errorReply(errNoScript)
-	case run.readOnly && cmd.IsWrite():
+	case run.readOnly && (cmd.IsWrite() || cmd.MayReplicate()):
 		r = errorReply(errReadOnlyWrite)
 	case !sb.srv.ks.Implemented(cmd.Name):
 		r = errorReply("ERR simulate: command '" + cmd.Name + "' is not implemented")

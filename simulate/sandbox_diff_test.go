@@ -162,6 +162,10 @@ var sandboxCases = []sandboxCase{
 	// shebang flags
 	{name: "no-writes write", src: "#!lua flags=no-writes\nreturn redis.call('set', KEYS[1], 'b')", keys: []string{"{t}a"}},
 	{name: "no-writes read", src: "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", keys: []string{"{t}a"}},
+	// may-replicate commands count as writes for no-writes scripts
+	{name: "no-writes publish", src: "#!lua flags=no-writes\nreturn redis.call('publish', 'c', 'm')"},
+	{name: "no-writes spublish", src: "#!lua flags=no-writes\nreturn redis.call('spublish', '{t}c', 'm')"},
+	{name: "no-writes pfcount", src: "#!lua flags=no-writes\nreturn redis.call('pfcount', KEYS[1])", keys: []string{"{t}a"}},
 	{name: "unknown flag", src: "#!lua flags=foo\nreturn 1"},
 	{name: "unknown option", src: "#!lua xyz\nreturn 1"},
 	{name: "unknown engine", src: "#!luax\nreturn 1"},

@@ -74,6 +74,19 @@ func (c *Command) HasFlag(flag string) bool {
 // IsWrite reports whether the command may modify the keyspace.
 func (c *Command) IsWrite() bool { return c.HasFlag("write") }
 
+// MayReplicate reports whether Redis flags the command may-replicate among
+// those scripts can call (PUBLISH, SPUBLISH, PFCOUNT). COMMAND does not list
+// that flag, but scripts treat it as a write: a no-writes script calling
+// one fails with "Write commands are not allowed from read-only scripts"
+// (checked against redis-server 7.0.15).
+func (c *Command) MayReplicate() bool {
+	switch c.Name {
+	case "publish", "spublish", "pfcount":
+		return true
+	}
+	return false
+}
+
 // IsBlocking reports whether the command may block the client (it never blocks inside a script).
 func (c *Command) IsBlocking() bool { return c.HasFlag("blocking") }
 
