@@ -127,6 +127,6 @@ func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
 		v, _ = ks.hashFor(cc, a[1], true)
 	}
 	out := formatLongDouble(sum)
-	v.hash[a[2]] = out
+	v.hset(a[2], out)
 	return bulkReply(out)
 }

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"math"
-	"sort"
 	"strconv"
 )
 
@@ -40,10 +39,9 @@ func cmdHSet(legacy bool) handler {
 		}
 		var added int64
 		for i := 2; i+1 < len(a); i += 2 {
-			if _, ok := v.hash[a[i]]; !ok {
+			if v.hset(a[i], a[i+1]) {
 				added++
 			}
-			v.hash[a[i]] = a[i+1]
 		}
 		if legacy {
 			return okReply()
@@ -60,7 +58,7 @@ func cmdHSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if _, ok := v.hash[a[2]]; ok {
 		return intReply(0)
 	}
-	v.hash[a[2]] = a[3]
+	v.hset(a[2], a[3])
 	return intReply(1)
 }
 
@@ -108,8 +106,7 @@ func cmdHDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	var n int64
 	for _, f := range a[2:] {
-		if _, ok := v.hash[f]; ok {
-			delete(v.hash, f)
+		if v.hdel(f) {
 			n++
 		}
 	}
@@ -142,14 +139,30 @@ func cmdHLen(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return intReply(int64(len(v.hash)))
 }
 
-// sortedFields gives hash fields a stable order; Redis's order is unspecified.
-func sortedFields(h map[string]string) []string {
-	fs := make([]string, 0, len(h))
-	for f := range h {
-		fs = append(fs, f)
+// hset sets a hash field, appending a new one to the insertion order; it
+// reports whether the field is new.
+func (v *value) hset(field, x string) bool {
+	_, exists := v.hash[field]
+	if !exists {
+		v.fields = append(v.fields, field)
 	}
-	sort.Strings(fs)
-	return fs
+	v.hash[field] = x
+	return !exists
+}
+
+// hdel deletes a hash field, keeping the order of the others.
+func (v *value) hdel(field string) bool {
+	if _, ok := v.hash[field]; !ok {
+		return false
+	}
+	delete(v.hash, field)
+	for i, f := range v.fields {
+		if f == field {
+			v.fields = append(v.fields[:i], v.fields[i+1:]...)
+			break
+		}
+	}
+	return true
 }
 
 func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -159,7 +172,7 @@ func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := []Reply{}
 	if v != nil {
-		for _, f := range sortedFields(v.hash) {
+		for _, f := range v.fields {
 			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
 		}
 	}
@@ -174,7 +187,7 @@ func cmdHKeysVals(keys bool) handler {
 		}
 		out := []Reply{}
 		if v != nil {
-			for _, f := range sortedFields(v.hash) {
+			for _, f := range v.fields {
 				if keys {
 					out = append(out, bulkReply(f))
 				} else {
@@ -207,6 +220,6 @@ func cmdHIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(errOverflow)
 	}
 	cur += by
-	v.hash[a[2]] = strconv.FormatInt(cur, 10)
+	v.hset(a[2], strconv.FormatInt(cur, 10))
 	return intReply(cur)
 }

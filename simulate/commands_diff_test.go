@@ -26,6 +26,8 @@ var commandCases = [][]string{
 	{"SET n 010", "INCR n", "SET m ' 1'", "INCR m", "SET p +1", "INCR p", "SET q -0", "INCR q"},
 	{"MSET a 1 b 2", "MGET a b c", "HSET h f v", "MGET a h", "MSET a", "DEL a b c", "EXISTS a b h h", "UNLINK h", "EXISTS h"},
 	{"HSET h a 1 b 2", "HGET h a", "HGET h zz", "HMGET h a zz b", "HLEN h", "HEXISTS h a", "HEXISTS h zz", "HKEYS h", "HVALS h", "HGETALL h", "HSETNX h a 9", "HSETNX h c 3", "HDEL h a zz", "HDEL h b c", "EXISTS h", "HGETALL h"},
+	// small hashes list fields in insertion order; a deleted field re-added goes last
+	{"HSET o z 1 a 2 m 3", "HKEYS o", "HDEL o a", "HSET o a 4", "HINCRBY o n 1", "HINCRBYFLOAT o f 1.5", "HSETNX o b 2", "HGETALL o", "HKEYS o", "HVALS o"},
 	{"HINCRBY h n 5", "HINCRBY h n -7", "HSET h s x", "HINCRBY h s 1", "HINCRBY h n x", "HMSET h a 1", "HSET h a", "HSET h n 9223372036854775807", "HINCRBY h n 1"},
 	{"SET s v", "HGET s f", "HSET s f v", "ZADD s 1 m", "GET h", "HSET h f v", "GET h", "INCR h", "TYPE s", "TYPE h", "TYPE nothing", "ZADD z 1 m", "TYPE z", "HLEN z"},
 	{"ZADD z 1 a 2 b 3 c", "ZCARD z", "ZSCORE z b", "ZSCORE z nope", "ZRANK z c", "ZREVRANK z c", "ZRANK z nope", "ZRANGE z 0 -1", "ZRANGE z 0 0", "ZRANGE z -1 -1 WITHSCORES", "ZRANGE z 5 10", "ZRANGE z 0 -1 REV WITHSCORES", "ZREM z a nope", "ZRANGE z 0 -1 WITHSCORES"},

@@ -78,7 +78,8 @@
 // converted the value to its large encoding (a sorted set of over 128
 // members or with a member over 64 bytes) the simulator still answers as
 // the listpack does: BYLEX over mixed scores then depends on the skip
-// list's random levels in Redis, and a -0 score stays -0 there. HKEYS,
-// HVALS and HGETALL list fields by name, where Redis lists a small hash in
-// insertion order; Redis leaves the order unspecified.
+// list's random levels in Redis, and a -0 score stays -0 there. Likewise
+// HKEYS, HVALS and HGETALL list fields in insertion order, as Redis lists
+// a small hash; past 128 fields or a 64-byte value Redis's order becomes
+// its hash table's.
 package simulate

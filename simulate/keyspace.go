@@ -29,9 +29,12 @@ const (
 var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet: "zset", kindList: "list", kindSet: "set", kindStream: "stream"}
 
 type value struct {
-	kind   kind
-	str    string
-	hash   map[string]string
+	kind kind
+	str  string
+	hash map[string]string
+	// fields keeps hash fields in insertion order: Redis 7.0 lists a
+	// small hash (a listpack) that way.
+	fields []string
 	zset   map[string]float64
 	list   []string
 	set    map[string]struct{}
