@@ -281,3 +281,19 @@ func TestDeepNestingTerminates(t *testing.T) {
 		t.Errorf("300 nested parentheses: %v, want Lua 5.1's too many syntax levels", ds)
 	}
 }
+
+func TestOverwrittenMessage(t *testing.T) {
+	cases := map[string]string{
+		"local x = 1\nx = 2\nreturn x":                                                 "value assigned to variable 'x' is overwritten on line 2 before use",
+		"local x = 1\nif KEYS[1] then x = 2 else x = 3 end\nreturn x":                  "value assigned to variable 'x' is unused",
+		"local x = KEYS[1]\nif x then x = 2 end":                                       "value assigned to variable 'x' is unused",
+		"local x = 1\nwhile KEYS[1] do x = 2 end\nx = 3\nreturn x":                     "value assigned to variable 'x' is unused",
+		"local x = 1\nif KEYS[1] then redis.call('GET', KEYS[1]) end\nx = 4\nreturn x": "value assigned to variable 'x' is overwritten on line 3 before use",
+	}
+	for src, want := range cases {
+		ds := Check("t.lua", []byte(src), &Config{Only: []string{"311"}})
+		if len(ds) == 0 || ds[0].Message != want {
+			t.Errorf("%q:\n got %v\nwant %s", src, ds, want)
+		}
+	}
+}

@@ -117,7 +117,11 @@ func runUnused(p *Pass) {
 			// assignments to them are, with 311.
 			for _, s := range v.sets {
 				if !s.used && !s.implicit {
-					p.reportSpan(s.at, "311", Warning, v.Name, "value assigned to variable '"+v.Name+"' is unused")
+					msg := "value assigned to variable '" + v.Name + "' is unused"
+					if s.overwrittenBy != nil {
+						msg = "value assigned to variable '" + v.Name + "' is overwritten on line " + strconv.Itoa(s.overwrittenBy.at.pos.Line) + " before use"
+					}
+					p.reportSpan(s.at, "311", Warning, v.Name, msg)
 				}
 			}
 		}

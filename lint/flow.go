@@ -10,14 +10,25 @@ package lint
 type liveSet struct {
 	all  bool // after a goto: assume everything is live
 	vars map[*Var]bool
+	// kill maps a dead variable to the one assignment every path meets
+	// before any read or the function's end, for luacheck's "is
+	// overwritten on line N before use"; absent: no single such assignment.
+	kill map[*Var]*setSite
+}
+
+func newLiveSet() liveSet {
+	return liveSet{vars: map[*Var]bool{}, kill: map[*Var]*setSite{}}
 }
 
 func (s liveSet) has(v *Var) bool { return s.all || s.vars[v] }
 
 func (s liveSet) clone() liveSet {
-	c := liveSet{all: s.all, vars: make(map[*Var]bool, len(s.vars))}
+	c := liveSet{all: s.all, vars: make(map[*Var]bool, len(s.vars)), kill: make(map[*Var]*setSite, len(s.kill))}
 	for v := range s.vars {
 		c.vars[v] = true
+	}
+	for v, k := range s.kill {
+		c.kill[v] = k
 	}
 	return c
 }
@@ -28,15 +39,25 @@ func (s liveSet) union(o liveSet) liveSet {
 	for v := range o.vars {
 		c.vars[v] = true
 	}
+	for v, k := range c.kill {
+		if o.kill[v] != k || c.vars[v] {
+			delete(c.kill, v)
+		}
+	}
 	return c
 }
 
 func (s liveSet) equal(o liveSet) bool {
-	if s.all != o.all || len(s.vars) != len(o.vars) {
+	if s.all != o.all || len(s.vars) != len(o.vars) || len(s.kill) != len(o.kill) {
 		return false
 	}
 	for v := range s.vars {
 		if !o.vars[v] {
+			return false
+		}
+	}
+	for v, k := range s.kill {
+		if o.kill[v] != k {
 			return false
 		}
 	}
@@ -62,7 +83,7 @@ func markUsedValues(res *resolution) {
 	upvals := upvalueReads(res)
 	for _, fn := range res.funcs {
 		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}, upvals: upvals}
-		in := l.block(fn.Body.Stmts, liveSet{vars: map[*Var]bool{}})
+		in := l.block(fn.Body.Stmts, newLiveSet())
 		for _, p := range fn.Params {
 			l.set(p, in)
 		}
@@ -145,13 +166,16 @@ func (l *liveness) set(n *NameExpr, live liveSet) liveSet {
 	if s == nil {
 		return live
 	}
-	if l.mark && live.has(s.v) {
-		s.used = true
+	if l.mark {
+		if live.has(s.v) {
+			s.used = true
+		} else if k := live.kill[s.v]; k != nil && k != s {
+			s.overwrittenBy = k
+		}
 	}
-	if live.vars[s.v] {
-		live = live.clone()
-		delete(live.vars, s.v)
-	}
+	live = live.clone()
+	delete(live.vars, s.v)
+	live.kill[s.v] = s
 	return live
 }
 
@@ -173,6 +197,7 @@ func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
 	live = live.clone()
 	for _, v := range add {
 		live.vars[v] = true
+		delete(live.kill, v)
 	}
 	return live
 }
@@ -274,14 +299,16 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 	case *CallStmt:
 		return l.reads(out, s.Call)
 	case *ReturnStmt:
-		return l.reads(liveSet{vars: map[*Var]bool{}}, s.Exprs...)
+		return l.reads(newLiveSet(), s.Exprs...)
 	case *BreakStmt:
 		if n := len(l.breaks); n > 0 {
 			return l.breaks[n-1]
 		}
 		return out
 	case *GotoStmt, *LabelStmt:
-		return liveSet{all: true, vars: map[*Var]bool{}}
+		ls := newLiveSet()
+		ls.all = true
+		return ls
 	case *DoStmt:
 		return l.block(s.Body.Stmts, out)
 	case *IfStmt:

@@ -60,6 +60,9 @@ type setSite struct {
 	// whether any value reaches a read decides "accessed" (a read only in
 	// unreachable code is no access, as in luacheck).
 	implicit bool
+	// overwrittenBy is the assignment that replaces an unused value on
+	// every path, when there is one.
+	overwrittenBy *setSite
 }
 
 type scope struct {
