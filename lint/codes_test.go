@@ -1,0 +1,34 @@
+package lint
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Every analyzer is named, documented, and its codes are in CODES.md, so
+// the table users read cannot drift from what the linter reports.
+func TestAnalyzersDocumented(t *testing.T) {
+	doc, err := os.ReadFile("CODES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, a := range Analyzers() {
+		if a.Name == "" || a.Doc == "" || len(a.Codes) == 0 || a.Run == nil {
+			t.Errorf("analyzer %+v lacks a name, doc, codes or Run", a)
+		}
+		if names[a.Name] {
+			t.Errorf("two analyzers named %q", a.Name)
+		}
+		names[a.Name] = true
+		for _, c := range a.Codes {
+			if !strings.Contains(string(doc), c) {
+				t.Errorf("code %s of analyzer %s is not in CODES.md", c, a.Name)
+			}
+			if !strings.Contains(string(doc), "| "+a.Name+" |") {
+				t.Errorf("analyzer %s is not named in CODES.md", a.Name)
+			}
+		}
+	}
+}
