@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -146,6 +147,19 @@ func unusedMessage(v *Var) string {
 	return "unused variable '" + v.Name + "'"
 }
 
+// redefinedFormats are luacheck's messages for the 4xx codes.
+var redefinedFormats = map[string]string{
+	"411": "variable '%s' was previously defined on line %d",
+	"412": "variable '%s' was previously defined as an argument on line %d",
+	"413": "variable '%s' was previously defined as a loop variable on line %d",
+	"421": "shadowing definition of variable '%s' on line %d",
+	"422": "shadowing definition of argument '%s' on line %d",
+	"423": "shadowing definition of loop variable '%s' on line %d",
+	"431": "shadowing upvalue '%s' on line %d",
+	"432": "shadowing upvalue argument '%s' on line %d",
+	"433": "shadowing upvalue loop variable '%s' on line %d",
+}
+
 // RedefinedAnalyzer reports a local declared while another of the same name
 // is visible: in the same scope (411–413), in an enclosing scope of the
 // same function (421–423), or as an upvalue (431–433).
@@ -161,28 +175,7 @@ func runRedefined(p *Pass) {
 		if r.v.Name == "_" {
 			continue
 		}
-		line := strconv.Itoa(r.prev.Decl.pos.Line)
-		var msg string
-		switch r.code {
-		case "411":
-			msg = "variable '" + r.v.Name + "' was previously defined on line " + line
-		case "412":
-			msg = "variable '" + r.v.Name + "' was previously defined as an argument on line " + line
-		case "413":
-			msg = "variable '" + r.v.Name + "' was previously defined as a loop variable on line " + line
-		case "421":
-			msg = "shadowing definition of variable '" + r.v.Name + "' on line " + line
-		case "422":
-			msg = "shadowing definition of argument '" + r.v.Name + "' on line " + line
-		case "423":
-			msg = "shadowing definition of loop variable '" + r.v.Name + "' on line " + line
-		case "431":
-			msg = "shadowing upvalue '" + r.v.Name + "' on line " + line
-		case "432":
-			msg = "shadowing upvalue argument '" + r.v.Name + "' on line " + line
-		case "433":
-			msg = "shadowing upvalue loop variable '" + r.v.Name + "' on line " + line
-		}
+		msg := fmt.Sprintf(redefinedFormats[r.code], r.v.Name, r.prev.Decl.pos.Line)
 		p.reportSpan(r.v.Decl, r.code, Warning, r.v.Name, msg)
 	}
 }

@@ -146,7 +146,6 @@ type (
 		span
 		Cond Expr
 		Body *Block
-		Head span // "while ... do"
 	}
 	RepeatStmt struct {
 		span
@@ -167,14 +166,12 @@ type (
 		Var               *NameExpr
 		Init, Limit, Step Expr
 		Body              *Block
-		Head              span
 	}
 	GenForStmt struct {
 		span
 		Vars  []*NameExpr
 		Exprs []Expr
 		Body  *Block
-		Head  span
 	}
 	// FunctionStmt is "function a.b:c() end"; Target is the assigned
 	// expression (a NameExpr or an IndexExpr chain).

@@ -205,39 +205,17 @@ func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
 // collectReads lists the locals an expression reads in its own function
 // (function bodies inside it are other functions).
 func collectReads(e Expr, out *[]*Var) {
-	switch e := e.(type) {
-	case *NameExpr:
-		if e.Var != nil {
-			*out = append(*out, e.Var)
-		}
-	case *IndexExpr:
-		collectReads(e.Obj, out)
-		collectReads(e.Key, out)
-	case *CallExpr:
-		collectReads(e.Fn, out)
-		for _, a := range e.Args {
-			collectReads(a, out)
-		}
-	case *MethodCallExpr:
-		collectReads(e.Obj, out)
-		for _, a := range e.Args {
-			collectReads(a, out)
-		}
-	case *TableExpr:
-		for _, it := range e.Items {
-			if it.Key != nil {
-				collectReads(it.Key, out)
+	walkExpr(e, func(e Expr) bool {
+		switch e := e.(type) {
+		case *NameExpr:
+			if e.Var != nil {
+				*out = append(*out, e.Var)
 			}
-			collectReads(it.Value, out)
+		case *FunctionExpr:
+			return false
 		}
-	case *BinaryExpr:
-		collectReads(e.L, out)
-		collectReads(e.R, out)
-	case *UnaryExpr:
-		collectReads(e.X, out)
-	case *ParenExpr:
-		collectReads(e.X, out)
-	}
+		return true
+	})
 }
 
 // loop computes the live set at a loop head: body(head ∪ exit) ∪ extra,

@@ -231,10 +231,8 @@ func (p *parser) statement() Stmt {
 	case tokWhile:
 		p.advance()
 		cond := p.expr()
-		do := p.expect(tokDo)
-		body := p.block()
-		e := p.expectClose(tokEnd, tokWhile, t.pos.Line)
-		return &WhileStmt{span: span{t.pos, e.end}, Cond: cond, Body: body, Head: span{t.pos, do.end}}
+		body, sp := p.loopBody(t)
+		return &WhileStmt{span: sp, Cond: cond, Body: body}
 	case tokDo:
 		p.advance()
 		body := p.block()
@@ -357,11 +355,7 @@ func (p *parser) forStat() Stmt {
 			p.advance()
 			st.Step = p.expr()
 		}
-		do := p.expect(tokDo)
-		st.Head = span{t.pos, do.end}
-		st.Body = p.block()
-		e := p.expectClose(tokEnd, tokFor, t.pos.Line)
-		st.span = span{t.pos, e.end}
+		st.Body, st.span = p.loopBody(t)
 		return st
 	}
 	st := &GenForStmt{Vars: []*NameExpr{first}}
@@ -374,12 +368,17 @@ func (p *parser) forStat() Stmt {
 	}
 	p.advance()
 	st.Exprs = p.exprList()
-	do := p.expect(tokDo)
-	st.Head = span{t.pos, do.end}
-	st.Body = p.block()
-	e := p.expectClose(tokEnd, tokFor, t.pos.Line)
-	st.span = span{t.pos, e.end}
+	st.Body, st.span = p.loopBody(t)
 	return st
+}
+
+// loopBody parses "do block end" of a loop opened by the keyword kw, and
+// returns the block and the whole loop's span.
+func (p *parser) loopBody(kw token) (*Block, span) {
+	p.expect(tokDo)
+	body := p.block()
+	e := p.expectClose(tokEnd, kw.kind, kw.pos.Line)
+	return body, span{kw.pos, e.end}
 }
 
 // funcBody parses "(params) block end" after the function keyword (kw).
