@@ -114,28 +114,32 @@ func (u *unreachable) stmt(s Stmt) bool {
 		return u.block(s.Body)
 	case *IfStmt:
 		// A constant condition decides the branch, as luacheck folds it:
-		// a truthy one makes the later branches (and the fall-through when
-		// there is no else) dead, a falsy one its own branch. Dead
-		// branches do not count for whether the if completes.
-		all := true
+		// a truthy one makes the later branches dead and removes the
+		// fall-through when there is no else; a falsy one kills its own
+		// branch. Dead branches are still code: unless they end in a
+		// statement that never completes, they flow to the end of the if.
+		all, dead, implicitElse := true, false, s.Else == nil
 		for i, b := range s.Blocks {
-			if isFalsy(s.Conds[i]) {
-				u.deadBranch(b)
-				continue
-			}
-			all = u.block(b) && all
-			if isTruthy(s.Conds[i]) {
-				for _, rest := range s.Blocks[i+1:] {
-					u.deadBranch(rest)
+			var done bool
+			switch {
+			case dead || isFalsy(s.Conds[i]):
+				done = u.deadBranch(b)
+			default:
+				done = u.block(b)
+				if isTruthy(s.Conds[i]) {
+					dead, implicitElse = true, false
 				}
-				u.deadBranch(s.Else)
-				return all
+			}
+			all = all && done
+		}
+		if s.Else != nil {
+			if dead {
+				all = u.deadBranch(s.Else) && all
+			} else {
+				all = u.block(s.Else) && all
 			}
 		}
-		if s.Else == nil {
-			return false
-		}
-		return u.block(s.Else) && all
+		return all && !implicitElse
 	case *WhileStmt:
 		if isFalsy(s.Cond) {
 			u.deadBranch(s.Body)

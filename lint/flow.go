@@ -99,6 +99,9 @@ func markUsedValues(res *resolution) {
 				continue
 			}
 			for _, r := range v.reads {
+				if r.recursive && s.at == v.Decl {
+					continue // a function reading itself does not use its own first value
+				}
 				var seen bool
 				switch {
 				case r.fn == v.Func:
