@@ -311,6 +311,9 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		}
 		return acc
 	case *WhileStmt:
+		if isFalsy(s.Cond) { // "while nil": the body never runs
+			return l.reads(out, s.Cond)
+		}
 		head := l.loop(s, out, func(head liveSet) liveSet {
 			in := l.block(s.Body.Stmts, head)
 			if !isTruthy(s.Cond) { // "while true" leaves only by break
