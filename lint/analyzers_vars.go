@@ -81,7 +81,9 @@ func runUnused(p *Pass) {
 		if !reached {
 			v.reads = nil
 		}
-		if v.Name == "_" && (v.hasValue || len(v.reads) > 0) {
+		// "_" is exempt, except a "local _" that is never given a value
+		// at all (luacheck's "useless" 211)
+		if v.Name == "_" && (v.hasValue || len(v.reads) > 0 || len(v.sets) > 1 || v.Kind != LocalVar) {
 			continue
 		}
 		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && isNameStart(v.Name[1]) {

@@ -106,7 +106,7 @@ func markUsedValues(res *resolution) {
 				switch {
 				case r.fn == v.Func:
 				case s.fn == v.Func:
-					seen = outermostBelow(res, r.fn, v.Func).pos.Offset < s.at.pos.Offset
+					seen = outermostBelow(res, r.fn, v.Func).pos.Offset < s.after
 				case r.fn == s.fn:
 					seen = true
 				default:
@@ -311,7 +311,10 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		}
 		return acc
 	case *WhileStmt:
-		if isFalsy(s.Cond) { // "while nil": the body never runs
+		if isFalsy(s.Cond) {
+			// "while nil": the body never runs, but its own values may
+			// still reach its own reads (dead code is analysed as code)
+			l.loop(s, out, func(head liveSet) liveSet { return l.block(s.Body.Stmts, head) })
 			return l.reads(out, s.Cond)
 		}
 		head := l.loop(s, out, func(head liveSet) liveSet {

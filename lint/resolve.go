@@ -60,6 +60,9 @@ type setSite struct {
 	// whether any value reaches a read decides "accessed" (a read only in
 	// unreachable code is no access, as in luacheck).
 	implicit bool
+	// after is the offset once the assignment has happened (the end of its
+	// statement: closures created on its right-hand side come before it)
+	after int
 	// overwrittenBy is the assignment that replaces an unused value on
 	// every path, when there is one.
 	overwrittenBy *setSite
@@ -108,6 +111,7 @@ type resolution struct {
 }
 
 type resolver struct {
+	stmtEnd int // end offset of the statement being resolved
 	res     *resolution
 	sc      *scope
 	fn      *FunctionExpr
@@ -163,7 +167,7 @@ func (r *resolver) addImplicit(v *Var, n *NameExpr) {
 }
 
 func (r *resolver) addSet(v *Var, n *NameExpr) *setSite {
-	s := &setSite{v: v, at: n.span, fn: r.fn}
+	s := &setSite{v: v, at: n.span, fn: r.fn, after: max(r.stmtEnd, n.end)}
 	v.sets = append(v.sets, s)
 	r.res.sets[n] = s
 	return s
@@ -205,6 +209,9 @@ func (r *resolver) stmts(list []Stmt) {
 }
 
 func (r *resolver) stmt(s Stmt) {
+	outer := r.stmtEnd
+	r.stmtEnd = s.EndOffset()
+	defer func() { r.stmtEnd = outer }()
 	switch s := s.(type) {
 	case *LocalStmt:
 		for _, e := range s.Exprs {
