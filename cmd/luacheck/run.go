@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -24,71 +25,123 @@ const (
 
 const usage = `Usage: luacheck [options] FILE|DIR|GLOB|- ...
 
-Checks Redis Lua scripts. Directories are searched recursively for *.lua;
-globs may use **; "-" reads stdin (name it with --filename).
+Checks Redis Lua scripts against Redis 7's sandbox. Directories are
+searched recursively for *.lua; globs may use **; "-" reads stdin (name it
+with --filename). Options taking several values read them up to the next
+option, so put them after the files or end them with --.
 
-Options:
-  --formatter NAME      default, plain, JSON, sarif, github, JUnit
-  --codes               show warning codes
-  --ranges              show column ranges
-  --filename NAME       name to report for stdin
-  --no-color            no colours in the default report
-  --sum FILE            verify a redlua sum file: every released name@version
-                        it records must be among the scripts, unchanged
-  -q, -qq, -qqq         hide clean files / diagnostics / per-file lines
-  --version             print the version
-  --help                print this help
+Filtering (patterns are luacheck's: CODE, NAME or CODE/NAME, Lua patterns):
+  -o, --only PATT ...       report only warnings matching a pattern
+  -i, --ignore PATT ...     drop warnings matching a pattern
+  -e, --enable PATT ...     keep warnings matching a pattern (beats ignore)
+  -g, --no-global           drop global warnings (= --ignore 1)
+  -u, --no-unused           drop unused variables and values (= --ignore [23])
+  -r, --no-redefined        drop redefinitions and shadowing (= --ignore 4)
+  -a, --no-unused-args      drop unused arguments and loop variables (= --ignore 21[23])
+  --max-line-length N       W631 limit (default 120)
+  --no-max-line-length      no line length limit
+
+Globals (the std is always Redis's sandbox):
+  --globals NAME ...        extra globals scripts may set and read (name or name.field)
+  --read-globals NAME ...   extra globals scripts may only read
+  --new-globals NAME ...    replace the globals added so far (config and earlier flags)
+  --new-read-globals NAME ...
+  --std STD                 accepted for luacheck compatibility: redis, max, lua51, ...
+                            and sets from the config's stds (which do add globals)
+
+Configuration (.luacheckrc, luacheck's format, evaluated in a sandbox):
+  --config FILE             use FILE (relative paths are looked up in parent dirs too)
+  --no-config               ignore .luacheckrc files
+  --default-config FILE     config to use when no .luacheckrc is found
+                            (default $XDG_CONFIG_HOME/luacheck/.luacheckrc)
+  --no-default-config       no fallback config
+  --exclude-files GLOB ...  skip files matching a glob
+  --include-files GLOB ...  check only files matching a glob
+
+Output:
+  --formatter NAME          default, plain, JSON, sarif, github, JUnit
+  --codes                   show warning codes
+  --ranges                  show column ranges
+  --filename NAME           name to report for stdin (also selects config overrides)
+  --no-color                no colours in the default report
+  -q, -qq, -qqq             hide clean files / diagnostics / per-file lines
+  --sum FILE                verify a redlua sum file: every released name@version
+                            it records must be among the scripts, unchanged
+  --no-cache, -j N          accepted for compatibility (files are always checked in parallel)
+  -v, --version             print the version
+  -h, --help                print this help
 
 Exit codes: 0 no warnings or errors, 1 warnings only, 2 errors (syntax or
-error severity), 3 I/O errors (unreadable files), 4 bad usage.
+error severity), 3 I/O errors (unreadable files), 4 bad usage, a bad
+pattern or a bad config file.
 `
 
 // run is the whole CLI without process exit, so tests drive it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("luacheck", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	formatter := fs.String("formatter", "default", "")
-	codes := fs.Bool("codes", false, "")
-	ranges := fs.Bool("ranges", false, "")
-	filename := fs.String("filename", "stdin", "")
-	noColor := fs.Bool("no-color", false, "")
-	showVersion := fs.Bool("version", false, "")
-	help := fs.Bool("help", false, "")
-	sumFile := fs.String("sum", "", "")
-	q1 := fs.Bool("q", false, "")
-	q2 := fs.Bool("qq", false, "")
-	q3 := fs.Bool("qqq", false, "")
-	if err := fs.Parse(reorder(args)); err != nil {
+	ca, err := parseArgs(args)
+	if err != nil {
 		fmt.Fprintf(stderr, "luacheck: %v\n%s", err, usage)
 		return exitCritical
 	}
-	if *help {
+	if ca.has("help") {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	if *showVersion {
+	if ca.has("version") {
 		fmt.Fprintf(stdout, "redlua luacheck %s\n", version)
 		return exitOK
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "luacheck: no files given\n%s", usage)
-		return exitCritical
-	}
-	opts := reportOpts{codes: *codes, ranges: *ranges, color: !*noColor && isTerminal(stdout)}
-	switch {
-	case *q3:
-		opts.quiet = 3
-	case *q2:
-		opts.quiet = 2
-	case *q1:
-		opts.quiet = 1
-	}
-	results, srcs, err := checkAll(fs.Args(), stdin, *filename)
+	set, err := buildSettings(ca)
 	if err != nil {
 		fmt.Fprintf(stderr, "luacheck: %v\n", err)
 		return exitCritical
 	}
-	switch strings.ToLower(*formatter) {
+	if len(ca.files) == 0 {
+		fmt.Fprintf(stderr, "luacheck: no files given\n%s", usage)
+		return exitCritical
+	}
+	opts := reportOpts{codes: ca.has("codes"), ranges: ca.has("ranges")}
+	color := !ca.has("no-color")
+	formatter := "default"
+	if c := set.conf; c != nil {
+		if c.codes != nil && !opts.codes {
+			opts.codes = *c.codes
+		}
+		if c.ranges != nil && !opts.ranges {
+			opts.ranges = *c.ranges
+		}
+		if c.color != nil && color {
+			color = *c.color
+		}
+		if c.quiet != nil {
+			opts.quiet = *c.quiet
+		}
+		if c.formatter != nil {
+			formatter = *c.formatter
+		}
+	}
+	if ca.has("formatter") {
+		formatter = ca.last("formatter")
+	}
+	opts.color = color && isTerminal(stdout)
+	switch q := len(ca.vals["quiet"]); {
+	case q >= 3:
+		opts.quiet = 3
+	case q == 2:
+		opts.quiet = 2
+	case q == 1:
+		opts.quiet = 1
+	}
+	filename := "stdin"
+	if ca.has("filename") {
+		filename = ca.last("filename")
+	}
+	results, srcs, err := checkAll(ca.files, stdin, filename, set)
+	if err != nil {
+		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		return exitCritical
+	}
+	switch strings.ToLower(formatter) {
 	case "default":
 		writeDefault(stdout, results, opts)
 	case "plain":
@@ -102,7 +155,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "junit":
 		writeJUnit(stdout, results)
 	default:
-		fmt.Fprintf(stderr, "luacheck: unknown formatter %q (use default, plain, JSON, sarif, github or JUnit)\n", *formatter)
+		fmt.Fprintf(stderr, "luacheck: unknown formatter %q (use default, plain, JSON, sarif, github or JUnit)\n", formatter)
 		return exitCritical
 	}
 	if err != nil {
@@ -110,8 +163,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitIO
 	}
 	code := exitCode(results)
-	if *sumFile != "" {
-		sumCode, err := verifySum(*sumFile, results, srcs)
+	if ca.has("sum") {
+		sumCode, err := verifySum(ca.last("sum"), results, srcs)
 		if err != nil {
 			fmt.Fprintf(stderr, "luacheck: %v\n", err)
 		}
@@ -120,28 +173,133 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// reorder moves operands after flags so "luacheck a.lua --codes" works as
-// it does with luacheck; "-" is an operand.
-func reorder(args []string) []string {
-	var flags, ops []string
-	valued := map[string]bool{"--formatter": true, "-formatter": true, "--filename": true, "-filename": true, "--sum": true, "-sum": true}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			ops = append(ops, args[i+1:]...)
-			break
-		}
-		if a != "-" && strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
-			if valued[a] && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
+// buildSettings turns the command line into the option layer it defines
+// and loads the config file luacheck would load.
+func buildSettings(ca *cliArgs) (*settings, error) {
+	cli := &optionSet{}
+	for _, f := range []struct {
+		flag string
+		dst  *[]string
+	}{{"only", &cli.only}, {"ignore", &cli.ignore}, {"enable", &cli.enable}} {
+		if !ca.has(f.flag) {
 			continue
 		}
-		ops = append(ops, a)
+		if err := validatePatterns("--"+f.flag, ca.vals[f.flag]); err != nil {
+			return nil, err
+		}
+		*f.dst = ca.vals[f.flag]
 	}
-	return append(append(flags, "--"), ops...)
+	cli.globals = ca.vals["globals"]
+	cli.readGlobals = ca.vals["read-globals"]
+	if ca.has("new-globals") {
+		cli.setNewGlobals, cli.newGlobals = true, ca.vals["new-globals"]
+	}
+	if ca.has("new-read-globals") {
+		cli.setNewRead, cli.newReadGlobals = true, ca.vals["new-read-globals"]
+	}
+	if ca.has("max-line-length") {
+		n, err := strconv.Atoi(ca.last("max-line-length"))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--max-line-length %q: want a positive whole number (or --no-max-line-length)", ca.last("max-line-length"))
+		}
+		cli.maxLineLength = &n
+	}
+	if ca.has("no-max-line-length") {
+		off := -1
+		cli.maxLineLength = &off
+	}
+	no := false
+	for _, m := range []struct {
+		flag string
+		dst  **bool
+	}{{"no-unused", &cli.unused}, {"no-redefined", &cli.redefined}, {"no-unused-args", &cli.unusedArgs}, {"no-global", &cli.global}} {
+		if ca.has(m.flag) {
+			*m.dst = &no
+		}
+	}
+	if ca.has("jobs") {
+		if n, err := strconv.Atoi(ca.last("jobs")); err != nil || n < 1 {
+			return nil, fmt.Errorf("--jobs %q: want a positive whole number", ca.last("jobs"))
+		}
+	}
+	s := &settings{cli: cli, stds: map[string]*stdDef{}}
+	conf, err := locateAndLoadConfig(ca)
+	if err != nil {
+		return nil, err
+	}
+	if conf != nil {
+		s.conf, s.stds = conf, conf.stds
+		s.exclude = append(s.exclude, conf.exclude...)
+		s.include = append(s.include, conf.include...)
+	}
+	if ca.has("std") {
+		if _, _, err := splitStd(ca.last("std"), s.stds); err != nil {
+			return nil, fmt.Errorf("--std: %v", err)
+		}
+		cli.std = ca.last("std")
+	}
+	for _, g := range ca.vals["exclude-files"] {
+		s.exclude = append(s.exclude, absPath(g))
+	}
+	for _, g := range ca.vals["include-files"] {
+		s.include = append(s.include, absPath(g))
+	}
+	return s, nil
+}
+
+// locateAndLoadConfig finds the config as luacheck does: --config FILE
+// (looked up from the current directory upwards when relative), else
+// .luacheckrc in the current directory or a parent, else the default
+// config; --no-config turns all of this off.
+func locateAndLoadConfig(ca *cliArgs) (*rcConfig, error) {
+	if ca.has("no-config") {
+		if ca.has("config") {
+			return nil, fmt.Errorf("--config and --no-config contradict each other; use one")
+		}
+		return nil, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current directory: %w", err)
+	}
+	if ca.has("config") {
+		name := ca.last("config")
+		if filepath.IsAbs(name) {
+			return loadConfigFile(name, cwd)
+		}
+		p, ok := findConfig(cwd, name)
+		if !ok {
+			return nil, fmt.Errorf("couldn't find configuration file %s (looked in %s and its parents)", name, cwd)
+		}
+		return loadConfigFile(relTo(cwd, p), filepath.Dir(p))
+	}
+	if p, ok := findConfig(cwd, ".luacheckrc"); ok {
+		return loadConfigFile(relTo(cwd, p), filepath.Dir(p))
+	}
+	if ca.has("no-default-config") {
+		return nil, nil
+	}
+	def := defaultConfigPath()
+	if ca.has("default-config") {
+		def = ca.last("default-config")
+	}
+	if def == "" {
+		return nil, nil
+	}
+	if st, err := os.Stat(def); err != nil || st.IsDir() {
+		if ca.has("default-config") {
+			return nil, fmt.Errorf("couldn't read --default-config %s", def)
+		}
+		return nil, nil
+	}
+	return loadConfigFile(def, cwd)
+}
+
+func relTo(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return r
+	}
+	return p
 }
 
 func exitCode(rs []fileResult) int {
@@ -163,7 +321,7 @@ func exitCode(rs []fileResult) int {
 
 // checkAll reads and checks every input, files in parallel, keeping the
 // input order in the result.
-func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, map[string][]byte, error) {
+func checkAll(args []string, stdin io.Reader, stdinName string, set *settings) ([]fileResult, map[string][]byte, error) {
 	var files []string
 	var stdinSrc []byte
 	for _, a := range args {
@@ -173,14 +331,20 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, m
 				return nil, nil, fmt.Errorf("reading stdin: %w", err)
 			}
 			stdinSrc = b
-			files = append(files, "-")
+			if set.selected(stdinName) {
+				files = append(files, "-")
+			}
 			continue
 		}
 		ex, err := expandInputs([]string{a})
 		if err != nil {
 			return nil, nil, err
 		}
-		files = append(files, ex...)
+		for _, f := range ex {
+			if set.selected(f) {
+				files = append(files, f)
+			}
+		}
 	}
 	results := make([]fileResult, len(files))
 	srcList := make([][]byte, len(files))
@@ -192,7 +356,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, m
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			if f == "-" {
-				results[i] = fileResult{File: stdinName, Diags: checkSource(stdinName, stdinSrc, nil)}
+				results[i] = fileResult{File: stdinName, Diags: checkSource(stdinName, stdinSrc, set.optionsFor(stdinName))}
 				srcList[i] = stdinSrc
 				return
 			}
@@ -201,7 +365,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string) ([]fileResult, m
 				results[i] = fileResult{File: f, IOErr: fmt.Errorf("couldn't read %s: %w", f, err)}
 				return
 			}
-			results[i] = fileResult{File: f, Diags: checkSource(f, src, nil)}
+			results[i] = fileResult{File: f, Diags: checkSource(f, src, set.optionsFor(f))}
 			srcList[i] = src
 		}()
 	}
