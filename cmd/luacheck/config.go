@@ -76,7 +76,7 @@ const (
 	rcMaxInstructions = 2_000_000
 	rcMaxDuration     = 2 * time.Second
 	rcMaxAlloc        = 64 << 20 // bytes allocated while it runs
-	rcMaxString       = 1 << 20   // longest string rep/concat/gsub/format may build
+	rcMaxString       = 1 << 20  // longest string rep/concat/gsub/format may build
 	rcMaxCallDepth    = 200
 )
 
