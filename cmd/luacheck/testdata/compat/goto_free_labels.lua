@@ -1,0 +1,4 @@
+local t = {}
+t["goto"] = 1
+local continue = 2
+return t["goto"] + continue
