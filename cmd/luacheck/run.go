@@ -33,7 +33,7 @@ option, so put them after the files or end them with --.
 Filtering (patterns are luacheck's: CODE, NAME or CODE/NAME, Lua patterns):
   -o, --only PATT ...       report only warnings matching a pattern
   -i, --ignore PATT ...     drop warnings matching a pattern
-  -e, --enable PATT ...     keep warnings matching a pattern (beats ignore)
+  -e, --enable PATT ...     keep warnings matching a pattern (beats the config's ignore)
   -g, --no-global           drop global warnings (= --ignore 1)
   -u, --no-unused           drop unused variables and values (= --ignore [23])
   -r, --no-redefined        drop redefinitions and shadowing (= --ignore 4)
