@@ -49,7 +49,7 @@ func BenchmarkLuacheckCorpus(b *testing.B) {
 	writeCorpus(b, dir, 100)
 	b.ResetTimer()
 	for b.Loop() {
-		if code := run([]string{"-qqq", dir}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+		if code := run([]string{"--no-config", "-qqq", dir}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -12,6 +12,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
 
+// TestMain hides the developer's own global luacheck config
+// (~/.config/luacheck/.luacheckrc) from every test.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "luacheck-xdg")
+	if err == nil {
+		os.Setenv("XDG_CONFIG_HOME", dir)
+	}
+	code := m.Run()
+	if err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -23,7 +37,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 func TestGolden(t *testing.T) {
 	for _, f := range []string{"default", "plain", "JSON", "sarif", "github", "JUnit"} {
 		t.Run(f, func(t *testing.T) {
-			out, _, code := runCLI(t, "", "--formatter", f, "--codes", "--no-color", "testdata/src")
+			out, _, code := runCLI(t, "", "--no-config", "--formatter", f, "--codes", "--no-color", "testdata/src")
 			if code != exitErrors {
 				t.Errorf("exit code %d, want %d (syntax error present)", code, exitErrors)
 			}
