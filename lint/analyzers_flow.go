@@ -48,10 +48,21 @@ func (r *reachInfo) isDead(off int) bool {
 	return false
 }
 
-type unreachable struct{ info *reachInfo }
+type unreachable struct {
+	info *reachInfo
+	// quiet > 0 while walking code whose unreachability is already
+	// reported by its enclosing loop ("while false")
+	quiet int
+}
 
 func (u *unreachable) report(s Stmt, code, msg string) {
-	u.info.reports = append(u.info.reports, reachReport{at: span{s.Start(), s.EndOffset()}, code: code, msg: msg})
+	u.reportSpan(span{s.Start(), s.EndOffset()}, code, msg)
+}
+
+func (u *unreachable) reportSpan(at span, code, msg string) {
+	if u.quiet == 0 {
+		u.info.reports = append(u.info.reports, reachReport{at: at, code: code, msg: msg})
+	}
 }
 
 func (u *unreachable) markDead(s Stmt) {
@@ -142,6 +153,12 @@ func (u *unreachable) stmt(s Stmt) bool {
 		return all && !implicitElse
 	case *WhileStmt:
 		if isFalsy(s.Cond) {
+			// the body is dead: its first statement is reported, or the
+			// loop itself when the body is empty (its end is what no path
+			// reaches), as luacheck does
+			if len(s.Body.Stmts) == 0 {
+				u.reportSpan(s.span, "512", "loop is executed at most once")
+			}
 			u.deadBranch(s.Body)
 			return false
 		}
@@ -151,7 +168,7 @@ func (u *unreachable) stmt(s Stmt) bool {
 		// luacheck has no "at most once" for repeat: its test is the exit
 		if u.block(s.Body) {
 			// the test is never evaluated; flow resumes from it
-			u.info.reports = append(u.info.reports, reachReport{at: span{s.Cond.Start(), s.Cond.EndOffset()}, code: "511", msg: "unreachable code"})
+			u.reportSpan(span{s.Cond.Start(), s.Cond.EndOffset()}, "511", "unreachable code")
 			return false
 		}
 		return isFalsy(s.Cond) && !hasBreak(s.Body)
@@ -165,7 +182,7 @@ func (u *unreachable) stmt(s Stmt) bool {
 
 func (u *unreachable) loopOnce(body *Block, head span) {
 	if u.block(body) && !hasContinuePath(body) {
-		u.info.reports = append(u.info.reports, reachReport{at: head, code: "512", msg: "loop is executed at most once"})
+		u.reportSpan(head, "512", "loop is executed at most once")
 	}
 }
 

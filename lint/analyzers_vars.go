@@ -70,11 +70,11 @@ var UnusedAnalyzer = &Analyzer{
 }
 
 func runUnused(p *Pass) {
-	markUsedValues(p.res)
+	markUsedValues(p.res, p.reach().isDead)
 	for _, v := range p.res.vars {
 		// A read counts when some value of the variable can reach it: a
 		// read only in unreachable code is no access, as in luacheck.
-		reached := false
+		reached := v.Kind == VarargVar // "..." is read wherever it is used
 		for _, s := range v.sets {
 			reached = reached || s.used
 		}

@@ -78,8 +78,10 @@ type liveness struct {
 	upvals map[*FunctionExpr][]*Var
 }
 
-// markUsedValues sets setSite.used for every value that may be read.
-func markUsedValues(res *resolution) {
+// markUsedValues sets setSite.used for every value that may be read;
+// dead reports whether an offset is in unreachable code (a closure created
+// there never runs).
+func markUsedValues(res *resolution, dead func(off int) bool) {
 	upvals := upvalueReads(res)
 	for _, fn := range res.funcs {
 		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}, upvals: upvals}
@@ -101,6 +103,11 @@ func markUsedValues(res *resolution) {
 			for _, r := range v.reads {
 				if r.recursive && s.at == v.Decl {
 					continue // a function reading itself does not use its own first value
+				}
+				// a closure created in unreachable code never runs for
+				// values set where code does run
+				if r.fn != v.Func && dead(outermostBelow(res, r.fn, v.Func).pos.Offset) && !dead(s.at.pos.Offset) {
+					continue
 				}
 				var seen bool
 				switch {

@@ -219,10 +219,13 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		for i, n := range s.Names {
 			v := r.declare(n, LocalVar)
-			if len(s.Exprs) == 0 {
+			// a name beyond the values (and not filled by a call or ...)
+			// is declared without one: "local a, b, c = 1, 2" leaves c nil
+			filled := i < len(s.Exprs) || len(s.Exprs) > 0 && isMulti(s.Exprs[len(s.Exprs)-1])
+			if !filled {
 				r.addImplicit(v, n)
 			}
-			if len(s.Exprs) > 0 {
+			if filled {
 				v.hasValue = true
 				r.addSet(v, n)
 				if i < len(s.Exprs) {

@@ -115,9 +115,6 @@ var compatJustified = map[string]string{
 	"../../lua/rw.lock.v1.lua:3:121: W631":                 "luacheck only: a redlua header field line (-- description:, -- returns:) is exempt from W631 by design: a header field is one line and cannot be wrapped",
 	"../../lua/rw.rlock.v1.lua:3:121: W631":                "luacheck only: a redlua header field line (-- description:, -- returns:) is exempt from W631 by design: a header field is one line and cannot be wrapped",
 	"../../lua/rw.runlock.v1.lua:6:121: W631":              "luacheck only: a redlua header field line (-- description:, -- returns:) is exempt from W631 by design: a header field is one line and cannot be wrapped",
-	"testdata/compat/varargs.lua:1:18: W212":               "ours only: lint bug, reported to lead: '...' read by select('#', ...) is reported as an unused variable length argument",
-	"testdata/compat/varargs.lua:7:18: W212":               "ours only: lint bug, reported to lead: '...' read by 'local x, y = ...' is reported as an unused variable length argument",
-	"testdata/compat/semicolons_and_parens.lua:4:20: W212": "ours only: lint bug, reported to lead: '...' read by 'return ...' is reported as an unused variable length argument",
 }
 
 // TestCompatFindings runs the real luacheck, configured with Redis's std,
