@@ -233,9 +233,9 @@ func collectReads(e Expr, out *[]*Var) {
 func (l *liveness) loop(s Stmt, out liveSet, body func(next liveSet) liveSet) liveSet {
 	mark := l.mark
 	l.mark = false
-	head := out
+	head := newLiveSet()
 	if prev, ok := l.heads[s]; ok {
-		head = prev.union(out)
+		head = prev
 	}
 	for i := 0; i < 50; i++ {
 		l.breaks = append(l.breaks, out)
