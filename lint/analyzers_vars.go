@@ -70,17 +70,33 @@ var UnusedAnalyzer = &Analyzer{
 }
 
 func runUnused(p *Pass) {
-	markUsedValues(p.res, p.reach().isDead)
+	reach := p.reach()
+	markUsedValues(p.res, reach.isDead)
+	// A read counts when some value of the variable can reach it: a read
+	// only in unreachable code is no access, as in luacheck. A function
+	// value read from another closure is judged by the closure graph.
 	for _, v := range p.res.vars {
-		// A read counts when some value of the variable can reach it: a
-		// read only in unreachable code is no access, as in luacheck.
 		reached := v.Kind == VarargVar // "..." is read wherever it is used
 		for _, s := range v.sets {
 			reached = reached || s.used
 		}
+		if !reached && v.isFunc {
+			for _, r := range v.reads {
+				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.pos.Offset)) {
+					reached = true
+				}
+			}
+		}
 		if !reached {
 			v.reads = nil
 		}
+	}
+	used := closuresInUse(p.res)
+	funcOf := map[*Var]*FunctionExpr{}
+	for fn, v := range p.res.funcValue {
+		funcOf[v] = fn
+	}
+	for _, v := range p.res.vars {
 		// "_" is exempt, except a "local _" that is never given a value
 		// at all (luacheck's "useless" 211)
 		if v.Name == "_" && (v.hasValue || len(v.reads) > 0 || len(v.sets) > 1 || v.Kind != LocalVar) {
@@ -100,8 +116,14 @@ func runUnused(p *Pass) {
 			laterSets-- // the declaration's own value
 		}
 		reads := len(v.reads)
-		if v.isFunc && laterSets == 0 && reads == v.recursiveReads {
-			reads = 0 // only calls itself: an unused recursive function
+		if fn := funcOf[v]; fn != nil && v.isFunc && laterSets == 0 && reads > 0 && !used.marked[fn] {
+			// read only by closures nothing running reaches
+			msg := "unused mutually recursive function '" + v.Name + "'"
+			if used.self[fn] {
+				msg = "unused recursive function '" + v.Name + "'"
+			}
+			p.reportSpan(v.Decl, "211", Warning, v.Name, msg)
+			continue
 		}
 		switch {
 		case reads == 0 && v.mutated && v.Kind == LocalVar && v.onlyTables:
@@ -141,12 +163,60 @@ func unusedMessage(v *Var) string {
 		return "unused loop variable '" + v.Name + "'"
 	}
 	if v.isFunc {
-		if v.recursiveReads > 0 {
-			return "unused recursive function '" + v.Name + "'"
-		}
 		return "unused function '" + v.Name + "'"
 	}
 	return "unused variable '" + v.Name + "'"
+}
+
+// closureUse is luacheck's graph of closures: a closure is used by its
+// parent when it is anonymous, and by each closure reading the local it is
+// the value of. marked holds the closures reachable from the main chunk,
+// or from a function value nobody reads (whose own warning covers them).
+type closureUse struct {
+	marked map[*FunctionExpr]bool
+	self   map[*FunctionExpr]bool // reads its own variable from its body
+}
+
+func closuresInUse(res *resolution) closureUse {
+	edges := map[*FunctionExpr][]*FunctionExpr{}
+	u := closureUse{marked: map[*FunctionExpr]bool{}, self: map[*FunctionExpr]bool{}}
+	for _, fn := range res.funcs {
+		if res.parentOf[fn] == nil {
+			continue // the main chunk
+		}
+		v := res.funcValue[fn]
+		if v == nil {
+			edges[res.parentOf[fn]] = append(edges[res.parentOf[fn]], fn)
+			continue
+		}
+		for _, r := range v.reads {
+			edges[r.fn] = append(edges[r.fn], fn)
+			if r.fn == fn {
+				u.self[fn] = true
+			}
+		}
+	}
+	var mark func(fn *FunctionExpr)
+	mark = func(fn *FunctionExpr) {
+		if u.marked[fn] {
+			return
+		}
+		u.marked[fn] = true
+		for _, next := range edges[fn] {
+			mark(next)
+		}
+	}
+	for _, fn := range res.funcs {
+		if res.parentOf[fn] == nil {
+			mark(fn)
+		}
+	}
+	for fn, v := range res.funcValue {
+		if len(v.reads) == 0 {
+			mark(fn)
+		}
+	}
+	return u
 }
 
 // redefinedFormats are luacheck's messages for the 4xx codes.

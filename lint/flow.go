@@ -106,7 +106,7 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 				}
 				// a closure created in unreachable code never runs for
 				// values set where code does run
-				if r.fn != v.Func && dead(outermostBelow(res, r.fn, v.Func).pos.Offset) && !dead(s.at.pos.Offset) {
+				if r.fn != v.Func && createdDead(res, r.fn, v.Func, dead) && !dead(s.at.pos.Offset) {
 					continue
 				}
 				var seen bool
@@ -129,6 +129,17 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 			}
 		}
 	}
+}
+
+// createdDead reports whether fn, or a function enclosing it below outer,
+// is created in unreachable code, so that fn never runs.
+func createdDead(res *resolution, fn, outer *FunctionExpr, dead func(int) bool) bool {
+	for ; fn != nil && fn != outer; fn = res.parentOf[fn] {
+		if dead(fn.pos.Offset) {
+			return true
+		}
+	}
+	return false
 }
 
 // outermostBelow is the function enclosing fn that is directly inside
@@ -309,6 +320,8 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		for i := len(s.Conds) - 1; i >= 0; i-- {
 			switch {
 			case isFalsy(s.Conds[i]):
+				// dead, but analysed as code: its own values reach its reads
+				l.block(s.Blocks[i].Stmts, out)
 				acc = l.reads(acc, s.Conds[i])
 			case isTruthy(s.Conds[i]):
 				acc = l.reads(l.block(s.Blocks[i].Stmts, out), s.Conds[i])

@@ -102,6 +102,10 @@ type redefinition struct {
 }
 
 type resolution struct {
+	// funcValue maps a closure to the local it is the value of (local
+	// function f, local f = function, f = function), for luacheck's graph
+	// of which closures use which.
+	funcValue map[*FunctionExpr]*Var
 	vars     []*Var
 	globals  []globalUse
 	redefs   []redefinition
@@ -115,11 +119,11 @@ type resolver struct {
 	res     *resolution
 	sc      *scope
 	fn      *FunctionExpr
-	selfFns []*Var // local functions whose body is being walked
+	selfFns map[*Var]*FunctionExpr // local functions whose body is being walked
 }
 
 func resolve(f *File) *resolution {
-	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}}}
+	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}, funcValue: map[*FunctionExpr]*Var{}}}
 	r.function(f.Main, nil)
 	return r.res
 }
@@ -232,7 +236,10 @@ func (r *resolver) stmt(s Stmt) {
 					_, v.onlyTables = s.Exprs[i].(*TableExpr)
 				}
 				if len(s.Names) == 1 && len(s.Exprs) == 1 {
-					_, v.isFunc = s.Exprs[0].(*FunctionExpr)
+					if fn, ok := s.Exprs[0].(*FunctionExpr); ok {
+						v.isFunc = true
+						r.res.funcValue[fn] = v
+					}
 				}
 			}
 		}
@@ -240,9 +247,13 @@ func (r *resolver) stmt(s Stmt) {
 		v := r.declare(s.Name, LocalVar)
 		v.hasValue, v.isFunc = true, true
 		r.addSet(v, s.Name)
-		r.selfFns = append(r.selfFns, v)
+		if r.selfFns == nil {
+			r.selfFns = map[*Var]*FunctionExpr{}
+		}
+		r.selfFns[v] = s.Func
+		r.res.funcValue[s.Func] = v
 		r.function(s.Func, nil)
-		r.selfFns = r.selfFns[:len(r.selfFns)-1]
+		delete(r.selfFns, v)
 	case *FunctionStmt:
 		var self *span
 		if s.Func.IsMethod {
@@ -262,6 +273,11 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		for i, t := range s.Targets {
 			r.target(t)
+			if n, ok := t.(*NameExpr); ok && n.Var != nil && i < len(s.Exprs) {
+				if fn, ok := s.Exprs[i].(*FunctionExpr); ok {
+					r.res.funcValue[fn] = n.Var
+				}
+			}
 			if n, ok := t.(*NameExpr); ok && n.Var != nil {
 				if i >= len(s.Exprs) {
 					n.Var.onlyTables = false
@@ -391,11 +407,11 @@ func (r *resolver) read(n *NameExpr) {
 	}
 	n.Var = v
 	a := &access{node: n, fn: r.fn}
-	for _, self := range r.selfFns {
-		if self == v && r.fn != v.Func {
-			v.recursiveReads++
-			a.recursive = true
-		}
+	// a read straight from its own body (not from a closure inside it,
+	// which may escape) is a recursive call, as luacheck counts them
+	if fn, ok := r.selfFns[v]; ok && r.fn == fn {
+		v.recursiveReads++
+		a.recursive = true
 	}
 	v.reads = append(v.reads, a)
 }
