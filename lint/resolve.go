@@ -106,12 +106,12 @@ type resolution struct {
 	// function f, local f = function, f = function), for luacheck's graph
 	// of which closures use which.
 	funcValue map[*FunctionExpr]*Var
-	vars     []*Var
-	globals  []globalUse
-	redefs   []redefinition
-	sets     map[*NameExpr]*setSite
-	funcs    []*FunctionExpr
-	parentOf map[*FunctionExpr]*FunctionExpr
+	vars      []*Var
+	globals   []globalUse
+	redefs    []redefinition
+	sets      map[*NameExpr]*setSite
+	funcs     []*FunctionExpr
+	parentOf  map[*FunctionExpr]*FunctionExpr
 }
 
 type resolver struct {
