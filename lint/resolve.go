@@ -31,8 +31,6 @@ type Var struct {
 	// variables always have one).
 	hasValue bool
 	reads    []*access
-	// recursiveReads are reads from inside its own local function's body.
-	recursiveReads int
 	sets           []*setSite
 	mutated        bool
 	// onlyTables: every value it is given is a table constructor, so a
@@ -410,7 +408,6 @@ func (r *resolver) read(n *NameExpr) {
 	// a read straight from its own body (not from a closure inside it,
 	// which may escape) is a recursive call, as luacheck counts them
 	if fn, ok := r.selfFns[v]; ok && r.fn == fn {
-		v.recursiveReads++
 		a.recursive = true
 	}
 	v.reads = append(v.reads, a)
