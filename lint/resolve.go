@@ -31,8 +31,8 @@ type Var struct {
 	// variables always have one).
 	hasValue bool
 	reads    []*access
-	sets           []*setSite
-	mutated        bool
+	sets     []*setSite
+	mutated  bool
 	// onlyTables: every value it is given is a table constructor, so a
 	// mutation can only matter through a later read (W241).
 	onlyTables bool
