@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,32 +174,6 @@ func TestCompatGenerated(t *testing.T) {
 		return r
 	}
 	want, got := relative(findings(string(out), overlapCodes)), relative(findings(ours, overlapCodes))
-	seen := map[string]bool{}
-	var diffs []string
-	for k := range want {
-		if !got[k] {
-			seen[k] = true
-			if why, ok := genJustified[k]; !ok || !strings.HasPrefix(why, "luacheck only") {
-				diffs = append(diffs, "luacheck only: "+k)
-			}
-		}
-	}
-	for k := range got {
-		if !want[k] {
-			seen[k] = true
-			if why, ok := genJustified[k]; !ok || !strings.HasPrefix(why, "ours only") {
-				diffs = append(diffs, "ours only:     "+k)
-			}
-		}
-	}
-	sort.Strings(diffs)
-	for _, d := range diffs {
-		t.Errorf("unjustified disagreement: %s", d)
-	}
-	for k := range genJustified {
-		if !seen[k] {
-			t.Errorf("%s is listed as a disagreement but both now agree; remove it from genJustified", k)
-		}
-	}
+	compareFindings(t, want, got, genJustified, "genJustified")
 	t.Logf("seed %d: %d findings of luacheck compared over %d generated files, %d justified disagreements", seed, len(want), len(files), len(genJustified))
 }
