@@ -396,21 +396,34 @@ func countInRange(ms []ZMember, r zrange) (first, n int) {
 	return first, n
 }
 
+// zsetInRange parses a ZCOUNT-style range and finds the sorted set's
+// members in it; a reply is returned for a bad range, a wrong type, or a
+// missing key (count 0).
+func zsetInRange(ks *Keyspace, cc *CallContext, a []string, by zrangeBy) (*value, []ZMember, *Reply) {
+	r, bad := parseZRange(by, a[2], a[3])
+	if bad != nil {
+		return nil, nil, bad
+	}
+	v, wrong := ks.zsetFor(cc, a[1], false)
+	if wrong != nil {
+		return nil, nil, wrong
+	}
+	if v == nil {
+		zero := intReply(0)
+		return nil, nil, &zero
+	}
+	ms := sortedMembers(v.zset)
+	first, n := countInRange(ms, r)
+	return v, ms[first : first+n], nil
+}
+
 func cmdZCountBy(by zrangeBy) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		r, bad := parseZRange(by, a[2], a[3])
-		if bad != nil {
-			return *bad
+		_, in, done := zsetInRange(ks, cc, a, by)
+		if done != nil {
+			return *done
 		}
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		if v == nil {
-			return intReply(0)
-		}
-		_, n := countInRange(sortedMembers(v.zset), r)
-		return intReply(int64(n))
+		return intReply(int64(len(in)))
 	}
 }
 
@@ -422,25 +435,16 @@ var (
 // cmdZRemRangeBy implements ZREMRANGEBYSCORE and ZREMRANGEBYLEX.
 func cmdZRemRangeBy(by zrangeBy) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		r, bad := parseZRange(by, a[2], a[3])
-		if bad != nil {
-			return *bad
+		v, in, done := zsetInRange(ks, cc, a, by)
+		if done != nil {
+			return *done
 		}
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		if v == nil {
-			return intReply(0)
-		}
-		ms := sortedMembers(v.zset)
-		first, n := countInRange(ms, r)
-		for _, m := range ms[first : first+n] {
+		for _, m := range in {
 			delete(v.zset, m.Member)
 		}
 		if len(v.zset) == 0 {
 			delete(ks.keys, a[1])
 		}
-		return intReply(int64(n))
+		return intReply(int64(len(in)))
 	}
 }

@@ -486,14 +486,7 @@ func (ev *evaluated) convert(path, anchor string) (*rcConfig, error) {
 		if !ok {
 			return nil, fail(ev.lines["stds"], "invalid option 'stds': table expected, got %s; write stds.name = {globals = {...}, read_globals = {...}}", ev.stds.Type())
 		}
-		var names []string
-		t.ForEach(func(k, _ lua.LValue) {
-			if s, ok := k.(lua.LString); ok {
-				names = append(names, string(s))
-			}
-		})
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range stringKeys(t) {
 			d, err := stdTable(t.RawGetString(n))
 			if err != nil {
 				return nil, fail(ev.lines["stds"], "invalid custom std '%s': %v", n, err)
@@ -569,14 +562,7 @@ func (ev *evaluated) convert(path, anchor string) (*rcConfig, error) {
 		if !ok {
 			return nil, fail(ev.lines["files"], "invalid option 'files': table expected, got %s; write files[\"glob\"] = {option = value}", ev.files.Type())
 		}
-		var globs []string
-		ft.ForEach(func(k, _ lua.LValue) {
-			if s, ok := k.(lua.LString); ok {
-				globs = append(globs, string(s))
-			}
-		})
-		sort.Strings(globs)
-		for _, g := range globs {
+		for _, g := range stringKeys(ft) {
 			v := ft.RawGetString(g)
 			t, ok := v.(*lua.LTable)
 			if !ok {
@@ -929,4 +915,17 @@ func defaultConfigPath() string {
 		return filepath.Join(h, ".config", "luacheck", ".luacheckrc")
 	}
 	return ""
+}
+
+// stringKeys lists a table's string keys in order, so a config is read
+// the same way every time.
+func stringKeys(t *lua.LTable) []string {
+	var keys []string
+	t.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			keys = append(keys, string(s))
+		}
+	})
+	sort.Strings(keys)
+	return keys
 }
