@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
 )
 
 // MultiLock takes several locks all or nothing: Lock returns holding every
