@@ -142,7 +142,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner, att string, start time
 			m.k.name, failed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...))
 	}
 	// Split votes retry after a random pause so that contenders desynchronise.
-	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(2*time.Millisecond))), nil
+	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
@@ -189,7 +189,13 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 		}
 		if err == nil {
 			m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-			if err = sleep(ctx, wake, wait); err != nil {
+			err = sleep(ctx, wake, wait)
+			if err == nil {
+				// Every server announces the release: contenders that all
+				// retry at once split the votes, so each waits a random bit.
+				err = sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond))))
+			}
+			if err != nil {
 				err = wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
 			}
 		}
