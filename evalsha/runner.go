@@ -178,7 +178,7 @@ func (r *Runner) nextAttempt(s *registry.Script, last attempt, err error) (attem
 		r.noScript.Add(1)
 		r.emit(Event{Kind: EventNoScript, Script: s, Err: err})
 		return attemptEval, true
-	case last == attemptEval && s.HasShebang() && registry.ShebangUnsupported(err):
+	case last == attemptEval && needsLegacySource(s, err):
 		if !r.legacy.Swap(true) {
 			r.emit(Event{Kind: EventLegacyServer, Script: s, Err: err})
 		}

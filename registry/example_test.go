@@ -1,12 +1,8 @@
 package registry_test
 
 import (
-	"context"
 	"fmt"
 	"testing/fstest"
-
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -52,22 +48,4 @@ return redis.call('GET', KEYS[2])
 	fmt.Println(err)
 	// Output:
 	// bad.lua:6: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
-}
-
-// Load puts every script on every node, so the first EVALSHA finds it.
-func ExampleRegistry_Load() {
-	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-
-	reg, _ := registry.New(fstest.MapFS{"hello.lua": {Data: []byte("-- name: hello\n-- version: 1\n-- description: Greet.\n-- keys:\n-- args: who\nreturn 'hello ' .. ARGV[1]\n")}})
-	if err := reg.Load(context.Background(), client); err != nil {
-		fmt.Println(err)
-		return
-	}
-	s, _ := reg.Get("hello")
-	reply, _ := client.EvalSha(context.Background(), s.SHA1, nil, "world").Text()
-	fmt.Println(reply)
-	// Output: hello world
 }

@@ -1,7 +1,6 @@
 package registry_test
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -9,10 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -250,47 +247,5 @@ func TestReadSumRejectsGarbage(t *testing.T) {
 		if _, err := registry.ReadSum(strings.NewReader(in)); err == nil {
 			t.Errorf("ReadSum(%q) accepted it", in)
 		}
-	}
-}
-
-// miniredis, like Redis 6, cannot compile "#!lua": Load falls back to the
-// legacy source, which EVALSHA can then run under LegacySHA1.
-func TestLoadMiniredisLegacyFallback(t *testing.T) {
-	mr := miniredis.RunT(t)
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { client.Close() })
-	reg, err := registry.New(fstest.MapFS{"a.lua": {Data: []byte(acquire)}, "i.lua": {Data: []byte(inspect)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := reg.Load(ctx, client); err != nil {
-		t.Fatalf("Load on miniredis: %v", err)
-	}
-	in, _ := reg.Get("mutex.inspect")
-	exists, err := client.ScriptExists(ctx, in.LegacySHA1(), in.SHA1).Result()
-	if err != nil || !exists[0] || exists[1] {
-		t.Fatalf("SCRIPT EXISTS legacy, canonical = %v, %v; want [true false]", exists, err)
-	}
-	mr.Set("k", "holder")
-	if got, err := client.EvalSha(ctx, in.LegacySHA1(), []string{"k"}).Text(); err != nil || got != "holder" {
-		t.Fatalf("EVALSHA legacy = %q, %v", got, err)
-	}
-}
-
-func TestLoadReportsNodeErrors(t *testing.T) {
-	mr := miniredis.RunT(t)
-	addr := mr.Addr()
-	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	t.Cleanup(func() { client.Close() })
-	reg, _ := registry.New(fstest.MapFS{"a.lua": {Data: []byte(acquire)}})
-	mr.Close()
-	err := reg.Load(context.Background(), client)
-	var le *registry.LoadError
-	if !errors.As(err, &le) || le.Node != addr {
-		t.Fatalf("Load on a dead server = %v, want a *LoadError naming %s", err, addr)
-	}
-	if err := reg.Load(context.Background(), nil); err == nil {
-		t.Error("Load(nil) did not fail")
 	}
 }
