@@ -39,7 +39,7 @@ type Pass struct {
 // Reportf records a diagnostic for code (e.g. "113") over the node's
 // first line.
 func (p *Pass) Reportf(at Node, code string, sev Severity, symbol, format string, args ...any) {
-	p.reportSpan(span{at.Start(), at.EndOffset()}, code, sev, symbol, fmt.Sprintf(format, args...))
+	p.reportSpan(spanAt(at.Start(), at.EndOffset()), code, sev, symbol, fmt.Sprintf(format, args...))
 }
 
 func (p *Pass) reportSpan(s span, code string, sev Severity, symbol, msg string) {
@@ -48,15 +48,15 @@ func (p *Pass) reportSpan(s span, code string, sev Severity, symbol, msg string)
 		letter = "E"
 	}
 	*p.diags = append(*p.diags, Diagnostic{
-		File: p.File.Name, Line: s.pos.Line, Column: s.pos.Col, EndColumn: endColumn(p.File.lx, s.pos, s.end),
+		File: p.File.Name, Line: s.Pos.Line, Column: s.Pos.Col, EndColumn: p.File.EndColumn(s.Pos, s.End),
 		Code: letter + code, Analyzer: p.Analyzer.Name, Symbol: symbol, Message: msg, Severity: sev,
 	})
 }
 
 // reportLine reports over columns from..to (1-based, inclusive) of a line.
 func (p *Pass) reportLine(line, from, to int, code string, sev Severity, msg string) {
-	start := p.File.lx.lineStarts[line-1]
-	s := span{pos: Pos{Line: line, Col: from, Offset: start + from - 1}, end: start + to - 1}
+	start := p.File.LineStarts()[line-1]
+	s := spanAt(Pos{Line: line, Col: from, Offset: start + from - 1}, start+to-1)
 	p.reportSpan(s, code, sev, "", msg)
 }
 

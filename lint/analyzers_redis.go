@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/redlua/redlua/internal/cmdtable"
+	"github.com/redlua/redlua/internal/luasyntax"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -41,15 +42,15 @@ func runHeader(p *Pass) {
 			continue // body checks: the keys/args and syntax analyzers own these
 		}
 		line := max(e.Line, 1)
-		if line > len(p.File.lx.lineStarts) {
-			line = len(p.File.lx.lineStarts)
+		if line > len(p.File.LineStarts()) {
+			line = len(p.File.LineStarts())
 		}
 		code := "942"
 		if line == 1 && strings.HasPrefix(p.File.Src, "#!") {
 			code = "941"
 		}
 		col, end := 1, 1
-		p.File.lines(func(l, _ int, text string) {
+		p.File.Lines(func(l, _ int, text string) {
 			if l == line {
 				end = max(len(text), 1)
 			}
@@ -88,7 +89,7 @@ type redisCall struct {
 // commands come back with cmd == nil.
 func redisCalls(p *Pass) []redisCall {
 	var out []redisCall
-	walkAllExprs(p.File.Block, func(e Expr) bool {
+	luasyntax.WalkAllExprs(p.File.Block, func(e Expr) bool {
 		c, ok := e.(*CallExpr)
 		if !ok || len(c.Args) == 0 {
 			return true
@@ -99,7 +100,7 @@ func redisCalls(p *Pass) []redisCall {
 		}
 		obj, ok := ix.Obj.(*NameExpr)
 		key, ok2 := ix.Key.(*StringExpr)
-		if !ok || !ok2 || obj.Name != "redis" || obj.Var != nil || (key.Value != "call" && key.Value != "pcall") {
+		if !ok || !ok2 || obj.Name != "redis" || p.res.varOf(obj) != nil || (key.Value != "call" && key.Value != "pcall") {
 			return true
 		}
 		name, ok := c.Args[0].(*StringExpr)
@@ -231,7 +232,7 @@ func runKeys(p *Pass) {
 				continue
 			}
 			arg := rc.args[pos-1]
-			switch classifyKey(arg, values, 0) {
+			switch classifyKey(p.res, arg, values, 0) {
 			case keyLiteral:
 				p.Reportf(arg, "901", Warning, rc.name, "key argument of %s is a literal, not from KEYS: pass the key in KEYS (it fails on Redis Cluster and under ACL key patterns)", strings.ToUpper(rc.name))
 			case keyFromARGV:
@@ -250,14 +251,15 @@ func localValues(p *Pass) map[*Var][]Expr {
 	vals := map[*Var][]Expr{}
 	unknown := map[*Var]bool{}
 	add := func(n *NameExpr, e Expr) {
-		if n.Var == nil {
+		v := p.res.varOf(n)
+		if v == nil {
 			return
 		}
 		if e == nil {
-			unknown[n.Var] = true
+			unknown[v] = true
 			return
 		}
-		vals[n.Var] = append(vals[n.Var], e)
+		vals[v] = append(vals[v], e)
 	}
 	assign := func(targets []*NameExpr, exprs []Expr) {
 		for i, t := range targets {
@@ -268,7 +270,7 @@ func localValues(p *Pass) map[*Var][]Expr {
 			}
 		}
 	}
-	walkStmts(p.File.Block, func(s Stmt) bool {
+	luasyntax.WalkStmts(p.File.Block, func(s Stmt) bool {
 		switch s := s.(type) {
 		case *LocalStmt:
 			if len(s.Exprs) > 0 {
@@ -287,7 +289,7 @@ func localValues(p *Pass) map[*Var][]Expr {
 		case *GenForStmt:
 			// for _, k in ipairs(KEYS): k comes from KEYS
 			if len(s.Vars) >= 2 && len(s.Exprs) == 1 {
-				if c, ok := s.Exprs[0].(*CallExpr); ok && len(c.Args) == 1 && isGlobal(c.Args[0], "KEYS") {
+				if c, ok := s.Exprs[0].(*CallExpr); ok && len(c.Args) == 1 && isGlobal(p.res, c.Args[0], "KEYS") {
 					add(s.Vars[1], &IndexExpr{Obj: c.Args[0], Key: &NilExpr{}})
 					add(s.Vars[0], nil)
 					break
@@ -314,27 +316,27 @@ func localValues(p *Pass) map[*Var][]Expr {
 	return vals
 }
 
-func isGlobal(e Expr, name string) bool {
+func isGlobal(res *resolution, e Expr, name string) bool {
 	n, ok := e.(*NameExpr)
-	return ok && n.Var == nil && n.Name == name
+	return ok && res.varOf(n) == nil && n.Name == name
 }
 
 // classifyKey follows a key expression back to its origin; for a local, the
 // worst of its values.
-func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
+func classifyKey(res *resolution, e Expr, values map[*Var][]Expr, depth int) keySource {
 	if depth > 8 {
 		return keyUnknown
 	}
 	switch e := e.(type) {
 	case *ParenExpr:
-		return classifyKey(e.X, values, depth+1)
+		return classifyKey(res, e.X, values, depth+1)
 	case *StringExpr, *NumberExpr:
 		return keyLiteral
 	case *IndexExpr:
 		switch {
-		case isGlobal(e.Obj, "KEYS"):
+		case isGlobal(res, e.Obj, "KEYS"):
 			return keyFromKEYS
-		case isGlobal(e.Obj, "ARGV"):
+		case isGlobal(res, e.Obj, "ARGV"):
 			return keyFromARGV
 		}
 	case *BinaryExpr:
@@ -342,7 +344,7 @@ func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
 			return keyConcat
 		}
 	case *CallExpr:
-		if ix, ok := e.Fn.(*IndexExpr); ok && isGlobal(ix.Obj, "string") {
+		if ix, ok := e.Fn.(*IndexExpr); ok && isGlobal(res, ix.Obj, "string") {
 			if k, ok := ix.Key.(*StringExpr); ok && (k.Value == "format" || k.Value == "rep") {
 				return keyConcat
 			}
@@ -352,16 +354,16 @@ func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
 			return keyConcat
 		}
 	case *NameExpr:
-		if e.Var == nil {
+		if res.varOf(e) == nil {
 			return keyUnknown
 		}
-		vs, ok := values[e.Var]
+		vs, ok := values[res.varOf(e)]
 		if !ok || vs == nil {
 			return keyUnknown
 		}
 		worst := keyFromKEYS
 		for _, v := range vs {
-			switch c := classifyKey(v, values, depth+1); c {
+			switch c := classifyKey(res, v, values, depth+1); c {
 			case keyUnknown:
 				return keyUnknown
 			case keyFromKEYS:
@@ -396,13 +398,13 @@ func runScriptArgs(p *Pass) {
 		switch e := e.(type) {
 		case *IndexExpr:
 			for _, table := range []string{"KEYS", "ARGV"} {
-				if !isGlobal(e.Obj, table) {
+				if !isGlobal(p.res, e.Obj, table) {
 					continue
 				}
 				num, ok := e.Key.(*NumberExpr)
 				if !ok {
 					all[table] = true
-					walkExpr(e.Key, visit)
+					luasyntax.WalkExpr(e.Key, visit)
 					return false
 				}
 				idx, err := strconv.ParseFloat(num.Raw, 64)
@@ -426,13 +428,13 @@ func runScriptArgs(p *Pass) {
 			}
 		case *NameExpr:
 			// KEYS or ARGV used whole: #KEYS, ipairs(ARGV), unpack(KEYS)
-			if e.Var == nil && (e.Name == "KEYS" || e.Name == "ARGV") {
+			if p.res.varOf(e) == nil && (e.Name == "KEYS" || e.Name == "ARGV") {
 				all[e.Name] = true
 			}
 		}
 		return true
 	}
-	walkAllExprs(p.File.Block, visit)
+	luasyntax.WalkAllExprs(p.File.Block, visit)
 	for _, table := range []string{"KEYS", "ARGV"} {
 		if all[table] {
 			continue
@@ -458,7 +460,7 @@ func runScriptArgs(p *Pass) {
 // headerField finds the "-- field:" line of the header.
 func headerField(f *File, field string) (int, string) {
 	found, foundText := 1, ""
-	f.lines(func(line, _ int, text string) {
+	f.Lines(func(line, _ int, text string) {
 		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "--"))
 		if foundText == "" && strings.HasPrefix(t, field+":") && strings.HasPrefix(strings.TrimSpace(text), "--") {
 			found, foundText = line, text

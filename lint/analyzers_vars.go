@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/redlua/redlua/internal/luasyntax"
 )
 
 // GlobalsAnalyzer reports globals: setting (111), mutating (112) or reading
@@ -82,7 +84,7 @@ func runUnused(p *Pass) {
 		}
 		if !reached && v.isFunc {
 			for _, r := range v.reads {
-				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.pos.Offset)) {
+				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.Pos.Offset)) {
 					reached = true
 				}
 			}
@@ -102,7 +104,7 @@ func runUnused(p *Pass) {
 		if v.Name == "_" && (v.hasValue || len(v.reads) > 0 || len(v.sets) > 1 || v.Kind != LocalVar) {
 			continue
 		}
-		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && isNameStart(v.Name[1]) {
+		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && luasyntax.IsNameStart(v.Name[1]) {
 			continue
 		}
 		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", VarargVar: "2", LoopVar: "3"}[v.Kind]
@@ -144,7 +146,7 @@ func runUnused(p *Pass) {
 				if !s.used && !s.implicit {
 					msg := "value assigned to variable '" + v.Name + "' is unused"
 					if s.overwrittenBy != nil {
-						msg = "value assigned to variable '" + v.Name + "' is overwritten on line " + strconv.Itoa(s.overwrittenBy.at.pos.Line) + " before use"
+						msg = "value assigned to variable '" + v.Name + "' is overwritten on line " + strconv.Itoa(s.overwrittenBy.at.Pos.Line) + " before use"
 					}
 					p.reportSpan(s.at, "311", Warning, v.Name, msg)
 				}
@@ -247,7 +249,7 @@ func runRedefined(p *Pass) {
 		if r.v.Name == "_" {
 			continue
 		}
-		msg := fmt.Sprintf(redefinedFormats[r.code], r.v.Name, r.prev.Decl.pos.Line)
+		msg := fmt.Sprintf(redefinedFormats[r.code], r.v.Name, r.prev.Decl.Pos.Line)
 		p.reportSpan(r.v.Decl, r.code, Warning, r.v.Name, msg)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/redlua/redlua/lint"
 )
 
 // version is reported by --version and in SARIF output.
@@ -309,7 +311,7 @@ func exitCode(rs []fileResult) int {
 			code = max(code, exitIO)
 		}
 		for _, d := range r.Diags {
-			if d.Severity == sevError {
+			if d.Severity == lint.Error {
 				code = max(code, exitErrors)
 			} else {
 				code = max(code, exitWarnings)

@@ -75,7 +75,7 @@ func writeSARIF(w io.Writer, rs []fileResult) error {
 		Results: []sarifResult{},
 	}
 	for _, d := range sortedCodes(rs) {
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: d.Code, Name: d.Name, ShortDescription: sarifMessage{Text: d.Name}})
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: d.Code, Name: d.Analyzer, ShortDescription: sarifMessage{Text: d.Analyzer}})
 	}
 	for _, r := range rs {
 		for _, d := range r.Diags {

@@ -1,12 +1,18 @@
-package lint
+package luasyntax
 
 import "fmt"
 
-// newSyntax records a Lua 5.2+ construct that Redis's Lua 5.1 rejects;
+// NewSyntax records a Lua 5.2+ construct that Redis's Lua 5.1 rejects;
 // the parser accepts it so the rest of the file is still checked.
-type newSyntax struct {
-	span
-	what string
+type NewSyntax struct {
+	Span
+	// What names the construct ("goto", "the // operator", ...).
+	What string
+}
+
+// Message is how lint's E931 and the registry word the construct.
+func (n NewSyntax) Message() string {
+	return n.What + " is Lua 5.2+ syntax; Redis runs Lua 5.1, which rejects the script"
 }
 
 // maxDepth is Lua 5.1's LUAI_MAXCCALLS: deeper nesting fails to compile
@@ -22,7 +28,7 @@ type parser struct {
 	tok    token
 	ahead  *token
 	prev   token
-	news   []newSyntax
+	news   []NewSyntax
 	err    *syntaxError
 }
 
@@ -33,14 +39,16 @@ type File struct {
 	Block    *Block
 	Comments []Comment
 	lx       *lexer
-	news     []newSyntax
+	news     []NewSyntax
 	// Main is the implicit vararg function of the chunk.
 	Main *FunctionExpr
 }
 
-// Parse parses Lua source. The error, if any, is the first syntax error
-// (luacheck's E011), reported as a Diagnostic.
-func Parse(name string, src []byte) (*File, *Diagnostic) {
+// Parse parses Lua source with Lua 5.1's grammar and limits, accepting
+// (and recording, see File.NewSyntax) the Lua 5.2+ constructs Redis
+// rejects. The error, if any, is the first syntax error, worded as Lua's
+// compiler and luacheck (E011) word it.
+func Parse(name string, src []byte) (*File, *SyntaxError) {
 	p := &parser{lx: newLexer(string(src))}
 	var block *Block
 	func() {
@@ -58,21 +66,19 @@ func Parse(name string, src []byte) (*File, *Diagnostic) {
 			p.errorf("expected <eof> near %s", p.near())
 		}
 	}()
-	if p.lx.err != nil && (p.err == nil || p.lx.err.pos.Offset <= p.err.pos.Offset) {
+	if p.lx.err != nil && (p.err == nil || p.lx.err.Pos.Offset <= p.err.Pos.Offset) {
 		p.err = p.lx.err
 	}
 	if p.err != nil {
-		d := &Diagnostic{File: name, Line: p.err.pos.Line, Column: p.err.pos.Col, Code: "E011", Analyzer: "syntax", Message: p.err.msg, Severity: Error}
-		d.EndColumn = endColumn(p.lx, p.err.pos, p.err.end)
-		return nil, d
+		return nil, &SyntaxError{File: name, Pos: p.err.Pos, EndColumn: endColumn(p.lx, p.err.Pos, p.err.End), Msg: p.err.msg}
 	}
 	f := &File{Name: name, Src: string(src), Block: block, Comments: p.lx.comments, lx: p.lx, news: p.news}
-	f.Main = &FunctionExpr{span: block.span, IsVararg: true, Body: block}
+	f.Main = &FunctionExpr{Span: block.Span, IsVararg: true, Body: block}
 	return f, nil
 }
 
 // endColumn is the column of offset end on pos's line, clipped to that
-// line, as luacheck shows ranges that span lines.
+// line, as luacheck shows ranges that Span lines.
 func endColumn(lx *lexer, pos Pos, end int) int {
 	lineEnd := len(lx.src)
 	if pos.Line < len(lx.lineStarts) {
@@ -123,12 +129,12 @@ func (p *parser) near() string {
 	case tokEOF:
 		return "<eof>"
 	}
-	return "'" + p.lx.src[p.tok.pos.Offset:p.tok.end+1] + "'"
+	return "'" + p.lx.src[p.tok.Pos.Offset:p.tok.End+1] + "'"
 }
 
 func (p *parser) errorf(format string, args ...any) {
 	if p.err == nil {
-		p.err = &syntaxError{pos: p.tok.pos, end: p.tok.end, msg: fmt.Sprintf(format, args...)}
+		p.err = &syntaxError{Pos: p.tok.Pos, End: p.tok.End, msg: fmt.Sprintf(format, args...)}
 	}
 	panic(stopParse{})
 }
@@ -153,7 +159,7 @@ func (p *parser) expect(k tokKind) token {
 // line, naming the opener as Lua does.
 func (p *parser) expectClose(k tokKind, opener tokKind, openLine int) token {
 	if p.tok.kind != k {
-		if openLine == p.tok.pos.Line {
+		if openLine == p.tok.Pos.Line {
 			p.errorf("expected '%s' near %s", tokenName(k), p.near())
 		}
 		p.errorf("expected '%s' (to close '%s' on line %d) near %s", tokenName(k), tokenName(opener), openLine, p.near())
@@ -165,10 +171,10 @@ func (p *parser) expectClose(k tokKind, opener tokKind, openLine int) token {
 
 func (p *parser) name() *NameExpr {
 	t := p.expect(tokName)
-	return &NameExpr{span: span{t.pos, t.end}, Name: t.text}
+	return &NameExpr{Span: Span{t.Pos, t.End}, Name: t.text}
 }
 
-func (p *parser) note(s span, what string) { p.news = append(p.news, newSyntax{span: s, what: what}) }
+func (p *parser) note(s Span, what string) { p.news = append(p.news, NewSyntax{Span: s, What: what}) }
 
 func blockFollow(k tokKind) bool {
 	switch k {
@@ -179,7 +185,7 @@ func blockFollow(k tokKind) bool {
 }
 
 func (p *parser) block() *Block {
-	b := &Block{span: span{pos: p.tok.pos}}
+	b := &Block{Span: Span{Pos: p.tok.Pos}}
 	for !blockFollow(p.tok.kind) {
 		if p.tok.kind == tokReturn {
 			b.Stmts = append(b.Stmts, p.retStat())
@@ -191,22 +197,22 @@ func (p *parser) block() *Block {
 			p.advance()
 		}
 		if _, ok := st.(*BreakStmt); ok && !blockFollow(p.tok.kind) && p.tok.kind != tokReturn {
-			p.note(span{p.tok.pos, p.tok.end}, "a statement after 'break' in the same block")
+			p.note(Span{p.tok.Pos, p.tok.End}, "a statement after 'break' in the same block")
 		}
 	}
-	b.end = p.tok.pos.Offset - 1
+	b.End = p.tok.Pos.Offset - 1
 	if len(b.Stmts) > 0 {
-		b.end = b.Stmts[len(b.Stmts)-1].EndOffset()
+		b.End = b.Stmts[len(b.Stmts)-1].EndOffset()
 	}
 	return b
 }
 
 func (p *parser) retStat() Stmt {
 	t := p.expect(tokReturn)
-	st := &ReturnStmt{span: span{t.pos, t.end}}
+	st := &ReturnStmt{Span: Span{t.Pos, t.End}}
 	if !blockFollow(p.tok.kind) && p.tok.kind != ';' {
 		st.Exprs = p.exprList()
-		st.end = st.Exprs[len(st.Exprs)-1].EndOffset()
+		st.End = st.Exprs[len(st.Exprs)-1].EndOffset()
 	}
 	if p.tok.kind == ';' {
 		p.advance()
@@ -224,45 +230,45 @@ func (p *parser) statement() Stmt {
 	switch t.kind {
 	case ';':
 		p.advance()
-		p.note(span{t.pos, t.end}, "an empty statement ';'")
-		return &EmptyStmt{span{t.pos, t.end}}
+		p.note(Span{t.Pos, t.End}, "an empty statement ';'")
+		return &EmptyStmt{Span{t.Pos, t.End}}
 	case tokIf:
 		return p.ifStat()
 	case tokWhile:
 		p.advance()
 		cond := p.expr()
 		body, sp := p.loopBody(t)
-		return &WhileStmt{span: sp, Cond: cond, Body: body}
+		return &WhileStmt{Span: sp, Cond: cond, Body: body}
 	case tokDo:
 		p.advance()
 		body := p.block()
-		e := p.expectClose(tokEnd, tokDo, t.pos.Line)
-		return &DoStmt{span: span{t.pos, e.end}, Body: body}
+		e := p.expectClose(tokEnd, tokDo, t.Pos.Line)
+		return &DoStmt{Span: Span{t.Pos, e.End}, Body: body}
 	case tokFor:
 		return p.forStat()
 	case tokRepeat:
 		p.advance()
 		body := p.block()
-		p.expectClose(tokUntil, tokRepeat, t.pos.Line)
+		p.expectClose(tokUntil, tokRepeat, t.Pos.Line)
 		cond := p.expr()
-		return &RepeatStmt{span: span{t.pos, cond.EndOffset()}, Body: body, Cond: cond}
+		return &RepeatStmt{Span: Span{t.Pos, cond.EndOffset()}, Body: body, Cond: cond}
 	case tokFunction:
 		p.advance()
 		var target Expr = p.name()
 		for p.tok.kind == '.' {
 			p.advance()
 			k := p.name()
-			target = &IndexExpr{span: spanOf(target, k), Obj: target, Key: &StringExpr{span: k.span, Value: k.Name}}
+			target = &IndexExpr{Span: spanOf(target, k), Obj: target, Key: &StringExpr{Span: k.Span, Value: k.Name}}
 		}
 		method := false
 		if p.tok.kind == ':' {
 			p.advance()
 			k := p.name()
-			target = &IndexExpr{span: spanOf(target, k), Obj: target, Key: &StringExpr{span: k.span, Value: k.Name}}
+			target = &IndexExpr{Span: spanOf(target, k), Obj: target, Key: &StringExpr{Span: k.Span, Value: k.Name}}
 			method = true
 		}
 		fn := p.funcBody(t, method)
-		return &FunctionStmt{span: span{t.pos, fn.end}, Target: target, Func: fn}
+		return &FunctionStmt{Span: Span{t.Pos, fn.End}, Target: target, Func: fn}
 	case tokLocal:
 		p.advance()
 		if p.tok.kind == tokFunction {
@@ -270,7 +276,7 @@ func (p *parser) statement() Stmt {
 			p.advance()
 			n := p.name()
 			fn := p.funcBody(ft, false)
-			return &LocalFunctionStmt{span: span{t.pos, fn.end}, Name: n, Func: fn}
+			return &LocalFunctionStmt{Span: Span{t.Pos, fn.End}, Name: n, Func: fn}
 		}
 		st := &LocalStmt{}
 		for {
@@ -280,39 +286,39 @@ func (p *parser) statement() Stmt {
 				p.advance()
 				p.name()
 				gt := p.expect('>')
-				p.note(span{lt.pos, gt.end}, "a Lua 5.4 variable attribute")
+				p.note(Span{lt.Pos, gt.End}, "a Lua 5.4 variable attribute")
 			}
 			if p.tok.kind != ',' {
 				break
 			}
 			p.advance()
 		}
-		st.span = span{t.pos, st.Names[len(st.Names)-1].end}
+		st.Span = Span{t.Pos, st.Names[len(st.Names)-1].End}
 		if p.tok.kind == '=' {
 			p.advance()
 			st.Exprs = p.exprList()
-			st.end = st.Exprs[len(st.Exprs)-1].EndOffset()
+			st.End = st.Exprs[len(st.Exprs)-1].EndOffset()
 		}
 		return st
 	case tokDColon:
 		p.advance()
 		n := p.name()
 		e := p.expect(tokDColon)
-		s := span{t.pos, e.end}
+		s := Span{t.Pos, e.End}
 		p.note(s, "a label '::"+n.Name+"::'")
-		return &LabelStmt{span: s, Name: n.Name}
+		return &LabelStmt{Span: s, Name: n.Name}
 	case tokReturn:
 		return p.retStat()
 	case tokBreak:
 		p.advance()
-		return &BreakStmt{span{t.pos, t.end}}
+		return &BreakStmt{Span{t.Pos, t.End}}
 	case tokName:
 		if t.text == "goto" && p.peek().kind == tokName {
 			p.advance()
 			n := p.name()
-			s := span{t.pos, n.end}
+			s := Span{t.Pos, n.End}
 			p.note(s, "'goto'")
-			return &GotoStmt{span: s, Label: n.Name}
+			return &GotoStmt{Span: s, Label: n.Name}
 		}
 	}
 	return p.exprStat()
@@ -325,7 +331,7 @@ func (p *parser) ifStat() Stmt {
 		p.advance() // if / elseif
 		st.Conds = append(st.Conds, p.expr())
 		th := p.expect(tokThen)
-		st.Heads = append(st.Heads, span{th.pos, th.end})
+		st.Heads = append(st.Heads, Span{th.Pos, th.End})
 		st.Blocks = append(st.Blocks, p.block())
 		if p.tok.kind != tokElseif {
 			break
@@ -334,11 +340,11 @@ func (p *parser) ifStat() Stmt {
 	if p.tok.kind == tokElse {
 		el := p.tok
 		p.advance()
-		st.ElseHead = span{el.pos, el.end}
+		st.ElseHead = Span{el.Pos, el.End}
 		st.Else = p.block()
 	}
-	e := p.expectClose(tokEnd, tokIf, t.pos.Line)
-	st.span = span{t.pos, e.end}
+	e := p.expectClose(tokEnd, tokIf, t.Pos.Line)
+	st.Span = Span{t.Pos, e.End}
 	return st
 }
 
@@ -355,7 +361,7 @@ func (p *parser) forStat() Stmt {
 			p.advance()
 			st.Step = p.expr()
 		}
-		st.Body, st.span = p.loopBody(t)
+		st.Body, st.Span = p.loopBody(t)
 		return st
 	}
 	st := &GenForStmt{Vars: []*NameExpr{first}}
@@ -368,17 +374,17 @@ func (p *parser) forStat() Stmt {
 	}
 	p.advance()
 	st.Exprs = p.exprList()
-	st.Body, st.span = p.loopBody(t)
+	st.Body, st.Span = p.loopBody(t)
 	return st
 }
 
 // loopBody parses "do block end" of a loop opened by the keyword kw, and
 // returns the block and the whole loop's span.
-func (p *parser) loopBody(kw token) (*Block, span) {
+func (p *parser) loopBody(kw token) (*Block, Span) {
 	p.expect(tokDo)
 	body := p.block()
-	e := p.expectClose(tokEnd, kw.kind, kw.pos.Line)
-	return body, span{kw.pos, e.end}
+	e := p.expectClose(tokEnd, kw.kind, kw.Pos.Line)
+	return body, Span{kw.Pos, e.End}
 }
 
 // funcBody parses "(params) block end" after the function keyword (kw).
@@ -389,7 +395,7 @@ func (p *parser) funcBody(kw token, method bool) *FunctionExpr {
 		for {
 			if p.tok.kind == tokDots {
 				fn.IsVararg = true
-				fn.VarargAt = span{p.tok.pos, p.tok.end}
+				fn.VarargAt = Span{p.tok.Pos, p.tok.End}
 				p.advance()
 				break
 			}
@@ -407,8 +413,8 @@ func (p *parser) funcBody(kw token, method bool) *FunctionExpr {
 	p.vararg = append(p.vararg, fn.IsVararg)
 	fn.Body = p.block()
 	p.vararg = p.vararg[:len(p.vararg)-1]
-	e := p.expectClose(tokEnd, tokFunction, kw.pos.Line)
-	fn.span = span{kw.pos, e.end}
+	e := p.expectClose(tokEnd, tokFunction, kw.Pos.Line)
+	fn.Span = Span{kw.Pos, e.End}
 	return fn
 }
 
@@ -429,12 +435,12 @@ func (p *parser) exprStat() Stmt {
 		}
 		p.expect('=')
 		st.Exprs = p.exprList()
-		st.span = spanOf(e, st.Exprs[len(st.Exprs)-1])
+		st.Span = spanOf(e, st.Exprs[len(st.Exprs)-1])
 		return st
 	}
 	switch e.(type) {
 	case *CallExpr, *MethodCallExpr:
-		return &CallStmt{span: span{e.Start(), e.EndOffset()}, Call: e}
+		return &CallStmt{Span: Span{e.Start(), e.EndOffset()}, Call: e}
 	}
 	p.errorf("syntax error near %s", p.near())
 	return nil
@@ -457,8 +463,8 @@ func (p *parser) primaryExpr() Expr {
 		t := p.tok
 		p.advance()
 		x := p.expr()
-		e := p.expectClose(')', '(', t.pos.Line)
-		return &ParenExpr{span: span{t.pos, e.end}, X: x}
+		e := p.expectClose(')', '(', t.Pos.Line)
+		return &ParenExpr{Span: Span{t.Pos, e.End}, X: x}
 	}
 	p.errorf("expected expression near %s", p.near())
 	return nil
@@ -471,20 +477,20 @@ func (p *parser) suffixedExpr() Expr {
 		case '.':
 			p.advance()
 			k := p.name()
-			e = &IndexExpr{span: spanOf(e, k), Obj: e, Key: &StringExpr{span: k.span, Value: k.Name}}
+			e = &IndexExpr{Span: spanOf(e, k), Obj: e, Key: &StringExpr{Span: k.Span, Value: k.Name}}
 		case '[':
 			p.advance()
 			k := p.expr()
 			c := p.expect(']')
-			e = &IndexExpr{span: span{e.Start(), c.end}, Obj: e, Key: k}
+			e = &IndexExpr{Span: Span{e.Start(), c.End}, Obj: e, Key: k}
 		case ':':
 			p.advance()
 			m := p.name()
 			args, end := p.callArgs()
-			e = &MethodCallExpr{span: span{e.Start(), end}, Obj: e, Method: m.Name, Args: args}
+			e = &MethodCallExpr{Span: Span{e.Start(), end}, Obj: e, Method: m.Name, Args: args}
 		case '(', tokString, '{':
 			args, end := p.callArgs()
-			e = &CallExpr{span: span{e.Start(), end}, Fn: e, Args: args}
+			e = &CallExpr{Span: Span{e.Start(), end}, Fn: e, Args: args}
 		default:
 			return e
 		}
@@ -496,12 +502,12 @@ func (p *parser) callArgs() ([]Expr, int) {
 	case tokString:
 		t := p.tok
 		p.advance()
-		return []Expr{&StringExpr{span: span{t.pos, t.end}, Value: t.text}}, t.end
+		return []Expr{&StringExpr{Span: Span{t.Pos, t.End}, Value: t.text}}, t.End
 	case '{':
 		tb := p.table()
-		return []Expr{tb}, tb.end
+		return []Expr{tb}, tb.End
 	case '(':
-		if p.tok.pos.Line != p.prev.pos.Line && p.prev.kind != 0 {
+		if p.tok.Pos.Line != p.prev.Pos.Line && p.prev.kind != 0 {
 			// Lua 5.1 rejects a call whose '(' starts a new line.
 			p.errorf("ambiguous syntax (function call x new statement) near %s", p.near())
 		}
@@ -511,8 +517,8 @@ func (p *parser) callArgs() ([]Expr, int) {
 		if p.tok.kind != ')' {
 			args = p.exprList()
 		}
-		c := p.expectClose(')', '(', open.pos.Line)
-		return args, c.end
+		c := p.expectClose(')', '(', open.Pos.Line)
+		return args, c.End
 	}
 	p.errorf("function arguments expected near %s", p.near())
 	return nil, 0
@@ -532,7 +538,7 @@ func (p *parser) table() *TableExpr {
 		case p.tok.kind == tokName && p.peek().kind == '=':
 			k := p.name()
 			p.advance()
-			tb.Items = append(tb.Items, TableItem{Key: &StringExpr{span: k.span, Value: k.Name}, Value: p.expr()})
+			tb.Items = append(tb.Items, TableItem{Key: &StringExpr{Span: k.Span, Value: k.Name}, Value: p.expr()})
 		default:
 			tb.Items = append(tb.Items, TableItem{Value: p.expr()})
 		}
@@ -542,21 +548,21 @@ func (p *parser) table() *TableExpr {
 		}
 		break
 	}
-	c := p.expectClose('}', '{', open.pos.Line)
-	tb.span = span{open.pos, c.end}
+	c := p.expectClose('}', '{', open.Pos.Line)
+	tb.Span = Span{open.Pos, c.End}
 	return tb
 }
 
 func (p *parser) simpleExpr() Expr {
 	t := p.tok
-	s := span{t.pos, t.end}
+	s := Span{t.Pos, t.End}
 	switch t.kind {
 	case tokNumber:
 		p.advance()
-		return &NumberExpr{span: s, Raw: t.text}
+		return &NumberExpr{Span: s, Raw: t.text}
 	case tokString:
 		p.advance()
-		return &StringExpr{span: s, Value: t.text}
+		return &StringExpr{Span: s, Value: t.text}
 	case tokNil:
 		p.advance()
 		return &NilExpr{s}
@@ -622,11 +628,11 @@ func (p *parser) subExpr(limit int) Expr {
 	case tokNot, '-', '#', '~':
 		p.advance()
 		if t.kind == '~' {
-			p.note(span{t.pos, t.end}, "the bitwise operator '~'")
+			p.note(Span{t.Pos, t.End}, "the bitwise operator '~'")
 		}
 		x := p.subExpr(unaryPrec)
 		op := tokenName(t.kind)
-		left = &UnaryExpr{span: span{t.pos, x.EndOffset()}, Op: op, X: x}
+		left = &UnaryExpr{Span: Span{t.Pos, x.EndOffset()}, Op: op, X: x}
 	default:
 		left = p.simpleExpr()
 	}
@@ -641,10 +647,10 @@ func (p *parser) subExpr(limit int) Expr {
 			if op.kind == tokIDiv {
 				what = "the integer division operator '//'"
 			}
-			p.note(span{op.pos, op.end}, what)
+			p.note(Span{op.Pos, op.End}, what)
 		}
 		p.advance()
 		right := p.subExpr(prec.right)
-		left = &BinaryExpr{span: spanOf(left, right), Op: tokenName(op.kind), L: left, R: right}
+		left = &BinaryExpr{Span: spanOf(left, right), Op: tokenName(op.kind), L: left, R: right}
 	}
 }
