@@ -24,53 +24,20 @@ var HeaderAnalyzer = &Analyzer{
 }
 
 func runHeader(p *Pass) {
-	var problems []*registry.Error
-	switch {
-	case p.Script == nil && p.HeaderErr != nil:
-		problems = registry.Problems(p.HeaderErr)
-	case p.Script == nil && strings.HasPrefix(p.File.Src, "#!"):
-		// No header: only the shebang is checked, by the same rules.
-		_, err := registry.ParseScript(p.File.Name, []byte(p.File.Src))
-		for _, e := range registry.Problems(err) {
-			if e.Line == 1 {
-				problems = append(problems, e)
-			}
-		}
-	}
-	for _, e := range problems {
-		if strings.HasPrefix(e.Msg, "KEYS[") || strings.HasPrefix(e.Msg, "ARGV[") || strings.HasPrefix(e.Msg, "Lua ") {
-			continue // body checks: the keys/args and syntax analyzers own these
-		}
-		line := max(e.Line, 1)
-		if line > len(p.File.LineStarts()) {
-			line = len(p.File.LineStarts())
-		}
+	for _, e := range registry.Problems(p.HeaderErr) {
+		line := min(max(e.Line, 1), len(p.File.LineStarts()))
 		code := "942"
-		if line == 1 && strings.HasPrefix(p.File.Src, "#!") {
+		if e.Part == registry.PartShebang {
 			code = "941"
 		}
-		col, end := 1, 1
+		end := 1
 		p.File.Lines(func(l, _ int, text string) {
 			if l == line {
 				end = max(len(text), 1)
 			}
 		})
-		p.reportLine(line, col, end, code, Error, e.Msg)
+		p.reportLine(line, 1, end, code, Error, e.Msg)
 	}
-}
-
-// shebangFlags returns the flags of a "#!lua flags=..." first line.
-func shebangFlags(src string) []string {
-	if !strings.HasPrefix(src, "#!") {
-		return nil
-	}
-	line, _, _ := strings.Cut(src, "\n")
-	for _, f := range strings.Fields(strings.TrimPrefix(line, "#!")) {
-		if v, ok := strings.CutPrefix(f, "flags="); ok {
-			return strings.Split(v, ",")
-		}
-	}
-	return nil
 }
 
 // redisCall is one redis.call / redis.pcall with a literal command name.
@@ -138,16 +105,7 @@ var CommandsAnalyzer = &Analyzer{
 }
 
 func runCommands(p *Pass) {
-	flags := shebangFlags(p.File.Src)
-	if p.Script != nil {
-		flags = p.Script.Flags
-	}
-	noWrites := false
-	for _, f := range flags {
-		if f == "no-writes" {
-			noWrites = true
-		}
-	}
+	noWrites := p.readOnly()
 	for _, rc := range redisCalls(p) {
 		at := rc.call.Args[0]
 		if rc.cmd == nil {
@@ -412,16 +370,13 @@ func runScriptArgs(p *Pass) {
 					all[table] = true
 					return false
 				}
-				names, code, variadic := s.Keys, "911", s.Variadic&registry.VariadicKeys != 0
+				code := "911"
 				if table == "ARGV" {
-					names, code, variadic = s.Args, "912", s.Variadic&registry.VariadicArgs != 0
+					code = "912"
 				}
-				switch {
-				case idx < 1 || idx != float64(int(idx)):
-					p.Reportf(e, code, Error, table, "%s[%s] is never set: Redis fills %s from index 1", table, num.Raw, table)
-				case int(idx) > len(names) && !variadic:
-					p.Reportf(e, code, Error, table, "%s[%d] is beyond the %d the header declares (%s); declare it or fix the index", table, int(idx), len(names), strings.Join(names, ", "))
-				default:
+				if msg := s.IndexProblem(table, num.Raw); msg != "" {
+					p.Reportf(e, code, Error, table, "%s", msg)
+				} else {
 					used[table][int(idx)] = true
 				}
 				return false
@@ -443,7 +398,8 @@ func runScriptArgs(p *Pass) {
 		if table == "ARGV" {
 			names, code, field = s.Args, "914", "args"
 		}
-		line, text := headerField(p.File, field)
+		f, _ := s.Field(field)
+		line, text := max(f.Line, 1), f.Text
 		for i, n := range names {
 			if used[table][i+1] {
 				continue
@@ -455,16 +411,4 @@ func runScriptArgs(p *Pass) {
 			p.reportLine(line, col, col+len(n)-1, code, Warning, fmt.Sprintf("%s[%d] (%s, declared in the header) is never used; drop it from \"-- %s:\" in a new version, or use it", table, i+1, n, field))
 		}
 	}
-}
-
-// headerField finds the "-- field:" line of the header.
-func headerField(f *File, field string) (int, string) {
-	found, foundText := 1, ""
-	f.Lines(func(line, _ int, text string) {
-		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "--"))
-		if foundText == "" && strings.HasPrefix(t, field+":") && strings.HasPrefix(strings.TrimSpace(text), "--") {
-			found, foundText = line, text
-		}
-	})
-	return found, foundText
 }

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -60,7 +59,7 @@ func maxLineLength(cfg *Config) int {
 
 func runLineLength(p *Pass) {
 	configured := maxLineLength(p.Config)
-	header := headerFieldLines(p.File)
+	header := headerFieldLines(p)
 	p.File.Lines(func(line, start int, text string) {
 		limit := lineLimit(p.dirs, line, configured)
 		if limit < 0 {
@@ -77,30 +76,13 @@ func runLineLength(p *Pass) {
 // "-- description:", ...) in the leading comment block. The registry
 // requires each field on one line, so a long description cannot be
 // wrapped; W631 leaves those lines alone.
-func headerFieldLines(f *File) map[int]bool {
-	if !hasHeader(f.Src) {
-		return nil
-	}
+func headerFieldLines(p *Pass) map[int]bool {
 	out := map[int]bool{}
-	stop := false
-	f.Lines(func(line, _ int, text string) {
-		t := strings.TrimSpace(text)
-		if stop || (line == 1 && strings.HasPrefix(t, "#!")) {
-			return
-		}
-		if !strings.HasPrefix(t, "--") {
-			stop = true
-			return
-		}
-		field, _, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "--")), ":")
-		if ok && headerFields[field] {
-			out[line] = true
-		}
-	})
+	for _, f := range p.Header {
+		out[f.Line] = true
+	}
 	return out
 }
-
-var headerFields = map[string]bool{"name": true, "version": true, "description": true, "keys": true, "args": true, "returns": true}
 
 // Lua51Analyzer reports Lua 5.2+ syntax (931): goto and labels, integer
 // division, bitwise operators, empty statements, statements after break,

@@ -47,5 +47,5 @@ return redis.call('GET', KEYS[2])
 `))
 	fmt.Println(err)
 	// Output:
-	// bad.lua:6: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
+	// bad.lua:6:26: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
 }
