@@ -74,9 +74,9 @@ func (e *configError) Error() string {
 // CI, so it gets no I/O and a bounded amount of work.
 const (
 	rcMaxInstructions = 2_000_000
-	rcMaxDuration     = 2 * time.Second
-	rcMaxAlloc        = 64 << 20 // bytes allocated while it runs
-	rcMaxString       = 1 << 20  // longest string rep/concat/gsub/format may build
+	rcMaxDuration     = 10 * time.Second // a backstop: the instruction budget stops loops first
+	rcMaxAlloc        = 64 << 20         // bytes allocated while it runs
+	rcMaxString       = 1 << 20          // longest string rep/concat/gsub/format may build
 	rcMaxCallDepth    = 200
 )
 
@@ -124,7 +124,7 @@ func (c *budgetCtx) Done() <-chan struct{} {
 	switch {
 	case c.n > rcMaxInstructions:
 		c.stop(fmt.Errorf("the config ran more than %d Lua instructions (an endless loop?); a .luacheckrc should only assign options", rcMaxInstructions))
-	case c.n%2 == 0 && c.allocated()-c.alloc0 > rcMaxAlloc:
+	case c.n%4 == 0 && c.allocated()-c.alloc0 > rcMaxAlloc:
 		c.stop(fmt.Errorf("the config allocated more than %d MB; a .luacheckrc should only assign options", rcMaxAlloc>>20))
 	case c.n%1024 == 0 && time.Now().After(c.deadline):
 		c.stop(fmt.Errorf("the config ran longer than %v; a .luacheckrc should only assign options", rcMaxDuration))
