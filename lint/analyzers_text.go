@@ -35,12 +35,13 @@ func runWhitespace(p *Pass) {
 		}
 		off := start + ws
 		switch {
+		case ws == 0:
+			// Inside a long string or comment too, as luacheck does.
+			p.reportLine(line, 1, end, "611", Warning, "line contains only whitespace")
 		case f.InString(off):
 			p.reportLine(line, ws+1, end, "613", Warning, "trailing whitespace in a string")
 		case f.InComment(off):
 			p.reportLine(line, ws+1, end, "614", Warning, "trailing whitespace in a comment")
-		case ws == 0:
-			p.reportLine(line, 1, end, "611", Warning, "line contains only whitespace")
 		default:
 			p.reportLine(line, ws+1, end, "612", Warning, "line contains trailing whitespace")
 		}

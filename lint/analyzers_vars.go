@@ -118,14 +118,16 @@ func runUnused(p *Pass) {
 			laterSets-- // the declaration's own value
 		}
 		reads := len(v.reads)
-		if fn := funcOf[v]; fn != nil && v.isFunc && laterSets == 0 && reads > 0 && !used.marked[fn] {
-			// read only by closures nothing running reaches
-			msg := "unused mutually recursive function '" + v.Name + "'"
-			if used.self[fn] {
-				msg = "unused recursive function '" + v.Name + "'"
+		if fn := funcOf[v]; fn != nil && reads > 0 && !used.marked[fn] {
+			if at, ok := functionVar(v, laterSets); ok {
+				// read only by closures nothing running reaches
+				msg := "unused mutually recursive function '" + v.Name + "'"
+				if used.self[fn] {
+					msg = "unused recursive function '" + v.Name + "'"
+				}
+				p.reportSpan(at, "211", Warning, v.Name, msg)
+				continue
 			}
-			p.reportSpan(v.Decl, "211", Warning, v.Name, msg)
-			continue
 		}
 		switch {
 		case reads == 0 && v.mutated && v.Kind == LocalVar && v.onlyTables:
@@ -168,6 +170,25 @@ func unusedMessage(v *Var) string {
 		return "unused function '" + v.Name + "'"
 	}
 	return "unused variable '" + v.Name + "'"
+}
+
+// functionVar reports whether v holds one function and nothing else, as
+// luacheck's is_function_var: declared with it ("local function f",
+// "local f = function"), or declared empty and given it once ("local f;
+// function f() end", "local a, b; a = function"). at is where the function
+// is given, where luacheck reports an unused one.
+func functionVar(v *Var, laterSets int) (span, bool) {
+	switch {
+	case v.isFunc && laterSets == 0:
+		return v.Decl, true
+	case !v.hasValue && laterSets == 1:
+		for _, s := range v.sets {
+			if !s.implicit {
+				return s.at, true
+			}
+		}
+	}
+	return span{}, false
 }
 
 // closureUse is luacheck's graph of closures: a closure is used by its

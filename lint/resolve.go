@@ -270,6 +270,10 @@ func (r *resolver) stmt(s Stmt) {
 			self = &at
 		}
 		r.target(s.Target)
+		if n, ok := s.Target.(*NameExpr); ok && r.res.varOf(n) != nil {
+			// "local f; function f() end": f's value is this closure
+			r.res.funcValue[s.Func] = r.res.varOf(n)
+		}
 		r.function(s.Func, self)
 	case *AssignStmt:
 		for _, e := range s.Exprs {

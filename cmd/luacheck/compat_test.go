@@ -150,7 +150,7 @@ func redisLuacheckrc() string {
 }
 
 // overlapCodes are the checks both linters implement the same way.
-var overlapCodes = map[string]bool{"111": true, "113": true, "211": true, "212": true, "213": true, "421": true, "511": true, "542": true, "631": true}
+var overlapCodes = map[string]bool{"611": true, "612": true, "613": true, "614": true, "111": true, "113": true, "211": true, "212": true, "213": true, "421": true, "511": true, "542": true, "631": true}
 
 // compatJustified lists every finding on which the two disagree, with why.
 // A key is "file:line:col: CODE"; the value starts with "luacheck only" or
