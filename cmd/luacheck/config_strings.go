@@ -1,0 +1,148 @@
+package main
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+// limitStringLib replaces the string and table functions that can build a
+// huge string in one call with versions that refuse past rcMaxString.
+func limitStringLib(L *lua.LState) {
+	strlib, ok := L.GetGlobal("string").(*lua.LTable)
+	if !ok {
+		return
+	}
+	strlib.RawSetString("dump", lua.LNil)
+	limitRep(L, strlib)
+	limitGsub(L, strlib)
+	limitFormat(L, strlib)
+	if tablib, ok := L.GetGlobal("table").(*lua.LTable); ok {
+		limitConcat(L, tablib)
+	}
+}
+
+func tooLong(L *lua.LState, fn string) int {
+	L.RaiseError("%s would build a string longer than %d bytes, too long for a .luacheckrc", fn, rcMaxString)
+	return 0
+}
+
+func limitRep(L *lua.LState, strlib *lua.LTable) {
+	orig := strlib.RawGetString("rep").(*lua.LFunction).GFunction
+	strlib.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+		s, n := L.CheckString(1), L.CheckInt(2)
+		if n > 0 && (n > rcMaxString || len(s)*n > rcMaxString) {
+			return tooLong(L, "string.rep")
+		}
+		return orig(L)
+	}))
+}
+
+func limitGsub(L *lua.LState, strlib *lua.LTable) {
+	orig := strlib.RawGetString("gsub").(*lua.LFunction).GFunction
+	strlib.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int {
+		s := L.CheckString(1)
+		most := gsubReplacementBound(L, len(s))
+		if (len(s)+1)*(most+1) > rcMaxString {
+			return tooLong(L, "string.gsub")
+		}
+		return orig(L)
+	}))
+}
+
+// gsubReplacementBound is the longest replacement gsub may insert. A
+// function or table may return any string: the input is bounded instead,
+// and a function's replacements are checked as they come back.
+func gsubReplacementBound(L *lua.LState, inputLen int) int {
+	switch r := L.Get(3).(type) {
+	case lua.LString:
+		return len(r)
+	case lua.LNumber:
+		return len(r.String())
+	case *lua.LTable:
+		most := rcMaxString / (inputLen + 1)
+		r.ForEach(func(_, v lua.LValue) {
+			if sv, ok := v.(lua.LString); ok && len(sv) > most {
+				most = rcMaxString // force the refusal
+			}
+		})
+		return most
+	case *lua.LFunction:
+		limit := rcMaxString / (inputLen + 1)
+		L.Replace(3, L.NewFunction(func(L *lua.LState) int {
+			n := L.GetTop()
+			L.Push(r)
+			for i := 1; i <= n; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(n, 1)
+			if sv, ok := L.Get(-1).(lua.LString); ok && len(sv) > limit {
+				return tooLong(L, "string.gsub")
+			}
+			return 1
+		}))
+		return limit
+	}
+	return rcMaxString / (inputLen + 1)
+}
+
+func limitFormat(L *lua.LState, strlib *lua.LTable) {
+	orig := strlib.RawGetString("format").(*lua.LFunction).GFunction
+	strlib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+		f := L.CheckString(1)
+		total := len(f)
+		for i := 2; i <= L.GetTop(); i++ {
+			if s, ok := L.Get(i).(lua.LString); ok {
+				total += len(s)
+			}
+			total += 32
+		}
+		if total > rcMaxString || widthTooBig(f) {
+			return tooLong(L, "string.format")
+		}
+		return orig(L)
+	}))
+}
+
+func limitConcat(L *lua.LState, tablib *lua.LTable) {
+	orig := tablib.RawGetString("concat").(*lua.LFunction).GFunction
+	tablib.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		sep := L.OptString(2, "")
+		total := 0
+		t.ForEach(func(_, v lua.LValue) {
+			total += len(sep) + 32
+			if s, ok := v.(lua.LString); ok {
+				total += len(s)
+			}
+		})
+		if total > rcMaxString {
+			return tooLong(L, "table.concat")
+		}
+		return orig(L)
+	}))
+}
+
+// widthTooBig reports a format directive with a width or precision of
+// three digits or more, which C's Lua rejects and Go would honour.
+func widthTooBig(f string) bool {
+	digits := 0
+	in := false
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case c == '%':
+			in = !in || digits > 0
+			digits = 0
+		case in && c >= '0' && c <= '9':
+			digits++
+			if digits >= 3 {
+				return true
+			}
+		case in && (c == '.' || c == '-' || c == '+' || c == ' ' || c == '#'):
+			digits = 0
+		default:
+			in = false
+			digits = 0
+		}
+	}
+	return false
+}
