@@ -109,12 +109,14 @@ func TestFindRealLuacheckPassesOverOurs(t *testing.T) {
 }
 
 // compatCorpus is every script the compat tests compare: the shipped
-// scripts, the golden sources and the hand-written tricky cases.
+// scripts, the golden sources, the hand-written tricky cases and lint's
+// own testdata, whose want comments are thus checked against luacheck.
 func compatCorpus() []string {
 	corpus, _ := filepath.Glob("../../lua/*.lua")
 	more, _ := filepath.Glob("testdata/src/*.lua")
 	compat, _ := filepath.Glob("testdata/compat/*.lua")
-	return append(append(corpus, more...), compat...)
+	lintData, _ := filepath.Glob("../../lint/testdata/*.lua")
+	return append(append(append(corpus, more...), compat...), lintData...)
 }
 
 // redisLuacheckrc describes Redis's sandbox to the real luacheck exactly,
@@ -241,10 +243,20 @@ func TestCompatSyntaxErrors(t *testing.T) {
 		"testdata/compat/floor_div.lua": "// is Lua 5.3 integer division; Redis's Lua 5.1 rejects it (our E931)",
 		"testdata/compat/hex_float.lua": "0x1p4 is a Lua 5.2 hex float; Redis's Lua 5.1 rejects it",
 	}
+	// The other way round: valid Lua 5.1 that luacheck's 5.2 parser rejects.
+	luacheckOnly := map[string]string{
+		"../../lint/testdata/lua51_goto_name.lua": "goto is an ordinary name in Lua 5.1, a keyword from 5.2 on",
+	}
 	for _, f := range corpus {
 		if why, ok := justified[f]; ok {
 			if !(got[f]["E011"] || got[f]["E931"]) || want[f]["E011"] {
 				t.Errorf("%s: listed as a justified disagreement (%s) but the results changed; update the list", f, why)
+			}
+			continue
+		}
+		if why, ok := luacheckOnly[f]; ok {
+			if !want[f]["E011"] || got[f]["E011"] {
+				t.Errorf("%s: listed as valid Lua 5.1 luacheck rejects (%s) but the results changed; update the list", f, why)
 			}
 			continue
 		}
