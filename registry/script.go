@@ -54,6 +54,7 @@ type Script struct {
 
 	legacySource string
 	legacySHA1   string
+	id           string // name@version, formatted once
 }
 
 // Variadic marks which of a script's declared lists takes a variable count.
@@ -66,7 +67,12 @@ const (
 )
 
 // ID names the script as "name@version", the form used in errors and logs.
-func (s *Script) ID() string { return fmt.Sprintf("%s@%d", s.Name, s.Version) }
+func (s *Script) ID() string {
+	if s.id != "" {
+		return s.id
+	}
+	return fmt.Sprintf("%s@%d", s.Name, s.Version) // a Script built by hand
+}
 
 // String returns ID.
 func (s *Script) String() string { return s.ID() }
@@ -171,8 +177,10 @@ func SourceSHA1(source string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// finish fills the derived fields (SHA1s and the legacy source).
+// finish fills the derived fields once: the ID, the SHA1s and the legacy
+// source.
 func (s *Script) finish() {
+	s.id = fmt.Sprintf("%s@%d", s.Name, s.Version)
 	s.SHA1 = SourceSHA1(s.Source)
 	s.legacySource = s.Source
 	if s.HasShebang() {
