@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -126,12 +128,7 @@ func redisLuacheckrc() string {
 	var b strings.Builder
 	b.WriteString("std = \"redis\"\nstds.redis = {read_globals = {\n")
 	std := lint.StdGlobals()
-	names := make([]string, 0, len(std))
-	for n := range std {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(std)) {
 		fields := std[n]
 		sort.Strings(fields)
 		switch {

@@ -25,27 +25,31 @@ func tooLong(L *lua.LState, fn string) int {
 	return 0
 }
 
-func limitRep(L *lua.LState, strlib *lua.LTable) {
-	orig := strlib.RawGetString("rep").(*lua.LFunction).GFunction
-	strlib.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		s, n := L.CheckString(1), L.CheckInt(2)
-		if n > 0 && (n > rcMaxString || len(s)*n > rcMaxString) {
-			return tooLong(L, "string.rep")
+// guard replaces lib[name] with a version that refuses, as too long, a
+// call for which tooBig says so, and otherwise runs the original.
+func guard(L *lua.LState, lib *lua.LTable, name, label string, tooBig func(L *lua.LState) bool) {
+	orig := lib.RawGetString(name).(*lua.LFunction).GFunction
+	lib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		if tooBig(L) {
+			return tooLong(L, label)
 		}
 		return orig(L)
 	}))
 }
 
+func limitRep(L *lua.LState, strlib *lua.LTable) {
+	guard(L, strlib, "rep", "string.rep", func(L *lua.LState) bool {
+		s, n := L.CheckString(1), L.CheckInt(2)
+		return n > 0 && (n > rcMaxString || len(s)*n > rcMaxString)
+	})
+}
+
 func limitGsub(L *lua.LState, strlib *lua.LTable) {
-	orig := strlib.RawGetString("gsub").(*lua.LFunction).GFunction
-	strlib.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int {
+	guard(L, strlib, "gsub", "string.gsub", func(L *lua.LState) bool {
 		s := L.CheckString(1)
 		most := gsubReplacementBound(L, len(s))
-		if (len(s)+1)*(most+1) > rcMaxString {
-			return tooLong(L, "string.gsub")
-		}
-		return orig(L)
-	}))
+		return (len(s)+1)*(most+1) > rcMaxString
+	})
 }
 
 // gsubReplacementBound is the longest replacement gsub may insert. A
@@ -85,8 +89,7 @@ func gsubReplacementBound(L *lua.LState, inputLen int) int {
 }
 
 func limitFormat(L *lua.LState, strlib *lua.LTable) {
-	orig := strlib.RawGetString("format").(*lua.LFunction).GFunction
-	strlib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+	guard(L, strlib, "format", "string.format", func(L *lua.LState) bool {
 		f := L.CheckString(1)
 		total := len(f)
 		for i := 2; i <= L.GetTop(); i++ {
@@ -95,16 +98,12 @@ func limitFormat(L *lua.LState, strlib *lua.LTable) {
 			}
 			total += 32
 		}
-		if total > rcMaxString || widthTooBig(f) {
-			return tooLong(L, "string.format")
-		}
-		return orig(L)
-	}))
+		return total > rcMaxString || widthTooBig(f)
+	})
 }
 
 func limitConcat(L *lua.LState, tablib *lua.LTable) {
-	orig := tablib.RawGetString("concat").(*lua.LFunction).GFunction
-	tablib.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
+	guard(L, tablib, "concat", "table.concat", func(L *lua.LState) bool {
 		t := L.CheckTable(1)
 		sep := L.OptString(2, "")
 		total := 0
@@ -114,11 +113,8 @@ func limitConcat(L *lua.LState, tablib *lua.LTable) {
 				total += len(s)
 			}
 		})
-		if total > rcMaxString {
-			return tooLong(L, "table.concat")
-		}
-		return orig(L)
-	}))
+		return total > rcMaxString
+	})
 }
 
 // widthTooBig reports a format directive with a width or precision of
