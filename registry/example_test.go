@@ -49,3 +49,16 @@ return redis.call('GET', KEYS[2])
 	// Output:
 	// bad.lua:6:26: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
 }
+
+// The one flag parser: the registry, lint and the simulator all read a
+// "#!lua" line with it.
+func ExampleParseShebang() {
+	flags, problems := registry.ParseShebang("#!lua flags=no-writes,fast")
+	fmt.Println(flags)
+	for _, p := range problems {
+		fmt.Println(p)
+	}
+	// Output:
+	// [no-writes]
+	// unknown script flag "fast"; Redis 7 knows no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys
+}
