@@ -40,6 +40,14 @@ func (c *Ctx) Acquire(ttl time.Duration) {
 	}
 }
 
+// AcquireUntil records that the actor believes it holds the lock until
+// the virtual time deadline (since the model's start): for a lease that
+// began at an earlier step, such as the acquire request before a WAIT.
+func (c *Ctx) AcquireUntil(deadline time.Duration) {
+	c.state.holds = true
+	c.state.deadline = deadline.Milliseconds()
+}
+
 // Release records that the actor no longer believes it holds anything.
 func (c *Ctx) Release() { c.state.holds, c.state.deadline = false, 0 }
 

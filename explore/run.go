@@ -342,7 +342,7 @@ func (e *engine) apply(n *node, mv move) (*node, error) {
 		c.failover++
 		c.down = true
 		if e.rec != nil {
-			e.rec.Call = fmt.Sprintf("primary crashes (%d undelivered writes lost)", len(c.pending))
+			e.rec.Call = fmt.Sprintf("primary crashes (%s lost)", plural(len(c.pending), "undelivered write"))
 		}
 		c.pending = nil
 	case movePromote:

@@ -46,7 +46,7 @@ func (v *Violation) Error() string { return v.String() }
 // step changed indented below it.
 func (v *Violation) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "model %q: %s violated after %d steps: %s\n", v.Model, v.Property, len(v.Trace), v.Message)
+	fmt.Fprintf(&b, "model %q: %s violated after %s: %s\n", v.Model, v.Property, plural(len(v.Trace), "step"), v.Message)
 	wt, wa := 0, 0
 	for _, s := range v.Trace {
 		wt = max(wt, len(fmtTime(s.At.Milliseconds())))
@@ -313,4 +313,11 @@ func (e *engine) modelError(nodes []*node, from int32, mv move, err error) error
 		}
 	}
 	return fmt.Errorf("explore: model %q: %w (after: %s)", e.r.Name, err, strings.Join(steps, ", "))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
