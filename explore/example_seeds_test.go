@@ -193,10 +193,10 @@ func Example_readerCounter() {
 		Bounds:     explore.Bounds{MaxSteps: 3},
 	})
 	report(&explore.Model{
-		Name:   "reader counter, crashed reader",
-		Actors: []explore.Actor{reader("r1")},
+		Name:     "reader counter, crashed reader",
+		Actors:   []explore.Actor{reader("r1")},
 		Progress: []explore.Progress{{Name: "a writer gets in", Actor: writer("w"), Within: 4}},
-		Bounds: explore.Bounds{MaxSteps: 2},
+		Bounds:   explore.Bounds{MaxSteps: 2},
 	})
 	// Output:
 	// model "reader counter": no writer with readers violated after 6 steps: the writer and a reader hold the lock at once (holders: [r1 w])
