@@ -34,6 +34,12 @@ type Model struct {
 	Progress []Progress
 	// Bounds limit the exploration; see Bounds for the defaults.
 	Bounds Bounds
+	// Unobserved names keys left out of the memoisation key: counters that
+	// only grow and that no step branches on, such as a fencing counter.
+	// States that differ only in them are explored once; traces are still
+	// replayed exactly. Naming a key a step does branch on can hide
+	// violations.
+	Unobserved []string
 	// Replica runs the model on a primary with one replica that receives
 	// each script's writes asynchronously: the environment may deliver
 	// them one by one, crash the primary (losing what it had not

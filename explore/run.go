@@ -125,6 +125,10 @@ type engine struct {
 	clock *simulate.VirtualClock
 	buf   []byte
 	probe *compiledActor // the progress client being tried, as actor len(r.actors)
+	// progressSeen memoises progress results by what a probe depends on:
+	// the keyspaces, the clock and the deadlines of the stopped actors'
+	// beliefs (their positions and variables do not matter once stopped).
+	progressSeen []map[string]bool
 	rec   *TraceStep     // filled while replaying a trace
 }
 
@@ -506,10 +510,10 @@ func (e *engine) key(n *node) []byte {
 		b = append(b, '|')
 	}
 	b = append(b, '#')
-	b = n.primary.AppendCanonical(b)
+	b = n.primary.AppendCanonicalWithout(b, e.r.Unobserved)
 	if n.replica != nil {
 		b = append(b, '#')
-		b = n.replica.AppendCanonical(b)
+		b = n.replica.AppendCanonicalWithout(b, e.r.Unobserved)
 		for _, d := range n.pending {
 			b = d.AppendCanonical(b)
 		}
@@ -529,6 +533,36 @@ func appendInt(b []byte, v int64) []byte {
 // every model actor stopped: a small breadth-first search of its steps and
 // clock jumps.
 func (e *engine) progress(n *node, p int) (bool, error) {
+	if e.progressSeen == nil {
+		e.progressSeen = make([]map[string]bool, len(e.r.probes))
+		for i := range e.progressSeen {
+			e.progressSeen[i] = map[string]bool{}
+		}
+	}
+	memo := e.progressKey(n)
+	if ok, seen := e.progressSeen[p][string(memo)]; seen {
+		return ok, nil
+	}
+	ok, err := e.probeFrom(n, p)
+	if err == nil {
+		e.progressSeen[p][string(memo)] = ok
+	}
+	return ok, err
+}
+
+// progressKey encodes what a progress probe from n depends on.
+func (e *engine) progressKey(n *node) []byte {
+	stopped := *n
+	stopped.actors = make([]actorState, len(n.actors))
+	for i, a := range n.actors {
+		stopped.actors[i] = actorState{pc: endPC, holds: a.holds, deadline: a.deadline}
+	}
+	stopped.ticks, stopped.pauses, stopped.failover = 0, 0, 0
+	return e.key(&stopped)
+}
+
+// probeFrom runs the search progress memoises.
+func (e *engine) probeFrom(n *node, p int) (bool, error) {
 	probe := e.r.probes[p]
 	e.probe = &probe
 	defer func() { e.probe = nil }()
