@@ -129,7 +129,7 @@ type engine struct {
 	// the keyspaces, the clock and the deadlines of the stopped actors'
 	// beliefs (their positions and variables do not matter once stopped).
 	progressSeen []map[string]bool
-	rec   *TraceStep     // filled while replaying a trace
+	rec          *TraceStep // filled while replaying a trace
 }
 
 func newEngine(ctx context.Context, r *resolved) *engine {
