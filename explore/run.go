@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,7 +131,21 @@ type engine struct {
 	// beliefs (their positions and variables do not matter once stopped).
 	progressSeen []map[string]bool
 	rec          *TraceStep // filled while replaying a trace
+	// calls memoises script and command runs: a run depends only on the
+	// keyspace, the clock and its arguments, and many states share those
+	// while their actors stand at different steps.
+	calls   map[string]callResult
+	callBuf []byte
 }
+
+// callResult is a memoised run: its reply and the keyspace after it.
+type callResult struct {
+	reply simulate.Reply
+	after *simulate.Snapshot
+}
+
+// maxMemoCalls bounds the run memo; past it, runs are simply not remembered.
+const maxMemoCalls = 1 << 20
 
 func newEngine(ctx context.Context, r *resolved) *engine {
 	clock := simulate.NewVirtualClock(startTime())
@@ -445,21 +460,29 @@ func (e *engine) call(c *node, st *Step, args []any) (simulate.Reply, error) {
 			return e.wait(c), nil
 		}
 	}
-	e.srv.Restore(c.primary)
-	e.clock.Set(time.UnixMilli(startMs + c.now))
-	var (
-		reply simulate.Reply
-		err   error
-	)
-	if st.Script != nil {
-		reply, err = e.srv.RunReply(e.ctx, st.Script, st.Keys, args...)
-	} else {
-		reply, err = e.srv.DoReply(e.ctx, cmd...)
+	memo := e.callKey(c, st, args, cmd)
+	hit, ok := e.calls[string(memo)]
+	if !ok {
+		e.srv.Restore(c.primary)
+		e.clock.Set(time.UnixMilli(startMs + c.now))
+		var err error
+		if st.Script != nil {
+			hit.reply, err = e.srv.RunReply(e.ctx, st.Script, st.Keys, args...)
+		} else {
+			hit.reply, err = e.srv.DoReply(e.ctx, cmd...)
+		}
+		if err != nil {
+			return hit.reply, err
+		}
+		hit.after = e.srv.Snapshot()
+		if e.calls == nil {
+			e.calls = map[string]callResult{}
+		}
+		if len(e.calls) < maxMemoCalls {
+			e.calls[string(memo)] = hit
+		}
 	}
-	if err != nil {
-		return reply, err
-	}
-	after := e.srv.Snapshot()
+	reply, after := hit.reply, hit.after
 	if d := simulate.Diff(c.primary, after); !d.Empty() {
 		c.primary = after
 		if c.replica != nil {
@@ -467,6 +490,43 @@ func (e *engine) call(c *node, st *Step, args []any) (simulate.Reply, error) {
 		}
 	}
 	return reply, nil
+}
+
+// callKey encodes what a run depends on: the script (or command), its
+// keys and arguments, the clock and the whole keyspace.
+func (e *engine) callKey(c *node, st *Step, args, cmd []any) []byte {
+	b := e.callBuf[:0]
+	if st.Script != nil {
+		b = append(b, st.Script.SHA1...)
+		for _, k := range st.Keys {
+			b = appendWord(b, k)
+		}
+		b = append(b, '|')
+	} else {
+		args = cmd
+	}
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			b = appendWord(b, v)
+		case int:
+			b = appendWord(b, strconv.Itoa(v))
+		case int64:
+			b = appendWord(b, strconv.FormatInt(v, 10))
+		default:
+			b = appendWord(b, fmt.Sprintf("%T:%v", v, v))
+		}
+	}
+	b = appendInt(b, c.now)
+	b = c.primary.AppendCanonical(b)
+	e.callBuf = b
+	return b
+}
+
+func appendWord(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
 }
 
 // wait answers WAIT: with a replica, everything pending arrives and one
