@@ -101,6 +101,7 @@ func mcMutexClient(name string, s mutexScripts, reentrant bool) explore.Actor {
 				}
 				c.Acquire(mcTTL)
 				c.SetVar("holds", c.Elem(2))
+				c.SetVar("token", c.Elem(1))
 				return next
 			}}
 	}
@@ -124,7 +125,7 @@ func mcMutexClient(name string, s mutexScripts, reentrant bool) explore.Actor {
 	if reentrant {
 		steps = []explore.Step{acquire("acquire", "reenter"), acquire("reenter", "release"), release("release")}
 	}
-	return explore.Actor{Name: name, Steps: steps, Vars: []string{"holds"}}
+	return explore.Actor{Name: name, Steps: steps, Vars: []string{"holds", "token"}}
 }
 
 // mcHoldCount: an actor that believes it holds the lock has exactly the
@@ -143,8 +144,26 @@ var mcHoldCount = explore.Invariant{Name: "hold count", Check: func(v *explore.V
 	return nil
 }}
 
+// mcFencing: a holder's fencing token is the one the lock carries, and
+// every token another actor was given earlier is smaller (tokens only
+// grow, so a resource that checks them refuses the older holder).
+var mcFencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
+	for _, h := range v.Holders() {
+		token := v.Var(h, "token")
+		if d, ok := v.Key("{m}"); ok && d.Value.(map[string]string)["fence"] != fmt.Sprint(token) {
+			return fmt.Errorf("%s holds token %d, the lock carries %s", h, token, d.Value.(map[string]string)["fence"])
+		}
+		for _, other := range []string{"a", "b"} {
+			if t := v.Var(other, "token"); other != h && t != 0 && t >= token {
+				return fmt.Errorf("%s holds token %d, but %s was given %d before it", h, token, other, t)
+			}
+		}
+	}
+	return nil
+}}
+
 func mcMutexModel(name string, s mutexScripts, reentrant bool) *explore.Model {
-	invariants := []explore.Invariant{explore.MutualExclusion()}
+	invariants := []explore.Invariant{explore.MutualExclusion(), mcFencing}
 	if reentrant {
 		invariants = append(invariants, mcHoldCount)
 	}
@@ -168,6 +187,9 @@ func TestModelMutex(t *testing.T) {
 	broken = s
 	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
 	mcMustFail(t, mcMutexModel("mutex, release ignores the owner", broken, false), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "local token = redis.call('INCR', fence)", "local token = redis.call('INCRBY', fence, 0) + 1")
+	mcMustFail(t, mcMutexModel("mutex, stale fencing token", broken, false), "fencing token")
 }
 
 func TestModelMutexReentrant(t *testing.T) {
