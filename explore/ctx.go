@@ -194,6 +194,19 @@ func (v *View) Keys() []simulate.KeyDump {
 	return v.keys
 }
 
+// ReplicaKeys returns the replica's live keys (none without a replica, or
+// after it was promoted).
+func (v *View) ReplicaKeys() []simulate.KeyDump {
+	if v.n.replica == nil {
+		return nil
+	}
+	return v.n.replica.Dump(time.UnixMilli(startMs + v.n.now))
+}
+
+// PrimaryDown reports whether the primary crashed and no replica is
+// promoted yet (Keys then shows what the dead primary held).
+func (v *View) PrimaryDown() bool { return v.n.down }
+
 // Key returns one live key of the primary.
 func (v *View) Key(name string) (simulate.KeyDump, bool) {
 	for _, d := range v.Keys() {

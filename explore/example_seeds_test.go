@@ -219,6 +219,11 @@ func Example_readerCounter() {
 	//   1  t=0ms  r1  rlock: counter.rlock@1 KEYS["{rw}:writer" "{rw}:readers"] ARGV[] -> 1
 	//                   r1 believes it holds the lock (no deadline)
 	//                   + {rw}:readers = "1"
+	// then, with every actor stopped, one try of w:
+	//  +1  t=0ms  w   lock: counter.lock@1 KEYS["{rw}:writer" "{rw}:readers"] ARGV[w] -> 0
+	//  +2  t=0ms  w   lock: counter.lock@1 KEYS["{rw}:writer" "{rw}:readers"] ARGV[w] -> 0
+	//  +3  t=0ms  w   lock: counter.lock@1 KEYS["{rw}:writer" "{rw}:readers"] ARGV[w] -> 0
+	//  +4  t=0ms  w   lock: counter.lock@1 KEYS["{rw}:writer" "{rw}:readers"] ARGV[w] -> 0
 }
 
 // A reentrant hash lock on a primary with an asynchronous replica: the

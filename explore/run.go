@@ -231,7 +231,7 @@ func (e *engine) checkState(nodes []*node, i int32) (*Violation, error) {
 	view := &View{r: e.r, n: n}
 	for _, inv := range e.r.Invariants {
 		if err := safeCheck(inv.Check, view); err != nil {
-			return e.violation(nodes, i, inv.Name, err.Error(), nil)
+			return e.violation(nodes, i, inv.Name, err.Error(), -1)
 		}
 	}
 	for p := range e.r.probes {
@@ -242,7 +242,7 @@ func (e *engine) checkState(nodes []*node, i int32) (*Violation, error) {
 		if !ok {
 			probe := e.r.probes[p]
 			msg := fmt.Sprintf("if every actor stops here, %s cannot take the lock within %d steps (the clock may pass every deadline)", probe.Name, e.r.within[p])
-			return e.violation(nodes, i, e.r.Progress[p].Name, msg, nil)
+			return e.violation(nodes, i, e.r.Progress[p].Name, msg, p)
 		}
 	}
 	return nil, nil

@@ -18,6 +18,10 @@ type Violation struct {
 	Model, Property, Message string
 	// Trace leads from the initial state to the violating one.
 	Trace []TraceStep
+	// Attempt is, for a progress property, one try of its client from the
+	// last state with every actor stopped (ticking whenever it can): what
+	// it runs into. Every other try within the bound fails as well.
+	Attempt []TraceStep
 }
 
 // TraceStep is one step of a counterexample.
@@ -52,8 +56,21 @@ func (v *Violation) String() string {
 		wt = max(wt, len(fmtTime(s.At.Milliseconds())))
 		wa = max(wa, len(s.Actor))
 	}
-	for i, s := range v.Trace {
-		line := fmt.Sprintf("%3d  %-*s  %-*s  %s: %s", i+1, wt, fmtTime(s.At.Milliseconds()), wa, s.Actor, s.Label, s.Call)
+	for _, s := range v.Attempt {
+		wt = max(wt, len(fmtTime(s.At.Milliseconds())))
+		wa = max(wa, len(s.Actor))
+	}
+	writeSteps(&b, v.Trace, "", wt, wa)
+	if len(v.Attempt) > 0 {
+		fmt.Fprintf(&b, "then, with every actor stopped, one try of %s:\n", v.Attempt[0].Actor)
+		writeSteps(&b, v.Attempt, "+", wt, wa)
+	}
+	return b.String()
+}
+
+func writeSteps(b *strings.Builder, steps []TraceStep, mark string, wt, wa int) {
+	for i, s := range steps {
+		line := fmt.Sprintf("%3s  %-*s  %-*s  %s: %s", mark+strconv.Itoa(i+1), wt, fmtTime(s.At.Milliseconds()), wa, s.Actor, s.Label, s.Call)
 		if s.Reply != "" {
 			line += " -> " + s.Reply
 		}
@@ -63,17 +80,60 @@ func (v *Violation) String() string {
 			b.WriteString(pad + n + "\n")
 		}
 	}
-	return b.String()
 }
 
 // violation replays the path to nodes[i] with recording on and returns the
 // report.
-func (e *engine) violation(nodes []*node, i int32, property, msg string, _ error) (*Violation, error) {
+// probe is the index of the progress property broken, or -1.
+func (e *engine) violation(nodes []*node, i int32, property, msg string, probe int) (*Violation, error) {
 	trace, err := e.replay(nodes, i)
 	if err != nil {
 		return nil, err
 	}
-	return &Violation{Model: e.r.Name, Property: property, Message: msg, Trace: trace}, nil
+	v := &Violation{Model: e.r.Name, Property: property, Message: msg, Trace: trace}
+	if probe >= 0 {
+		if v.Attempt, err = e.attempt(nodes[i], probe); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// attempt records one try of progress client p from n: a clock jump
+// whenever one is possible and the last move was not one, its own step
+// otherwise.
+func (e *engine) attempt(n *node, p int) ([]TraceStep, error) {
+	probe := e.r.probes[p]
+	e.probe = &probe
+	defer func() { e.probe, e.rec = nil, nil }()
+	cur := *n
+	cur.actors = append(append([]actorState(nil), n.actors...), actorState{vars: make([]int64, len(probe.Vars))})
+	var out []TraceStep
+	var moves []move
+	ticked := false
+	for len(out) < e.r.within[p] {
+		moves = e.moves(&cur, moves[:0], true)
+		if len(moves) == 0 {
+			break
+		}
+		mv := moves[0]
+		for _, m := range moves {
+			if m.kind != moveActor && !ticked {
+				mv = m
+			}
+		}
+		ticked = mv.kind != moveActor
+		rec := &TraceStep{}
+		e.rec = rec
+		c, err := e.apply(&cur, mv)
+		if err != nil {
+			return nil, err
+		}
+		e.describe(rec, &cur, c, mv)
+		out = append(out, *rec)
+		cur = *c
+	}
+	return out, nil
 }
 
 // path returns the moves from the initial state to nodes[i].
