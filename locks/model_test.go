@@ -190,6 +190,9 @@ func TestModelMutex(t *testing.T) {
 	broken = s
 	broken.acquire = mcBreak(t, s.acquire, "local token = redis.call('INCR', fence)", "local token = redis.call('INCRBY', fence, 0) + 1")
 	mcMustFail(t, mcMutexModel("mutex, stale fencing token", broken, false), "fencing token")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', lock, ttl)", "-- no lease")
+	mcMustFail(t, mcMutexModel("mutex without a lease", broken, false), "a crashed holder does not block")
 }
 
 func TestModelMutexReentrant(t *testing.T) {
