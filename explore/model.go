@@ -34,6 +34,12 @@ type Model struct {
 	Progress []Progress
 	// Bounds limit the exploration; see Bounds for the defaults.
 	Bounds Bounds
+	// Deadlines, when set, lists further instants (since the model's
+	// start) a tick may stop at: deadlines a script keeps inside values,
+	// such as waiter leases in a hash or sorted-set scores, which the
+	// checker cannot tell from other data. Key expiries and the leases
+	// actors believe in are always considered.
+	Deadlines func(v *View) []time.Duration
 	// Unobserved names keys left out of the memoisation key: counters that
 	// only grow and that no step branches on, such as a fencing counter.
 	// States that differ only in them are explored once; traces are still
@@ -113,6 +119,11 @@ type Invariant struct {
 	Name string
 	// Check returns an error saying what is wrong in the state v, or nil.
 	Check func(v *View) error
+	// Step, when set, is checked on every transition, from the state
+	// before to the state after: for properties of what a step does, such
+	// as "the lock is only granted to the head of the queue". Check may
+	// then be nil.
+	Step func(before, after *View) error
 }
 
 // Progress says that from every reachable state, if every actor stopped
@@ -187,8 +198,8 @@ func (m *Model) validate() (*resolved, error) {
 		r.maxVars = max(r.maxVars, len(a.Vars))
 	}
 	for i, inv := range m.Invariants {
-		if inv.Check == nil {
-			return nil, fmt.Errorf("explore: model %q: invariant %d (%q) has no Check function", m.Name, i+1, inv.Name)
+		if inv.Check == nil && inv.Step == nil {
+			return nil, fmt.Errorf("explore: model %q: invariant %d (%q) has no Check or Step function", m.Name, i+1, inv.Name)
 		}
 	}
 	for i := range m.Progress {

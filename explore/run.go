@@ -204,11 +204,15 @@ func (e *engine) explore() (*Result, error) {
 			if err != nil {
 				return nil, e.modelError(nodes, int32(qi), mv, err)
 			}
+			child.parent, child.move = int32(qi), mv
+			if v, err := e.checkStep(nodes, n, child); err != nil || v != nil {
+				res.States, res.Violation = len(nodes), v
+				return res, err
+			}
 			k := e.key(child)
 			if _, seen := visited[string(k)]; seen {
 				continue
 			}
-			child.parent, child.move = int32(qi), mv
 			visited[string(k)] = int32(len(nodes))
 			nodes = append(nodes, child)
 			if len(nodes) > e.r.bounds.MaxStates {
@@ -230,6 +234,9 @@ func (e *engine) checkState(nodes []*node, i int32) (*Violation, error) {
 	n := nodes[i]
 	view := &View{r: e.r, n: n}
 	for _, inv := range e.r.Invariants {
+		if inv.Check == nil {
+			continue
+		}
 		if err := safeCheck(inv.Check, view); err != nil {
 			return e.violation(nodes, i, inv.Name, err.Error(), -1)
 		}
@@ -243,6 +250,21 @@ func (e *engine) checkState(nodes []*node, i int32) (*Violation, error) {
 			probe := e.r.probes[p]
 			msg := fmt.Sprintf("if every actor stops here, %s cannot take the lock within %d steps (the clock may pass every deadline)", probe.Name, e.r.within[p])
 			return e.violation(nodes, i, e.r.Progress[p].Name, msg, p)
+		}
+	}
+	return nil, nil
+}
+
+// checkStep checks the Step invariants on the transition from n to child
+// (child not yet in nodes); a violation's trace ends with that step.
+func (e *engine) checkStep(nodes []*node, n, child *node) (*Violation, error) {
+	for _, inv := range e.r.Invariants {
+		if inv.Step == nil {
+			continue
+		}
+		err := safeCheck(func(after *View) error { return inv.Step(&View{r: e.r, n: n}, after) }, &View{r: e.r, n: child})
+		if err != nil {
+			return e.violation(append(nodes[:len(nodes):len(nodes)], child), int32(len(nodes)), inv.Name, err.Error(), -1)
 		}
 	}
 	return nil, nil
@@ -330,6 +352,11 @@ func (e *engine) nextDeadline(n *node) int64 {
 	for i := range n.actors {
 		if a := &n.actors[i]; a.holds && a.deadline != noDeadline {
 			consider(a.deadline)
+		}
+	}
+	if e.r.Deadlines != nil {
+		for _, d := range e.r.Deadlines(&View{r: e.r, n: n}) {
+			consider(d.Milliseconds())
 		}
 	}
 	if best < 0 {

@@ -24,7 +24,12 @@ import (
 
 const (
 	mcTTL     = 100 * time.Millisecond
-	mcWaitTTL = 30 * time.Millisecond // waiter leases (fair queue, rw writers)
+	mcWaitTTL = 30 * time.Millisecond // the rw lock's waiting writers' lease
+	// The fair queue's waiter lease is longer than the lock's, so that a
+	// waiter can outlive a holder's lease without refreshing: the clock only
+	// stops at deadlines, and this puts "lock free, waiter still queued"
+	// within two ticks, where barging would show.
+	mcFairWaitTTL = 150 * time.Millisecond
 )
 
 var (
@@ -262,7 +267,7 @@ type fairScripts struct{ acquire, release *registry.Script }
 // next live waiter; that waiter learns it on its next call.
 func mcFairClient(name string, s fairScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: mcFairKeys, Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "0", ""},
+		{Label: "acquire", Script: s.acquire, Keys: mcFairKeys, Args: []any{name, mcTTL.Milliseconds(), mcFairWaitTTL.Milliseconds(), "0", ""},
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -295,11 +300,67 @@ var mcFairOrder = explore.Invariant{Name: "holder not queued", Check: func(v *ex
 	return nil
 }}
 
+// mcFairFIFO: whenever the lock gets a new owner (taken, or handed over
+// by a release), that owner is the first waiter in the queue whose waiter
+// lease is still live; with no live waiter, anyone may take it.
+var mcFairFIFO = explore.Invariant{Name: "first come, first served", Step: func(before, after *explore.View) error {
+	owner := func(v *explore.View) string {
+		if d, ok := v.Key("{m}"); ok {
+			return d.Value.(map[string]string)["owner"]
+		}
+		return ""
+	}
+	next := owner(after)
+	if next == "" || next == owner(before) {
+		return nil
+	}
+	q, ok := before.Key("{m}:queue")
+	if !ok {
+		return nil
+	}
+	waiters := map[string]string{}
+	if w, ok := before.Key("{m}:waiters"); ok {
+		waiters = w.Value.(map[string]string)
+	}
+	now := 1_700_000_000_000 + after.Now().Milliseconds()
+	for _, z := range q.Value.([]simulate.ZMember) { // in arrival order
+		var deadline int64
+		fmt.Sscan(waiters[z.Member], &deadline)
+		if deadline <= now {
+			continue // its waiter lease ran out: it may be passed over
+		}
+		if z.Member != next {
+			return fmt.Errorf("the lock went to %s while %s waited ahead of it", next, z.Member)
+		}
+		return nil
+	}
+	return nil
+}}
+
+// mcWaiterDeadlines lets the clock stop when a waiter's lease runs out:
+// fair.acquire keeps those deadlines in the waiters hash.
+func mcWaiterDeadlines(v *explore.View) []time.Duration {
+	w, ok := v.Key("{m}:waiters")
+	if !ok {
+		return nil
+	}
+	var out []time.Duration
+	for _, entry := range w.Value.(map[string]string) {
+		var deadline int64
+		if _, err := fmt.Sscan(entry, &deadline); err == nil {
+			out = append(out, time.Duration(deadline-1_700_000_000_000)*time.Millisecond)
+		}
+	}
+	return out
+}
+
 func mcFairModel(name string, s fairScripts) *explore.Model {
 	return &explore.Model{
 		Name:       name,
 		Actors:     []explore.Actor{mcFairClient("a", s), mcFairClient("b", s), mcFairClient("c", s)},
-		Invariants: []explore.Invariant{explore.MutualExclusion(), mcFairOrder},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), mcFairOrder, mcFairFIFO},
+		Deadlines:  mcWaiterDeadlines,
+		Unobserved: []string{"{m}:fence"},
 		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcFairClient("late", s), Within: 6}},
 		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
 	}
@@ -313,6 +374,12 @@ func TestModelFairMutex(t *testing.T) {
 	broken := s
 	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
 	mcMustFail(t, mcFairModel("fair mutex, release ignores the owner", broken), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "if head == nil or head == owner then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, newcomers barge in", broken), "first come, first served")
+	broken = s
+	broken.release = mcBreak(t, s.release, "if tonumber(deadline) > now then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, hands over to dead waiters", broken), "first come, first served")
 }
 
 // --- read-write lock ----------------------------------------------------------
