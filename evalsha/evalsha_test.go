@@ -269,11 +269,11 @@ func TestRunManyRejectsBadCallsLocally(t *testing.T) {
 // subscribeContract checks Subscribe on client. On a cluster PUBLISH counts
 // only the subscribers of the node that ran it, so countReceivers is false
 // there; the message itself reaches every node.
-func subscribeContract(t *testing.T, client redis.UniversalClient, countReceivers bool) {
+func subscribeContract(t *testing.T, client redis.UniversalClient, countReceivers bool, opts ...evalsha.Option) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	reg := testRegistry(t)
-	r := newRunner(t, client)
+	r := newRunner(t, client, opts...)
 	pub := script(t, reg, "pub")
 	var mu sync.Mutex
 	got := map[string][]string{}

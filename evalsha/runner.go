@@ -25,8 +25,11 @@ type Runner struct {
 
 	calls, noScript, evals, readOnly, failures atomic.Uint64
 
+	sharded    bool  // Subscribe uses SSUBSCRIBE
+	shardedSet *bool // WithShardedPubSub's choice, if given
+
 	subOnce sync.Once
-	sub     *multiplexer
+	sub     subscriber
 }
 
 // Option configures a Runner.
@@ -45,6 +48,11 @@ func WithLegacyScripts() Option {
 		r.noRO.Store(true)
 	}
 }
+
+// WithShardedPubSub forces Subscribe to use SSUBSCRIBE (sharded pub/sub,
+// Redis 7) or plain SUBSCRIBE. Without it, cluster clients use sharded
+// pub/sub and all other clients plain pub/sub; see Runner.ShardedPubSub.
+func WithShardedPubSub(on bool) Option { return func(r *Runner) { r.shardedSet = &on } }
 
 // EventKind says what a Runner event is about.
 type EventKind int
@@ -85,6 +93,11 @@ func New(client redis.UniversalClient, opts ...Option) (*Runner, error) {
 	r := &Runner{client: client}
 	for _, o := range opts {
 		o(r)
+	}
+	if r.shardedSet != nil {
+		r.sharded = *r.shardedSet
+	} else {
+		_, r.sharded = client.(*redis.ClusterClient)
 	}
 	return r, nil
 }
