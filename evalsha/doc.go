@@ -24,6 +24,15 @@
 // reach the underlying redis error and context errors. A nil reply stays
 // redis.Nil.
 //
+// RunReplicated sends a script and WAIT in one pipeline on one connection
+// (WAIT only counts the acknowledgements of its own connection's writes) and
+// reports how many replicas acknowledged: on a cluster the pipeline goes to
+// the primary owning the first key's slot.
+//
 // The Runner also multiplexes pub/sub: Subscribe shares one connection among
-// all channels, which the locks package uses to wake waiters.
+// all channels, which the locks package uses to wake waiters. On cluster
+// clients it uses sharded pub/sub (SSUBSCRIBE, one connection per node), so
+// a message published with SPUBLISH stays on the shard owning its channel
+// instead of crossing every node; ShardedPubSub tells publishers which
+// command to use.
 package evalsha
