@@ -28,6 +28,9 @@ type Runner struct {
 	sharded    bool  // Subscribe uses SSUBSCRIBE
 	shardedSet *bool // WithShardedPubSub's choice, if given
 
+	batch  *batcher // nil when auto-pipelining is off
+	optErr error    // the first invalid option, returned by New
+
 	subOnce sync.Once
 	sub     subscriber
 }
@@ -36,7 +39,8 @@ type Runner struct {
 type Option func(*Runner)
 
 // WithHook calls fn for every fallback and failure the Runner handles, for
-// logging or metrics. fn runs on the caller's goroutine and must be quick.
+// logging or metrics. fn runs on the goroutine that sent the call (with
+// auto-pipelining, possibly another caller's) and must be quick.
 func WithHook(fn func(Event)) Option { return func(r *Runner) { r.hook = fn } }
 
 // WithLegacyScripts makes the Runner send scripts without their "#!lua"
@@ -90,9 +94,18 @@ func New(client redis.UniversalClient, opts ...Option) (*Runner, error) {
 	if client == nil {
 		return nil, errors.New("evalsha: New needs a go-redis client (redis.NewClient, NewClusterClient, NewFailoverClient), got nil")
 	}
-	r := &Runner{client: client}
+	r := &Runner{client: client, batch: &batcher{max: defaultMaxInFlight}}
 	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("evalsha: New got a nil Option; pass options such as evalsha.WithHook(fn)")
+		}
 		o(r)
+	}
+	if r.optErr != nil {
+		return nil, r.optErr
+	}
+	if r.batch != nil {
+		r.batch.r = r
 	}
 	if r.shardedSet != nil {
 		r.sharded = *r.shardedSet
@@ -133,15 +146,18 @@ func (r *Runner) Run(ctx context.Context, script *registry.Script, keys []string
 	if err := checkCall(script, keys, args); err != nil {
 		return r.failed(ctx, script, err)
 	}
-	var cmd *redis.Cmd
-	if script.ReadOnly() && !r.noRO.Load() {
-		r.readOnly.Add(1)
-		cmd = r.client.EvalShaRO(ctx, r.sha(script), keys, args...)
-	} else {
-		cmd = r.client.EvalSha(ctx, r.sha(script), keys, args...)
+	c := &Call{Script: script, Keys: keys, Args: args}
+	if r.batch != nil {
+		return r.batch.run(ctx, c)
 	}
+	return r.runOne(ctx, c)
+}
+
+// runOne sends one call on its own, with its fallbacks.
+func (r *Runner) runOne(ctx context.Context, c *Call) *redis.Cmd {
+	cmd := r.send(ctx, r.client, c, attemptEvalSha)
 	if err := cmd.Err(); err != nil && err != redis.Nil {
-		return r.recover(ctx, &Call{Script: script, Keys: keys, Args: args}, cmd)
+		return r.recover(ctx, c, cmd)
 	}
 	return cmd
 }
