@@ -90,7 +90,7 @@ func runContract(t *testing.T, client redis.UniversalClient) {
 	if err := r.Run(cctx, incr, []string{"{c}n"}, 1).Err(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context = %v; want errors.Is(err, context.Canceled)", err)
 	}
-	if err := r.Run(ctx, incr, nil, 1).Err(); err == nil || !strings.Contains(err.Error(), "counter.incr@1 takes at least 1 KEYS") {
+	if err := r.Run(ctx, incr, nil, 1).Err(); err == nil || err.Error() != "counter.incr@1: takes exactly 1 KEYS (counter), got 0; pass what the header's keys: and args: lines declare" {
 		t.Fatalf("missing key = %v", err)
 	}
 	if err := r.Run(ctx, nil, nil).Err(); err == nil {

@@ -2,6 +2,7 @@ package evalsha_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
 )
 
 func Example() {
@@ -116,4 +118,17 @@ func ExampleRunner_ShardedPubSub() {
 	// Output:
 	// standalone: false
 	// cluster: true
+}
+
+// Code written against Scripter runs on real Redis (a *Runner) and offline
+// (a *simulate.Server) alike, errors included.
+func ExampleScripter() {
+	reg, _ := registry.New(os.DirFS("testdata"))
+	fail, _ := reg.Get("echo.fail")
+	var s evalsha.Scripter = simulate.New()
+
+	err := s.Run(context.Background(), fail, []string{"k"}, "quota exceeded").Err()
+	var se *evalsha.ScriptError
+	fmt.Println(errors.As(err, &se), se.Script, err)
+	// Output: true echo.fail@1 echo.fail@1: quota exceeded
 }

@@ -13,6 +13,16 @@ import (
 	"github.com/redlua/redlua/registry"
 )
 
+// Scripter runs registry scripts. *Runner (real Redis) and *simulate.Server
+// (offline, virtual clock) both satisfy it, so code written against it runs
+// the same way on both: replies have go-redis's shapes, a nil reply is
+// redis.Nil, and script errors are *ScriptError.
+type Scripter interface {
+	Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd
+}
+
+var _ Scripter = (*Runner)(nil)
+
 // Runner runs registry scripts on one go-redis client. It is safe for
 // concurrent use; create one per client and share it.
 type Runner struct {
@@ -72,6 +82,21 @@ const (
 	// EventError: the call failed (the error is in Event.Err). redis.Nil is not an error.
 	EventError
 )
+
+// String returns the kind's name, such as "NoScript", for logs.
+func (k EventKind) String() string {
+	switch k {
+	case EventNoScript:
+		return "NoScript"
+	case EventLegacyServer:
+		return "LegacyServer"
+	case EventNoReadOnlyCommands:
+		return "NoReadOnlyCommands"
+	case EventError:
+		return "Error"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
 
 // Event describes something a Runner did beyond a plain EVALSHA.
 type Event struct {
@@ -286,10 +311,24 @@ func checkCall(s *registry.Script, keys []string, args []any) error {
 	if s == nil {
 		return errors.New("evalsha: nil script; get scripts from a registry.Registry (reg.Get(\"name\"))")
 	}
-	if err := s.CheckCall(len(keys), len(args)); err != nil {
-		return &ScriptError{Script: s.ID(), Err: fmt.Errorf("%w; pass what the header's keys: and args: lines declare", err)}
+	return CheckCall(s, len(keys), len(args))
+}
+
+// CheckCall returns the *ScriptError that Run returns, without sending
+// anything, when a call with nkeys keys and nargs args does not match what
+// the script's header declares, such as "ratelimit.bucket@1: takes exactly
+// 3 ARGV (capacity, rate, now), got 2; pass what the header's keys: and
+// args: lines declare". Offline backends (simulate) use it to refuse the
+// same calls with the same error.
+func CheckCall(s *registry.Script, nkeys, nargs int) error {
+	err := s.CheckCall(nkeys, nargs)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner // the text without the script's name, which ScriptError adds
+	}
+	return &ScriptError{Script: s.ID(), Err: fmt.Errorf("%w; pass what the header's keys: and args: lines declare", err)}
 }
 
 // IsNoScript reports whether err is the server's NOSCRIPT error. Some proxies

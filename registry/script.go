@@ -111,20 +111,27 @@ func minCount(declared int, variadic bool, tailMin int) int {
 }
 
 // CheckCall reports an error naming the script when a call passes fewer (or,
-// for a fixed list, more) keys or args than the header declares.
+// for a fixed list, more) keys or args than the header declares, such as
+// "redlua: ratelimit.bucket@1 takes exactly 3 ARGV (capacity, rate, now),
+// got 2". errors.Unwrap gives the same text without the prefix and the
+// script's name, for callers that name the script themselves.
 func (s *Script) CheckCall(nkeys, nargs int) error {
-	if err := checkCount(s, "KEYS", s.Keys, s.Variadic&VariadicKeys != 0, s.MinKeys(), nkeys); err != nil {
-		return err
+	err := checkCount("KEYS", s.Keys, s.Variadic&VariadicKeys != 0, s.MinKeys(), nkeys)
+	if err == nil {
+		err = checkCount("ARGV", s.Args, s.Variadic&VariadicArgs != 0, s.MinArgs(), nargs)
 	}
-	return checkCount(s, "ARGV", s.Args, s.Variadic&VariadicArgs != 0, s.MinArgs(), nargs)
+	if err != nil {
+		return fmt.Errorf("redlua: %s %w", s.ID(), err)
+	}
+	return nil
 }
 
-func checkCount(s *Script, what string, names []string, variadic bool, min, got int) error {
+func checkCount(what string, names []string, variadic bool, min, got int) error {
 	switch {
-	case got < min:
-		return fmt.Errorf("redlua: %s takes at least %d %s (%s), got %d", s.ID(), min, what, strings.Join(names, ", "), got)
-	case !variadic && got > len(names):
-		return fmt.Errorf("redlua: %s takes %d %s (%s), got %d", s.ID(), len(names), what, strings.Join(names, ", "), got)
+	case variadic && got < min:
+		return fmt.Errorf("takes at least %d %s (%s), got %d", min, what, strings.Join(names, ", "), got)
+	case !variadic && got != len(names):
+		return fmt.Errorf("takes exactly %d %s (%s), got %d", len(names), what, strings.Join(names, ", "), got)
 	}
 	return nil
 }
