@@ -79,12 +79,13 @@ type multiplexer struct {
 	ownLoop  bool
 	loopOnce sync.Once
 
-	mu        sync.Mutex
-	ps        *redis.PubSub
-	closed    bool
-	handlers  map[string]map[*handler]struct{}
-	confirmed map[string]bool
-	waiting   map[string][]chan struct{}
+	mu          sync.Mutex
+	ps          *redis.PubSub
+	lastRebuild time.Time // see rebuild
+	closed      bool
+	handlers    map[string]map[*handler]struct{}
+	confirmed   map[string]bool
+	waiting     map[string][]chan struct{}
 	// requested counts SUBSCRIBE commands sent and not yet confirmed, so a
 	// confirmation nobody asked for is recognised as go-redis re-subscribing
 	// after a reconnect.
@@ -136,14 +137,16 @@ func (m *multiplexer) subscribe(ctx context.Context, channel string, deliver fun
 	ps := m.ps
 	m.mu.Unlock()
 
-	if err := m.send(ctx, ps, channel); err != nil {
+	if err := m.send(ctx, ps, channel); err != nil && !m.replaced(ps) {
 		m.abandon(channel, h, done, true)
 		return nil, fmt.Errorf("evalsha: subscribing to %s: %w", channel, err)
 	}
+	// (A PubSub replaced meanwhile by rebuild was closed under us; the new
+	// one subscribes every channel with a handler, this one included.)
 	if m.ownLoop {
 		// Started only now: before its first channel, a cluster PubSub
 		// would connect to a random node instead of the channel's owner.
-		m.loopOnce.Do(func() { go m.receiveLoop(ps) })
+		m.loopOnce.Do(func() { go m.receiveLoop(ps, false) })
 	}
 	select {
 	case <-done:

@@ -72,8 +72,8 @@ func (n *nodeRouter) close() error {
 // broken connection this loop re-subscribes channel by channel; the
 // confirmations it gets back wake the handlers with an empty payload, as a
 // reconnect must.
-func (m *multiplexer) receiveLoop(ps *redis.PubSub) {
-	resubscribe := false
+// resubscribe says whether the channels still need to be re-subscribed.
+func (m *multiplexer) receiveLoop(ps *redis.PubSub, resubscribe bool) {
 	failures := 0
 	for !m.isClosed() {
 		if resubscribe {
@@ -85,6 +85,12 @@ func (m *multiplexer) receiveLoop(ps *redis.PubSub) {
 			failures = 0
 			m.handle(msg)
 		case m.isClosed() || errors.Is(err, redis.ErrClosed):
+			return
+		case isMoved(err):
+			// This connection is on a node that does not own a channel:
+			// after a reconnect with no channels left, go-redis picked a
+			// random node, or the slot moved. Start over from the slots.
+			m.rebuild(ps)
 			return
 		case isRedisError(err):
 			// A refused subscribe command, such as the CROSSSLOT answer to
@@ -123,6 +129,36 @@ func (m *multiplexer) resubscribeEach(ps *redis.PubSub) bool {
 	return true
 }
 
+// rebuild replaces old, which is connected to the wrong node, by a new
+// PubSub that connects to the owner of the first channel it subscribes, and
+// re-subscribes every channel with a handler on it.
+func (m *multiplexer) rebuild(old *redis.PubSub) {
+	m.mu.Lock()
+	if m.closed || m.ps != old {
+		m.mu.Unlock()
+		return
+	}
+	// Rebuilding again at once would only hammer a cluster whose slot map
+	// go-redis has not caught up with yet.
+	wait := time.Until(m.lastRebuild.Add(time.Second))
+	m.lastRebuild = time.Now()
+	ps := m.open()
+	m.ps = ps
+	m.mu.Unlock()
+	_ = old.Close()
+	if wait > 0 {
+		time.Sleep(min(wait, 250*time.Millisecond))
+	}
+	go m.receiveLoop(ps, !m.resubscribeEach(ps))
+}
+
+// replaced reports whether rebuild replaced ps.
+func (m *multiplexer) replaced(ps *redis.PubSub) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ps != ps
+}
+
 func (m *multiplexer) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -132,6 +168,11 @@ func (m *multiplexer) isClosed() bool {
 func isRedisError(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re)
+}
+
+func isMoved(err error) bool {
+	kind, _, ok := parseRedirect(err)
+	return ok && kind == "MOVED"
 }
 
 func isTimeout(err error) bool {

@@ -168,3 +168,53 @@ func addrOf(t *testing.T, c *redis.ClusterClient, tag string) string {
 	}
 	return node.Options().Addr
 }
+
+// A node's connection that breaks while it holds no channel reconnects to a
+// random node (go-redis routes a PubSub by its channels); the next
+// subscription there is answered MOVED and must still succeed. Several
+// rounds, since a random pick may hit the right node.
+func TestShardedPubSubAfterIdleReconnect(t *testing.T) {
+	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3})
+	client := cl.Client()
+	r := newRunner(t, client)
+	spub := script(t, testRegistry(t), "spub")
+	addr := addrOf(t, client, "idle")
+	var node *redistest.Server
+	for _, p := range cl.Primaries {
+		if p.Addr == addr {
+			node = p
+		}
+	}
+	for round := 0; round < 6; round++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		l := make(listener, 16)
+		unsub, err := r.Subscribe(ctx, "{idle}ch", l.deliver)
+		if err != nil {
+			cancel()
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if n, err := r.Run(ctx, spub, []string{"{idle}k"}, "{idle}ch", "hi").Int64(); err != nil || n != 1 {
+			cancel()
+			t.Fatalf("round %d: SPUBLISH reached %d subscribers, %v", round, n, err)
+		}
+		l.expect(t, fmt.Sprintf("round %d", round), "hi")
+		unsub()
+		cancel()
+		// Drop the idle connection (once the server has seen the SUNSUBSCRIBE).
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n, err := node.Do(context.Background(), "PUBSUB", "SHARDNUMSUB", "{idle}ch").Slice()
+			if err == nil && len(n) == 2 && n[1] == int64(0) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the channel still has a subscriber: %v %v", round, n, err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		// With no channel left it is no pub/sub client any more.
+		if err := node.Do(context.Background(), "CLIENT", "KILL", "TYPE", "normal").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
