@@ -13,8 +13,8 @@ func (e *engine) key(n *node) []byte {
 	for i := range n.actors {
 		a := &n.actors[i]
 		pc, steps := a.pc, a.steps
-		if pc == endPC || int(steps) >= e.r.bounds.MaxSteps && e.probe == nil {
-			pc, steps = endPC, 0 // a stopped actor's budget no longer matters
+		if pc == endPC {
+			steps = 0 // a stopped actor's budget no longer matters
 		}
 		b = appendInt(b, int64(pc)<<32|int64(steps))
 		if a.holds {
