@@ -40,6 +40,10 @@ type node struct {
 	failover int16
 	parent   int32
 	move     move
+	// deadline caches nextDeadline (a function of the state, asked for
+	// by moves and again by a tick).
+	deadline      int64
+	deadlineKnown bool
 }
 
 type moveKind uint8
@@ -164,6 +168,14 @@ func (e *engine) moves(n *node, out []move, probing bool) []move {
 // nextDeadline returns the nearest instant after now at which a key
 // expires or an actor's believed lease runs out (n.now when none).
 func (e *engine) nextDeadline(n *node) int64 {
+	if !n.deadlineKnown {
+		n.deadline, n.deadlineKnown = e.findDeadline(n), true
+	}
+	return n.deadline
+}
+
+// findDeadline computes what nextDeadline caches in the node.
+func (e *engine) findDeadline(n *node) int64 {
 	best := int64(-1)
 	consider := func(t int64) {
 		if t > n.now && (best < 0 || t < best) {
@@ -198,6 +210,7 @@ func (e *engine) nextDeadline(n *node) int64 {
 // apply returns the state mv leads to from n; n is not changed.
 func (e *engine) apply(n *node, mv move) (*node, error) {
 	c := *n
+	c.deadlineKnown = false
 	c.actors = append([]actorState(nil), n.actors...)
 	switch mv.kind {
 	case moveActor:
