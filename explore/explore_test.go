@@ -192,3 +192,18 @@ func TestScriptErrorIsAReply(t *testing.T) {
 		t.Fatalf("the step saw %q", seen)
 	}
 }
+
+// Setup seeds the keyspace before the first step.
+func TestSetupSeedsTheKeyspace(t *testing.T) {
+	var got string
+	m := &explore.Model{
+		Setup: [][]any{{"SET", "config", "on"}},
+		Actors: []explore.Actor{{Name: "a", Steps: []explore.Step{{Command: []any{"GET", "config"}, Then: func(c *explore.Ctx) string {
+			got = c.Str()
+			return ""
+		}}}}},
+	}
+	if _, err := explore.Run(m); err != nil || got != "on" {
+		t.Fatalf("the actor read %q (%v), want the seeded \"on\"", got, err)
+	}
+}
