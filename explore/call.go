@@ -114,6 +114,7 @@ func (e *engine) wait(c *node) simulate.Reply {
 	for _, d := range c.pending {
 		c.replica = c.replica.Apply(d)
 	}
+	c.replica = c.replica.Live(time.UnixMilli(startMs + c.now))
 	c.pending = nil
 	return simulate.Reply{Kind: simulate.KindInt, Int: 1}
 }
