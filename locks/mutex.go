@@ -30,11 +30,6 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.replicas > 0 {
-		if err := c.canReplicate(); err != nil {
-			return nil, fmt.Errorf("locks: Mutex %s: %w", name, err)
-		}
-	}
 	if s.reentrant && s.owner == "" {
 		s.owner = newToken() // the Mutex value is the reentrancy identity
 	}

@@ -95,8 +95,10 @@ func (c *Client) emit(s *settings, e Event) {
 // hooks given before it.) evalsha.WithHook is the same idea for script calls.
 func WithHook(fn func(Event)) Option {
 	return func(s *settings) {
+		s.note("WithHook")
 		if fn == nil {
-			return // nothing to call; WithHook(nil) adds nothing
+			s.invalid("WithHook(nil): pass a function, or leave the option out")
+			return
 		}
 		if prev := s.observer; prev != nil {
 			s.observer = func(e Event) { prev(e); fn(e) }

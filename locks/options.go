@@ -252,6 +252,11 @@ func (c *Client) apply(kind lockKind, name string, opts []Option) (settings, err
 	if err := s.validate(kind, name); err != nil {
 		return s, err
 	}
+	if s.replicas > 0 && kind != kindMultiK {
+		if err := c.canReplicate(); err != nil {
+			return s, fmt.Errorf("locks: %s %s: %w", kind, name, err)
+		}
+	}
 	// Client-wide defaults that do not apply to this kind are dropped here,
 	// where the kind is known.
 	switch kind {
