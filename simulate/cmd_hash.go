@@ -1,7 +1,9 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 )
 
@@ -18,6 +20,7 @@ func init() {
 	commands["hkeys"] = cmdHKeysVals(true)
 	commands["hvals"] = cmdHKeysVals(false)
 	commands["hincrby"] = cmdHIncrBy
+	commands["hincrbyfloat"] = cmdHIncrByFloat
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {
@@ -31,7 +34,7 @@ func cmdHSet(legacy bool) handler {
 			if legacy {
 				name = "hmset"
 			}
-			return errorReply("ERR wrong number of arguments for '" + name + "' command")
+			return errorReply(fmt.Sprintf(errWrongArgs, name))
 		}
 		v, wrong := ks.hashFor(cc, a[1], true)
 		if wrong != nil {
@@ -222,4 +225,38 @@ func cmdHIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 	cur += by
 	v.hset(a[2], strconv.FormatInt(cur, 10))
 	return intReply(cur)
+}
+
+func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
+	by, ok := parseLongDouble(a[3])
+	if !ok {
+		return errorReply(errNotFloat)
+	}
+	if by.IsInf() {
+		return errorReply(errValueNaN)
+	}
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	cur := new(big.Float).SetPrec(longDoublePrec)
+	if v != nil {
+		if x, exists := v.hash[a[2]]; exists {
+			f, ok := parseLongDouble(x)
+			if !ok {
+				return errorReply(errHashNotFloat)
+			}
+			cur = f
+		}
+	}
+	sum, ok := addLongDouble(cur, by)
+	if !ok {
+		return errorReply(errIncrNaN)
+	}
+	if v == nil {
+		v, _ = ks.hashFor(cc, a[1], true)
+	}
+	out := formatLongDouble(sum)
+	v.hset(a[2], out)
+	return bulkReply(out)
 }

@@ -19,6 +19,9 @@ func init() {
 	commands["ttl"] = cmdTTL(false)
 	commands["pttl"] = cmdTTL(true)
 	commands["persist"] = cmdPersist
+	commands["expiretime"] = cmdExpireTime(false)
+	commands["pexpiretime"] = cmdExpireTime(true)
+	commands["rename"] = cmdRename
 }
 
 func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -65,14 +68,14 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 			case "LT":
 				lt = true
 			default:
-				return errorReply(fmt.Sprintf("ERR Unsupported option %s", opt))
+				return errorReply(fmt.Sprintf(errUnsupportedOption, opt))
 			}
 		}
 		if nx && (xx || gt || lt) {
-			return errorReply("ERR NX and XX, GT or LT options at the same time are not compatible")
+			return errorReply(errExpireNXXX)
 		}
 		if gt && lt {
-			return errorReply("ERR GT and LT options at the same time are not compatible")
+			return errorReply(errExpireGTLT)
 		}
 		// As in Redis, the flags are checked before the number.
 		n, ok := parseInt(a[2])
@@ -139,4 +142,31 @@ func cmdPersist(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	v.exp = 0
 	return intReply(1)
+}
+
+func cmdExpireTime(millis bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v := ks.lookup(cc.Now, a[1])
+		switch {
+		case v == nil:
+			return intReply(-2)
+		case v.exp == 0:
+			return intReply(-1)
+		case millis:
+			return intReply(v.exp)
+		}
+		return intReply((v.exp + 500) / 1000)
+	}
+}
+
+func cmdRename(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v := ks.lookup(cc.Now, a[1])
+	if v == nil {
+		return errorReply(errNoKey)
+	}
+	if a[1] != a[2] {
+		delete(ks.keys, a[1])
+		ks.keys[a[2]] = v // the TTL moves with the value
+	}
+	return okReply()
 }

@@ -55,20 +55,6 @@ const (
 	streamApproxLimit    = 100 * streamNodeMaxEntries
 )
 
-const (
-	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
-	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
-	errStreamZeroID     = "ERR The ID specified in XADD must be greater than 0-0"
-	errStreamExhausted  = "ERR The stream has exhausted the last possible ID, unable to add more items"
-	errStreamTooLarge   = "ERR Elements are too large to be stored"
-	errStreamLimit      = "ERR syntax error, LIMIT cannot be used without the special ~ option"
-	errStreamLimitNoHow = "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
-	errStreamNoStrategy = "ERR syntax error, XTRIM must be called with a trimming strategy"
-	errStreamBothTrims  = "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
-	errStreamMaxLen     = "ERR The MAXLEN argument must be >= 0."
-	errStreamLimitNeg   = "ERR The LIMIT argument must be >= 0."
-)
-
 func init() {
 	commands["xadd"] = cmdXAdd
 	commands["xlen"] = cmdXLen
@@ -396,7 +382,7 @@ func cmdXAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	fields := a[min(p.idPos+1, len(a)):]
 	if len(fields) < 2 || len(fields)%2 != 0 || p.idPos >= len(a) {
-		return errorReply("ERR wrong number of arguments for 'xadd' command")
+		return errorReply(fmt.Sprintf(errWrongArgs, "xadd"))
 	}
 	if p.idGiven && p.seqGiven && p.id == (streamID{}) {
 		return errorReply(errStreamZeroID)
@@ -484,7 +470,7 @@ func parseRangeID(s string, isStart bool) (id streamID, bad string) {
 	}
 	if isStart {
 		if id == (streamID{math.MaxUint64, math.MaxUint64}) {
-			return id, "ERR invalid start ID for the interval"
+			return id, errStreamStartID
 		}
 		if id.seq == math.MaxUint64 {
 			return streamID{id.ms + 1, 0}, ""
@@ -493,7 +479,7 @@ func parseRangeID(s string, isStart bool) (id streamID, bad string) {
 		return id, ""
 	}
 	if id == (streamID{}) {
-		return id, "ERR invalid end ID for the interval"
+		return id, errStreamEndID
 	}
 	if id.seq == 0 {
 		return streamID{id.ms - 1, math.MaxUint64}, ""

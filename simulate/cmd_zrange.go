@@ -20,12 +20,7 @@ func init() {
 	commands["zrangestore"] = cmdZRangeStore
 }
 
-const (
-	errZRangeLimit           = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
-	errZRangeLexScores       = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
-	errMinMaxLex             = "ERR min or max not valid string range item"
-	zrangeNoLimit      int64 = -1
-)
+const zrangeNoLimit int64 = -1
 
 type zrangeBy uint8
 

@@ -141,7 +141,7 @@ func (ks *Keyspace) Implemented(name string) bool {
 // Exec runs one command, validating it as the server does for a direct call.
 func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	if len(argv) == 0 {
-		return errorReply("ERR empty command")
+		return errorReply(errEmptyCommand)
 	}
 	name := strings.ToLower(argv[0])
 	meta, known := cmdtable.Lookup(name)
@@ -150,14 +150,14 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 		for _, a := range argv[1:] {
 			fmt.Fprintf(&b, "'%s' ", a)
 		}
-		return errorReply(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", argv[0], b.String()))
+		return errorReply(fmt.Sprintf(errUnknownCommand, argv[0], b.String()))
 	}
 	if !meta.ArityOK(len(argv)) {
-		return errorReply(fmt.Sprintf("ERR wrong number of arguments for '%s' command", name))
+		return errorReply(fmt.Sprintf(errWrongArgs, name))
 	}
 	h, ok := commands[name]
 	if !ok {
-		return errorReply(fmt.Sprintf("ERR simulate: command '%s' is not implemented", name))
+		return errorReply(fmt.Sprintf(errNotImplemented, name))
 	}
 	return h(ks, cc, argv)
 }

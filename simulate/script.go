@@ -50,20 +50,20 @@ func parseShebang(src string) (string, scriptFlags, string) {
 	}
 	nl := strings.IndexByte(src, '\n')
 	if nl < 0 {
-		return "", f, "ERR Invalid script shebang"
+		return "", f, errShebangInvalid
 	}
 	parts := strings.Fields(src[:nl])
 	if len(parts) == 0 {
-		return "", f, "ERR Invalid engine in script shebang"
+		return "", f, errShebangNoEngine
 	}
 	if parts[0] != "#!lua" {
-		return "", f, "ERR Unexpected engine in script shebang: " + parts[0]
+		return "", f, errShebangEngine + parts[0]
 	}
 	f.shebang = true
 	for _, p := range parts[1:] {
 		list, ok := strings.CutPrefix(p, "flags=")
 		if !ok {
-			return "", f, "ERR Unknown lua shebang option: " + p
+			return "", f, errShebangOption + p
 		}
 		if list == "" {
 			continue
@@ -78,7 +78,7 @@ func parseShebang(src string) (string, scriptFlags, string) {
 				// These change behaviour under memory pressure, on stale
 				// replicas and in cluster mode, none of which the simulator has.
 			default:
-				return "", f, "ERR Unexpected flag in script shebang: " + name
+				return "", f, errShebangFlag + name
 			}
 		}
 	}
@@ -97,7 +97,7 @@ func (s *Server) compile(src, sha string) (*compiled, string) {
 	}
 	proto, err := compileLua(body, scriptChunk)
 	if err != nil {
-		return nil, "ERR Error compiling script (new function): " + err.Error()
+		return nil, errCompilingScript + err.Error()
 	}
 	c := &compiled{sha: sha, proto: proto, flags: flags}
 	s.scripts[sha] = c
