@@ -150,6 +150,7 @@ func (v *value) hset(field, x string) bool {
 		v.fields = append(v.fields, field)
 	}
 	v.hash[field] = x
+	v.noteHashField(field, x)
 	return !exists
 }
 
@@ -175,7 +176,7 @@ func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := []Reply{}
 	if v != nil {
-		for _, f := range v.fields {
+		for _, f := range ks.hashFields(v) {
 			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
 		}
 	}
@@ -190,7 +191,7 @@ func cmdHKeysVals(keys bool) handler {
 		}
 		out := []Reply{}
 		if v != nil {
-			for _, f := range v.fields {
+			for _, f := range ks.hashFields(v) {
 				if keys {
 					out = append(out, bulkReply(f))
 				} else {
@@ -259,4 +260,16 @@ func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
 	out := formatLongDouble(sum)
 	v.hset(a[2], out)
 	return bulkReply(out)
+}
+
+// hashFields lists a hash's fields in listing order: insertion order, as
+// a listpack keeps it, or for a hash table (whose order Redis leaves
+// undefined) the same order, shuffled under UndefinedOrderShuffled.
+func (ks *Keyspace) hashFields(v *value) []string {
+	if !v.big || ks.shuffle == nil {
+		return v.fields
+	}
+	fs := append([]string(nil), v.fields...)
+	ks.shuffleUndefined(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return fs
 }

@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -22,6 +23,8 @@ func init() {
 	commands["expiretime"] = cmdExpireTime(false)
 	commands["pexpiretime"] = cmdExpireTime(true)
 	commands["rename"] = cmdRename
+	commands["keys"] = cmdKeys
+	commands["object"] = cmdObject
 }
 
 func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -169,4 +172,45 @@ func cmdRename(ks *Keyspace, cc *CallContext, a []string) Reply {
 		ks.keys[a[2]] = v // the TTL moves with the value
 	}
 	return okReply()
+}
+
+// cmdKeys implements KEYS pattern. Redis lists the keyspace in its hash
+// table's order, which no two servers share (OrderUndefined); the
+// simulator sorts by name (or shuffles, see WithUndefinedOrder).
+func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
+	all := a[1] == "*"
+	names := make([]string, 0, len(ks.keys))
+	for k := range ks.keys {
+		if (all || globMatch(a[1], k)) && ks.lookup(cc.Now, k) != nil {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	ks.shuffleUndefined(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	out := make([]Reply, len(names))
+	for i, k := range names {
+		out[i] = bulkReply(k)
+	}
+	return arrayReply(out)
+}
+
+// cmdObject implements OBJECT ENCODING key, answering what Redis 7.0 with
+// its default configuration reports; the other subcommands describe
+// memory management the simulator does not have.
+func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
+	sub := strings.ToLower(a[1])
+	switch sub {
+	case "encoding":
+		if len(a) != 3 {
+			return errorReply(fmt.Sprintf(errWrongArgs, "object|encoding"))
+		}
+		v := ks.lookup(cc.Now, a[2])
+		if v == nil {
+			return nilReply()
+		}
+		return bulkReply(v.encoding())
+	case "freq", "idletime", "refcount", "help":
+		return errorReply(fmt.Sprintf(errNotImplemented, "object|"+sub))
+	}
+	return errorReply(fmt.Sprintf(errUnknownSubcommand, a[1], "OBJECT"))
 }

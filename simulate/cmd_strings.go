@@ -196,6 +196,7 @@ func incrBy(ks *Keyspace, cc *CallContext, key string, by int64) Reply {
 		ks.keys[key] = v
 	}
 	v.str = strconv.FormatInt(cur, 10)
+	v.strEnc = "" // a new integer object, whatever the old encoding
 	return intReply(cur)
 }
 
@@ -247,13 +248,15 @@ func cmdAppend(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *wrong
 	}
 	if v == nil {
-		v = &value{kind: kindString}
-		ks.keys[a[1]] = v
+		// A new key stores the argument itself, encoded as SET would.
+		ks.keys[a[1]] = &value{kind: kindString, str: a[2]}
+		return intReply(int64(len(a[2])))
 	}
 	if len(v.str)+len(a[2]) > maxStringLength {
 		return errorReply(errStringTooLong)
 	}
 	v.str += a[2]
+	v.strEnc = "raw"
 	return intReply(int64(len(v.str)))
 }
 
@@ -326,6 +329,7 @@ func cmdSetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	copy(b[off:], a[3])
 	v.str = string(b)
+	v.strEnc = "raw"
 	return intReply(int64(len(v.str)))
 }
 
@@ -356,5 +360,6 @@ func cmdIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
 		ks.keys[a[1]] = v
 	}
 	v.str = out
+	v.strEnc = embstrOrRaw(out)
 	return bulkReply(out)
 }

@@ -126,6 +126,7 @@ flags:
 			changed++
 		}
 		v.zset[m] = storedScore(s)
+		v.noteZSetMember(m)
 		if incr {
 			return doubleReply(s)
 		}

@@ -3,16 +3,17 @@ package simulate
 // Redis 7.0's error texts, as the server sends them. Texts with a %s take
 // the command or option name through fmt.Sprintf.
 const (
-	errWrongType      = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errWrongArgs      = "ERR wrong number of arguments for '%s' command"
-	errUnknownCommand = "ERR unknown command '%s', with args beginning with: %s"
-	errEmptyCommand   = "ERR empty command"
-	errNotInteger     = "ERR value is not an integer or out of range"
-	errNotFloat       = "ERR value is not a valid float"
-	errSyntax         = "ERR syntax error"
-	errNoKey          = "ERR no such key"
-	errIndexRange     = "ERR index out of range"
-	errNegativeOption = "ERR %s can't be negative"
+	errWrongType         = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errWrongArgs         = "ERR wrong number of arguments for '%s' command"
+	errUnknownCommand    = "ERR unknown command '%s', with args beginning with: %s"
+	errEmptyCommand      = "ERR empty command"
+	errUnknownSubcommand = "ERR unknown subcommand '%s'. Try %s HELP."
+	errNotInteger        = "ERR value is not an integer or out of range"
+	errNotFloat          = "ERR value is not a valid float"
+	errSyntax            = "ERR syntax error"
+	errNoKey             = "ERR no such key"
+	errIndexRange        = "ERR index out of range"
+	errNegativeOption    = "ERR %s can't be negative"
 
 	// Strings and counters.
 	errOverflow      = "ERR increment or decrement would overflow"

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"math/rand"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,9 @@ import (
 // safe for concurrent use; the Server's mutex guards it.
 type Keyspace struct {
 	keys map[string]*value
+	// shuffle, when set, reorders the replies whose order Redis leaves
+	// undefined (see WithUndefinedOrder).
+	shuffle *rand.Rand
 }
 
 type kind uint8
@@ -40,6 +44,13 @@ type value struct {
 	set    map[string]struct{}
 	stream *stream
 	exp    int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
+	// big records that a hash, set or sorted set was converted to its
+	// large encoding (hashtable, skiplist): Redis never converts back.
+	big bool
+	// strEnc is a string's encoding when a command fixed it (APPEND and
+	// SETRANGE leave "raw", INCRBYFLOAT "embstr" or "raw"); empty means
+	// the encoding SET would pick for the content (see encoding.go).
+	strEnc string
 }
 
 // CallContext is what one command needs to know about its caller.

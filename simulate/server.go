@@ -15,18 +15,20 @@ import (
 // Redis's Lua sandbox. It is safe for concurrent use; each script runs
 // atomically, as in Redis (one lock covers the keyspace for the whole run).
 type Server struct {
-	mu            sync.Mutex
-	ks            *Keyspace
-	clock         Clock
-	keyDiscipline bool
-	crossSlot     bool
-	protocol      int
-	rand          lrand48
-	sb            *sandbox
-	scripts       map[string]*compiled
-	trace         ring[TraceEntry]
-	logs          ring[LogLine]
-	subs          subscribers
+	mu             sync.Mutex
+	ks             *Keyspace
+	clock          Clock
+	keyDiscipline  bool
+	crossSlot      bool
+	protocol       int
+	rand           lrand48
+	seed           int64
+	undefinedOrder UndefinedOrder
+	sb             *sandbox
+	scripts        map[string]*compiled
+	trace          ring[TraceEntry]
+	logs           ring[LogLine]
+	subs           subscribers
 }
 
 // Option configures a Server.
@@ -59,7 +61,10 @@ func WithProtocol(v int) Option {
 
 // WithSeed seeds math.random as math.randomseed(seed) would. Without it the
 // generator starts where a fresh redis-server's does.
-func WithSeed(seed int64) Option { return func(s *Server) { s.rand.seed(int32(seed)) } }
+// It also seeds UndefinedOrderShuffled.
+func WithSeed(seed int64) Option {
+	return func(s *Server) { s.rand.seed(int32(seed)); s.seed = seed }
+}
 
 // WithTraceLimit sets how many commands (and, separately, log lines) the
 // server remembers for Trace and Logs, newest kept (default 10,000; 0 turns
@@ -86,6 +91,9 @@ func New(opts ...Option) *Server {
 	}
 	if s.clock == nil {
 		s.clock = WallClock{}
+	}
+	if s.undefinedOrder == UndefinedOrderShuffled {
+		s.ks.shuffle = newShuffler(s.seed)
 	}
 	return s
 }
