@@ -11,6 +11,9 @@ import (
 // EVALSHA, their _RO forms and SCRIPT LOAD/EXISTS/FLUSH) through the
 // sandbox. ok is false for every other command. The caller holds s.mu.
 func (s *Server) scriptCommand(ctx context.Context, argv []string, pubs *[]publication) (reply Reply, err error, ok bool) {
+	if r, err, ok := s.functionCommand(ctx, argv, pubs); ok {
+		return r, err, true
+	}
 	name := strings.ToLower(argv[0])
 	switch name {
 	case "eval", "eval_ro", "evalsha", "evalsha_ro":

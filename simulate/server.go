@@ -26,6 +26,7 @@ type Server struct {
 	undefinedOrder UndefinedOrder
 	sb             *sandbox
 	scripts        map[string]*compiled
+	functions      *functionStore
 	trace          ring[TraceEntry]
 	logs           ring[LogLine]
 	subs           subscribers
@@ -83,6 +84,7 @@ func New(opts ...Option) *Server {
 		protocol:      3,
 		rand:          lrand48{x: lrandInit},
 		scripts:       map[string]*compiled{},
+		functions:     newFunctionStore(),
 		trace:         ring[TraceEntry]{limit: 10000},
 		logs:          ring[LogLine]{limit: 10000},
 	}
@@ -176,7 +178,9 @@ func (s *Server) run(ctx context.Context, src, sha string, script *registry.Scri
 
 // Do runs one command directly, as a client would (to seed data or inspect
 // it). EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH run
-// scripts through the same sandbox as Run.
+// scripts through the same sandbox as Run; FUNCTION LOAD/DELETE/LIST/
+// FLUSH/DUMP/RESTORE, FCALL and FCALL_RO run Redis 7 function libraries in
+// the functions engine's own interpreter, as Redis keeps them apart.
 func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, args...)
 	if err := ctx.Err(); err != nil {
