@@ -3,7 +3,9 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestScanCursorSurvivesChanges: an element present for a whole SCAN
@@ -77,5 +79,22 @@ func TestGlobMatch(t *testing.T) {
 		if got := globMatch(c.pat, c.s); got != c.want {
 			t.Errorf("globMatch(%q, %q) = %v, want %v", c.pat, c.s, got, c.want)
 		}
+	}
+}
+
+// TestGlobMatchIsNotExponential: a pattern of many stars against a long
+// string that does not match returns at once (Redis's skipLongerMatches).
+func TestGlobMatchIsNotExponential(t *testing.T) {
+	pattern := strings.Repeat("*a", 30) + "*b"
+	s := strings.Repeat("a", 200)
+	done := make(chan bool, 1)
+	go func() { done <- globMatch(pattern, s) }()
+	select {
+	case got := <-done:
+		if got {
+			t.Fatal("matched a string without a 'b'")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("globMatch still running after 30s: exponential backtracking")
 	}
 }

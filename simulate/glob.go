@@ -5,6 +5,16 @@ package simulate
 // '[abc]', '[^a-z]' (a reversed range is swapped), and '\' escaping the
 // next character; an unclosed '[' runs to the end of the pattern.
 func globMatch(pattern, s string) bool {
+	var giveUp bool
+	return globMatchFrom(pattern, s, &giveUp)
+}
+
+// globMatchFrom is stringmatchlen_impl. Once the rest of the pattern after
+// a '*' matched no suffix of the string, no earlier '*' can help by
+// matching more (the rest would have to start later still): giveUp stops
+// the search there, which keeps patterns like "*a*a*a*a*b" from taking
+// exponential time.
+func globMatchFrom(pattern, s string, giveUp *bool) bool {
 	p := pattern
 	for len(p) > 0 && len(s) > 0 {
 		switch p[0] {
@@ -16,10 +26,14 @@ func globMatch(pattern, s string) bool {
 				return true
 			}
 			for i := 0; i < len(s); i++ {
-				if globMatch(p[1:], s[i:]) {
+				if globMatchFrom(p[1:], s[i:], giveUp) {
 					return true
 				}
+				if *giveUp {
+					return false
+				}
 			}
+			*giveUp = true
 			return false
 		case '?':
 			s = s[1:]
