@@ -100,9 +100,28 @@ const (
 	errFlushOption          = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
 	errRestorePayload       = "ERR DUMP payload version or checksum are wrong"
 	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	errFunctionLoadTimeout  = "ERR FUNCTION LOAD timeout"
+	errNonexistentGlobal    = "Script attempted to access nonexistent global variable '%s'"
 	errRestoreNotFunction   = "ERR given type is not a function"
 	errRestoreLibraryExists = "ERR Library %s already exists"
 	errRestoreUnsupported   = "ERR simulate: FUNCTION RESTORE of this payload is not supported (%s); load the libraries' code with FUNCTION LOAD instead"
+
+	// Raised inside Lua by redis.register_function (raise adds the ERR code).
+	errRegisterOutsideLoad  = "redis.register_function can only be called on FUNCTION LOAD command"
+	errRegisterDuplicate    = "Function already exists in the library"
+	errRegisterFirstArg     = "first argument to redis.register_function must be a string"
+	errRegisterSecondArg    = "second argument to redis.register_function must be a function"
+	errRegisterArgCount     = "wrong number of arguments to redis.register_function"
+	errRegisterSingleArg    = "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments)."
+	errRegisterKeyType      = "named argument key given to redis.register_function is not a string"
+	errRegisterNameType     = "function_name argument given to redis.register_function must be a string"
+	errRegisterDescType     = "description argument given to redis.register_function must be a string"
+	errRegisterCallbackType = "callback argument given to redis.register_function must be a function"
+	errRegisterFlagsType    = "flags argument to redis.register_function must be a table representing function flags"
+	errRegisterUnknownFlag  = "unknown flag given"
+	errRegisterUnknownArg   = "unknown argument given to redis.register_function"
+	errRegisterNoName       = "redis.register_function must get a function name argument"
+	errRegisterNoCallback   = "redis.register_function must get a callback argument"
 
 	// The simulator's own: a command Redis has that the simulator lacks.
 	errNotImplemented = "ERR simulate: command '%s' is not implemented"

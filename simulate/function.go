@@ -9,8 +9,6 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/redlua/redlua/registry"
 )
 
 // functionChunk is the chunk name Redis gives every library: errors say
@@ -91,7 +89,7 @@ func (e *functionEngine) newLoadAPI() *lua.LTable {
 	L := sb.L
 	missing := L.NewTable()
 	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		L.RaiseError(errNonexistentGlobal, L.ToString(2))
 		return 0
 	}))
 	runtimeRedis := sb.real[sb.globals.RawGetString("redis").(*lua.LTable)]
@@ -167,145 +165,6 @@ func (fs *functionStore) unlink(lib *library) {
 	}
 }
 
-// parseLibraryMetadata is functionExtractLibMetaData: the "#!<engine>
-// name=<lib>" first line. It returns the library name and the body Lua
-// compiles (the first line blanked, its newline kept so lines count from
-// the shebang), or Redis's error text.
-func parseLibraryMetadata(code string) (name, body, errText string) {
-	if !strings.HasPrefix(code, "#!") {
-		return "", "", errLibraryNoMetadata
-	}
-	nl := strings.IndexByte(code, '\n')
-	if nl < 0 {
-		return "", "", errLibraryBadMetadata
-	}
-	parts, ok := splitArgs(code[2:nl])
-	if !ok || len(parts) == 0 {
-		return "", "", errLibraryBadMetadata
-	}
-	engine, named := parts[0], false
-	for _, p := range parts[1:] {
-		if len(p) < 5 || !strings.EqualFold(p[:5], "name=") {
-			return "", "", errLibraryMetadataValue + p
-		}
-		if named {
-			return "", "", errLibraryNameTwice
-		}
-		name, named = p[5:], true
-	}
-	if !named {
-		return "", "", errLibraryNoName
-	}
-	if !strings.EqualFold(engine, "lua") {
-		return "", "", fmt.Sprintf(errEngineNotFound, engine)
-	}
-	if !validFunctionName(name) {
-		return "", "", errFunctionName
-	}
-	return name, code[nl:], ""
-}
-
-// validFunctionName is functionsVerifyName: letters, digits and '_', at
-// least one.
-func validFunctionName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// splitArgs splits a line as sdssplitargs does: words separated by
-// spaces, "double quoted" (with \n, \t, \xHH... escapes) and 'single
-// quoted' words; a closing quote must be followed by a space or the end.
-func splitArgs(line string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(line) && isCSpace(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			return out, true
-		}
-		var b strings.Builder
-		inDQ, inSQ := false, false
-		for done := false; !done; {
-			switch {
-			case inDQ:
-				if i == len(line) {
-					return nil, false
-				}
-				c := line[i]
-				switch {
-				case c == '\\' && i+1 < len(line):
-					i++
-					b.WriteByte(map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'a': '\a'}[line[i]] | onlyIfPlain(line[i]))
-				case c == '"':
-					if i+1 < len(line) && !isCSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					b.WriteByte(c)
-				}
-			case inSQ:
-				if i == len(line) {
-					return nil, false
-				}
-				c := line[i]
-				switch {
-				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
-					i++
-					b.WriteByte('\'')
-				case c == '\'':
-					if i+1 < len(line) && !isCSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					b.WriteByte(c)
-				}
-			default:
-				if i == len(line) {
-					done = true
-					continue
-				}
-				switch c := line[i]; {
-				case isCSpace(c):
-					done = true
-					continue
-				case c == '"':
-					inDQ = true
-				case c == '\'':
-					inSQ = true
-				default:
-					b.WriteByte(c)
-				}
-			}
-			if !done || inDQ || inSQ {
-				i++
-			}
-		}
-		out = append(out, b.String())
-	}
-}
-
-// onlyIfPlain keeps an escaped character that is not one of the named
-// escapes (\" stays ", \\ stays \).
-func onlyIfPlain(c byte) byte {
-	switch c {
-	case 'n', 'r', 't', 'b', 'a':
-		return 0
-	}
-	return c
-}
-
 // compileLibrary compiles a library and runs its top level with the load
 // API, collecting the functions it registers.
 func (s *Server) compileLibrary(ctx context.Context, name, code, body string) (*library, string) {
@@ -335,7 +194,7 @@ func (s *Server) compileLibrary(ctx context.Context, name, code, body string) (*
 	sb.run = nil
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(loadCtx.Err(), context.DeadlineExceeded) {
-			return nil, errRegisteringFunctions + "ERR FUNCTION LOAD timeout"
+			return nil, errRegisteringFunctions + errFunctionLoadTimeout
 		}
 		return nil, errRegisteringFunctions + loadErrorText(err)
 	}
@@ -363,147 +222,6 @@ func loadErrorText(err error) string {
 	}
 	return "ERR " + ae.Object.String()
 }
-
-// registerFunction is redis.register_function, callable only while
-// FUNCTION LOAD runs a library's top level: (name, callback) or one table
-// of named arguments function_name, callback, flags and description.
-func (e *functionEngine) registerFunction(L *lua.LState) int {
-	lib := e.loading
-	if lib == nil {
-		raise(L, "redis.register_function can only be called on FUNCTION LOAD command")
-	}
-	f, msg := readRegisterArgs(L)
-	if msg != "" {
-		raise(L, msg)
-	}
-	if !validFunctionName(f.name) {
-		raise(L, strings.TrimPrefix(errFunctionName, "ERR "))
-	}
-	for _, g := range lib.funcs {
-		if g.name == f.name {
-			raise(L, "Function already exists in the library")
-		}
-	}
-	f.lib = lib
-	lib.funcs = append(lib.funcs, f)
-	return 0
-}
-
-func readRegisterArgs(L *lua.LState) (*libFunction, string) {
-	switch L.GetTop() {
-	case 1:
-		return readNamedRegisterArgs(L)
-	case 2:
-		name, ok := luaStringArg(L.Get(1))
-		if !ok {
-			return nil, "first argument to redis.register_function must be a string"
-		}
-		fn, ok := L.Get(2).(*lua.LFunction)
-		if !ok {
-			return nil, "second argument to redis.register_function must be a function"
-		}
-		return &libFunction{name: name, fn: fn}, ""
-	}
-	return nil, "wrong number of arguments to redis.register_function"
-}
-
-func readNamedRegisterArgs(L *lua.LState) (*libFunction, string) {
-	t, ok := L.Get(1).(*lua.LTable)
-	if !ok {
-		return nil, "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments)."
-	}
-	f := &libFunction{}
-	named := false
-	var msg string
-	t.ForEach(func(k, v lua.LValue) {
-		if msg != "" {
-			return
-		}
-		key, ok := luaStringArg(k)
-		if !ok {
-			msg = "named argument key given to redis.register_function is not a string"
-			return
-		}
-		switch strings.ToLower(key) {
-		case "function_name":
-			if f.name, ok = luaStringArg(v); !ok {
-				msg = "function_name argument given to redis.register_function must be a string"
-			}
-			named = ok
-		case "description":
-			d, ok := luaStringArg(v)
-			if !ok {
-				msg = "description argument given to redis.register_function must be a string"
-			}
-			f.description = &d
-		case "callback":
-			if f.fn, ok = v.(*lua.LFunction); !ok {
-				msg = "callback argument given to redis.register_function must be a function"
-			}
-		case "flags":
-			ft, ok := v.(*lua.LTable)
-			if !ok {
-				msg = "flags argument to redis.register_function must be a table representing function flags"
-				return
-			}
-			if !f.readFlags(ft) {
-				msg = "unknown flag given"
-			}
-		default:
-			msg = "unknown argument given to redis.register_function"
-		}
-	})
-	switch {
-	case msg != "":
-		return nil, msg
-	case !named:
-		return nil, "redis.register_function must get a function name argument"
-	case f.fn == nil:
-		return nil, "redis.register_function must get a callback argument"
-	}
-	return f, ""
-}
-
-// readFlags reads flags[1], flags[2], ... until the first nil, each one of
-// Redis's script flags (without case).
-func (f *libFunction) readFlags(t *lua.LTable) bool {
-	set := map[string]bool{}
-	for i := 1; ; i++ {
-		v := t.RawGetInt(i)
-		if v == lua.LNil {
-			break
-		}
-		s, ok := luaStringArg(v)
-		if !ok {
-			return false
-		}
-		name := strings.ToLower(s)
-		if !isScriptFlag(name) {
-			return false
-		}
-		set[name] = true
-	}
-	for _, name := range registry.KnownFlags {
-		if set[name] {
-			f.flags = append(f.flags, name)
-		}
-	}
-	f.noWrites, f.crossSlot = set[registry.FlagNoWrites], set[registry.FlagAllowCrossSlotKeys]
-	return true
-}
-
-func isScriptFlag(name string) bool {
-	for _, k := range registry.KnownFlags {
-		if k == name {
-			return true
-		}
-	}
-	return false
-}
-
-// luaStringArg is lua_isstring + lua_tostring: strings, and numbers as
-// Lua 5.1 formats them.
-func luaStringArg(v lua.LValue) (string, bool) { return concatString(v) }
 
 // sortedLibraries lists the libraries by name (Redis lists them in its
 // dictionary's order, which is undefined).
