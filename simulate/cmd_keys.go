@@ -25,6 +25,8 @@ func init() {
 	commands["rename"] = cmdRename
 	commands["keys"] = cmdKeys
 	commands["object"] = cmdObject
+	// Scripts check subcommands by their full name; Exec dispatches on "object".
+	commands["object|encoding"] = cmdObject
 }
 
 func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {

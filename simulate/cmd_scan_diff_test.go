@@ -30,6 +30,11 @@ var scanExactCases = [][]string{
 		"HINCRBY h2 " + strings.Repeat("f", 65) + " 1", "OBJECT ENCODING h2", "HSETNX h3 " + strings.Repeat("f", 65) + " 1", "OBJECT ENCODING h3", "HINCRBYFLOAT h4 " + strings.Repeat("f", 65) + " 1", "OBJECT ENCODING h4"},
 	{"SADD s 1 2", "SADD s 01", "OBJECT ENCODING s", "SADD t -0", "OBJECT ENCODING t", "SADD u a", "OBJECT ENCODING u", "SADD v 9223372036854775807 -9223372036854775808", "OBJECT ENCODING v", "SMEMBERS v"},
 	{"ZINCRBY z 1 " + strings.Repeat("q", 65), "OBJECT ENCODING z", "ZADD y 1 " + strings.Repeat("q", 64), "OBJECT ENCODING y", "ZADD y 2 " + strings.Repeat("r", 65), "OBJECT ENCODING y", "ZREM y " + strings.Repeat("r", 65), "OBJECT ENCODING y"},
+	// Scripts page with the SCAN family too (a job queue's pagination script).
+	{"HSET h a 1 b 2 c 3", "SADD {s}s 3 1 2", "ZADD {s}z 2 x 1 y",
+		"EVAL 'local out, cursor = {}, \"0\" repeat local r = redis.call(\"HSCAN\", KEYS[1], cursor, \"MATCH\", ARGV[1]) cursor = r[1] for _, v in ipairs(r[2]) do out[#out+1] = v end until cursor == \"0\" return out' 1 h *",
+		"EVAL 'return {redis.call(\"SSCAN\", KEYS[1], 0), redis.call(\"ZSCAN\", KEYS[2], 0), redis.call(\"OBJECT\", \"ENCODING\", KEYS[1])}' 2 {s}s {s}z",
+		"EVAL 'return redis.call(\"SCAN\", 0, \"TYPE\", \"zset\")' 0", "EVAL 'return redis.call(\"KEYS\", \"{s}z*\")' 0"},
 }
 
 func TestScanExactMatchesRedis(t *testing.T) { runCommandCases(t, scanExactCases) }
