@@ -39,6 +39,8 @@ var functionCases = [][][]any{
 		{"FUNCTION", "LOAD", "#!lua name=a foo=bar\nx"},
 		{"FUNCTION", "LOAD", "#!lua name=a name=b\nx"},
 		{"FUNCTION", "LOAD", "#!js name=a\nx"},
+		{"FUNCTION", "LOAD", "#! lua name=a\nx"},
+		{"FUNCTION", "LOAD", "#!LUA name=a NAME=b\nx"},
 		{"FUNCTION", "LOAD", "#!lua name=a-b\nx"},
 		{"FUNCTION", "LOAD", "#!lua name=\"a b\"\nx"},
 		{"FUNCTION", "LOAD", "  #!lua name=a\nx"},

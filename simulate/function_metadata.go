@@ -17,11 +17,11 @@ func parseLibraryMetadata(code string) (name, body, errText string) {
 	if nl < 0 {
 		return "", "", errLibraryBadMetadata
 	}
-	parts, ok := splitArgs(code[2:nl])
+	parts, ok := splitArgs(code[:nl])
 	if !ok || len(parts) == 0 {
 		return "", "", errLibraryBadMetadata
 	}
-	engine, named := parts[0], false
+	engine, named := strings.TrimPrefix(parts[0], "#!"), false
 	for _, p := range parts[1:] {
 		if len(p) < 5 || !strings.EqualFold(p[:5], "name=") {
 			return "", "", errLibraryMetadataValue + p
@@ -59,87 +59,90 @@ func validFunctionName(s string) bool {
 }
 
 // splitArgs splits a line as sdssplitargs does: words separated by
-// spaces, "double quoted" (with \n, \t, \xHH... escapes) and 'single
-// quoted' words; a closing quote must be followed by a space or the end.
+// spaces; a double-quoted part takes \n, \r, \t, \b, \a and \xHH escapes
+// (any other escaped character stands for itself), a single-quoted part
+// only \'; a closing quote must be followed by a space or the end, and an
+// unclosed quote fails the whole line.
 func splitArgs(line string) ([]string, bool) {
 	var out []string
-	i := 0
-	for {
+	for i := 0; ; {
 		for i < len(line) && isCSpace(line[i]) {
 			i++
 		}
 		if i == len(line) {
 			return out, true
 		}
-		var b strings.Builder
-		inDQ, inSQ := false, false
-		for done := false; !done; {
-			switch {
-			case inDQ:
-				if i == len(line) {
-					return nil, false
-				}
-				c := line[i]
-				switch {
-				case c == '\\' && i+1 < len(line):
-					i++
-					b.WriteByte(map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'a': '\a'}[line[i]] | onlyIfPlain(line[i]))
-				case c == '"':
-					if i+1 < len(line) && !isCSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					b.WriteByte(c)
-				}
-			case inSQ:
-				if i == len(line) {
-					return nil, false
-				}
-				c := line[i]
-				switch {
-				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
-					i++
-					b.WriteByte('\'')
-				case c == '\'':
-					if i+1 < len(line) && !isCSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					b.WriteByte(c)
-				}
-			default:
-				if i == len(line) {
-					done = true
-					continue
-				}
-				switch c := line[i]; {
-				case isCSpace(c):
-					done = true
-					continue
-				case c == '"':
-					inDQ = true
-				case c == '\'':
-					inSQ = true
-				default:
-					b.WriteByte(c)
-				}
-			}
-			if !done || inDQ || inSQ {
-				i++
-			}
+		word, next, ok := readArg(line, i)
+		if !ok {
+			return nil, false
 		}
-		out = append(out, b.String())
+		out = append(out, word)
+		i = next
 	}
 }
 
-// onlyIfPlain keeps an escaped character that is not one of the named
-// escapes (\" stays ", \\ stays \).
-func onlyIfPlain(c byte) byte {
+// readArg reads one word of splitArgs starting at line[i].
+func readArg(line string, i int) (string, int, bool) {
+	var b strings.Builder
+	var quote byte // 0 outside quotes, else '"' or '\''
+	for ; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote == 0 && isCSpace(c):
+			return b.String(), i, true
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case c == quote:
+			if i+1 < len(line) && !isCSpace(line[i+1]) {
+				return "", 0, false
+			}
+			return b.String(), i + 1, true
+		case quote == '"' && c == '\\' && i+1 < len(line):
+			i++
+			if line[i] == 'x' && i+2 < len(line) && isHex(line[i+1]) && isHex(line[i+2]) {
+				b.WriteByte(hexVal(line[i+1])<<4 | hexVal(line[i+2]))
+				i += 2
+				continue
+			}
+			b.WriteByte(unescape(line[i]))
+		case quote == '\'' && c == '\\' && i+1 < len(line) && line[i+1] == '\'':
+			i++
+			b.WriteByte('\'')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if quote != 0 {
+		return "", 0, false
+	}
+	return b.String(), i, true
+}
+
+// unescape is the character a backslash escape inside double quotes stands for.
+func unescape(c byte) byte {
 	switch c {
-	case 'n', 'r', 't', 'b', 'a':
-		return 0
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
 	}
 	return c
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }

@@ -84,3 +84,25 @@ func TestFunctionRunnerMatchesRun(t *testing.T) {
 		t.Error("FunctionRunner ran a nil script")
 	}
 }
+
+func TestSplitArgs(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want []string
+		ok   bool
+	}{
+		{"lua name=x", []string{"lua", "name=x"}, true},
+		{"  lua   name=x  ", []string{"lua", "name=x"}, true},
+		{`lua name="a b"`, []string{"lua", "name=a b"}, true},
+		{`lua "n\x41\tq"`, []string{"lua", "nA\tq"}, true},
+		{`lua 'it\'s'`, []string{"lua", "it's"}, true},
+		{`lua "open`, nil, false},
+		{`lua "a"b`, nil, false},
+		{"", nil, true},
+	} {
+		got, ok := splitArgs(c.line)
+		if ok != c.ok || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("splitArgs(%q) = %q, %v; want %q, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
