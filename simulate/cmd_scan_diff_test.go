@@ -77,6 +77,10 @@ func TestEncodingThresholdsMatchRedis(t *testing.T) {
 	step("OBJECT", "ENCODING", "h")
 	step("OBJECT", "ENCODING", "z")
 	step("OBJECT", "ENCODING", "s")
+	step("ZADD", "z", "-0", "negzero")
+	step("EVAL", "return redis.call('ZSCORE', KEYS[1], ARGV[1])", 1, "z", "negzero") // "-0" in a skiplist
+	step("ZADD", "small", "-0", "negzero")
+	step("EVAL", "return redis.call('ZSCORE', KEYS[1], ARGV[1])", 1, "small", "negzero") // "0" in a listpack
 	step("ZRANGESTORE", "zs", "z", 0, 2)
 	step("OBJECT", "ENCODING", "zs")
 	step("ZRANGE", "zs", 0, -1, "WITHSCORES")

@@ -372,7 +372,11 @@ func cmdZRangeStore(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	dst := &value{kind: kindZSet, zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
 	for _, m := range ms {
-		dst.zset[m.Member] = m.Score
+		if dst.big {
+			dst.zset[m.Member] = m.Score
+		} else {
+			dst.zset[m.Member] = storedScore(m.Score)
+		}
 	}
 	ks.keys[a[1]] = dst
 	return intReply(int64(len(ms)))

@@ -125,7 +125,11 @@ flags:
 		} else if s != cur {
 			changed++
 		}
-		v.zset[m] = storedScore(s)
+		if v.big {
+			v.zset[m] = s // a skiplist keeps the double itself, -0 included
+		} else {
+			v.zset[m] = storedScore(s)
+		}
 		v.noteZSetMember(m)
 		if incr {
 			return doubleReply(s)
