@@ -85,29 +85,94 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 	if err != nil {
 		return f.failed(ctx, script, fmt.Errorf("evalsha: %w", err))
 	}
-	cmd := f.send(ctx, script, name, keys, args)
+	cmd := f.send(ctx, f.runner.client, script, name, keys, args)
 	if isFunctionNotFound(cmd.Err()) {
 		f.runner.emit(Event{Kind: EventFunctionReload, Script: script, Err: cmd.Err()})
 		if err := f.Load(ctx); err != nil {
 			return f.failed(ctx, script, err)
 		}
-		cmd = f.send(ctx, script, name, keys, args)
+		cmd = f.send(ctx, f.runner.client, script, name, keys, args)
 	}
+	return f.finish(script, cmd)
+}
+
+// RunMany sends calls in one pipeline and returns one *redis.Cmd per call,
+// in the order of calls, as Runner.RunMany does. When any call came back
+// "Function not found", the library is loaded once and those calls are
+// re-sent in a second pipeline (so they run after the others). The error
+// is the first call's error other than redis.Nil, or the context's error.
+func (f *FunctionRunner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error) {
+	cmds := make([]*redis.Cmd, len(calls))
+	names := make([]string, len(calls))
+	var pending []int
+	for i, c := range calls {
+		f.calls.Add(1)
+		err := checkCall(c.Script, c.Keys, c.Args)
+		if err == nil {
+			names[i], err = f.lib.Function(c.Script)
+		}
+		if err != nil {
+			cmds[i] = f.failed(ctx, c.Script, fmt.Errorf("evalsha: %w", err))
+			continue
+		}
+		pending = append(pending, i)
+	}
+	sent := append([]int(nil), pending...)
+	for round := 0; round < 2 && len(pending) > 0; round++ {
+		if round > 0 {
+			f.runner.emit(Event{Kind: EventFunctionReload, Script: calls[pending[0]].Script, Err: cmds[pending[0]].Err()})
+			if err := f.Load(ctx); err != nil {
+				for _, i := range pending {
+					cmds[i].SetErr(err)
+				}
+				break
+			}
+		}
+		pipe := f.runner.client.Pipeline()
+		for _, i := range pending {
+			cmds[i] = f.send(ctx, pipe, calls[i].Script, names[i], calls[i].Keys, calls[i].Args)
+		}
+		_, _ = pipe.Exec(ctx) // each command carries its own error
+		retry := pending[:0]
+		for _, i := range pending {
+			if isFunctionNotFound(cmds[i].Err()) {
+				retry = append(retry, i)
+			}
+		}
+		pending = retry
+	}
+	for _, i := range sent {
+		f.finish(calls[i].Script, cmds[i])
+	}
+	var first error
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && err != redis.Nil && first == nil {
+			first = err
+		}
+	}
+	return cmds, first
+}
+
+func (f *FunctionRunner) send(ctx context.Context, via redis.Cmdable, script *registry.Script, name string, keys []string, args []any) *redis.Cmd {
+	if script.ReadOnly() {
+		f.readOnly.Add(1)
+		return via.FCallRO(ctx, name, keys, args...)
+	}
+	return via.FCall(ctx, name, keys, args...)
+}
+
+// finish wraps a final error with the script's name and counts it.
+func (f *FunctionRunner) finish(script *registry.Script, cmd *redis.Cmd) *redis.Cmd {
 	if err := cmd.Err(); err != nil && err != redis.Nil {
-		err = &ScriptError{Script: script.ID(), Err: err}
-		cmd.SetErr(err)
+		var se *ScriptError
+		if !errors.As(err, &se) {
+			err = &ScriptError{Script: script.ID(), Err: err}
+			cmd.SetErr(err)
+		}
 		f.failures.Add(1)
 		f.runner.emit(Event{Kind: EventError, Script: script, Err: err})
 	}
 	return cmd
-}
-
-func (f *FunctionRunner) send(ctx context.Context, script *registry.Script, name string, keys []string, args []any) *redis.Cmd {
-	if script.ReadOnly() {
-		f.readOnly.Add(1)
-		return f.runner.client.FCallRO(ctx, name, keys, args...)
-	}
-	return f.runner.client.FCall(ctx, name, keys, args...)
 }
 
 // Load loads the library (FUNCTION LOAD REPLACE) on every primary of a

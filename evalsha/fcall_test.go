@@ -174,3 +174,38 @@ func TestFunctionRunnerBadInput(t *testing.T) {
 		t.Error("Run with a canceled context succeeded")
 	}
 }
+
+// TestFunctionRunnerRunManyRealServer: a pipeline of calls on a server
+// without the library loads it once and re-sends the calls; each reply
+// stays in its place.
+func TestFunctionRunnerRunManyRealServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	reg := luaRegistry(t)
+	f := newFunctionRunner(t, srv.Client(), reg)
+	acquire, _ := reg.Get("mutex.acquire")
+	inspect, _ := reg.Get("mutex.inspect")
+	var calls []evalsha.Call
+	for i := 0; i < 5; i++ {
+		name := fmt.Sprintf("{m%d}", i)
+		calls = append(calls, evalsha.Call{Script: acquire, Keys: []string{name, name + ":fence"}, Args: []any{"alice", 60000, "0", ""}})
+	}
+	calls = append(calls, evalsha.Call{Script: inspect, Keys: []string{"{m0}", "{m0}:queue"}}, evalsha.Call{Script: acquire, Keys: []string{"too few"}})
+	cmds, err := f.RunMany(context.Background(), calls)
+	if err == nil {
+		t.Error("RunMany with a bad call reported no error")
+	}
+	for i := 0; i < 5; i++ {
+		if v, err := cmds[i].Result(); err != nil || !cmp.Equal(v, []any{int64(1), int64(1), int64(1)}) {
+			t.Errorf("call %d = %v, %v", i, v, err)
+		}
+	}
+	if v, err := cmds[5].Slice(); err != nil || v[0] != "alice" {
+		t.Errorf("inspect = %v, %v; want alice as the owner (it ran after the acquires were re-sent? it must see them)", v, err)
+	}
+	if cmds[6].Err() == nil {
+		t.Error("the call with too few keys succeeded")
+	}
+	if st := f.Stats(); st.Reloads != 1 {
+		t.Errorf("%d loads, want 1", st.Reloads)
+	}
+}
