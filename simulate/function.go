@@ -22,7 +22,7 @@ const functionLoadTimeout = 500 * time.Millisecond
 // library is one loaded Redis 7 function library.
 type library struct {
 	name  string
-	code  string // the FUNCTION LOAD payload, shebang line included
+	code  string // the FUNCTION LOAD payload, its "#!lua name=" line included
 	funcs []*libFunction
 }
 

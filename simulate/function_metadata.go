@@ -8,7 +8,7 @@ import (
 // parseLibraryMetadata is functionExtractLibMetaData: the "#!<engine>
 // name=<lib>" first line. It returns the library name and the body Lua
 // compiles (the first line blanked, its newline kept so lines count from
-// the shebang), or Redis's error text.
+// the "#!" line), or Redis's error text.
 func parseLibraryMetadata(code string) (name, body, errText string) {
 	if !strings.HasPrefix(code, "#!") {
 		return "", "", errLibraryNoMetadata

@@ -14,7 +14,7 @@ import (
 // FunctionRunner runs registry scripts on a Server as Redis 7 functions,
 // as evalsha.FunctionRunner does on a real server: the registry becomes
 // one library (registry.NewFunctionLibrary), loaded on first use, and each
-// script is called with FCALL, or FCALL_RO when it is flagged no-writes.
+// script is called with FCALL, or FCALL_RO when its script declares no writes (registry.Script.ReadOnly).
 // It satisfies the same Run and Subscribe methods as the Server, so code
 // written against a backend interface runs in either mode.
 type FunctionRunner struct {
