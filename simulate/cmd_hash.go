@@ -1,7 +1,9 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 )
 
@@ -18,6 +20,7 @@ func init() {
 	commands["hkeys"] = cmdHKeysVals(true)
 	commands["hvals"] = cmdHKeysVals(false)
 	commands["hincrby"] = cmdHIncrBy
+	commands["hincrbyfloat"] = cmdHIncrByFloat
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {
@@ -31,7 +34,7 @@ func cmdHSet(legacy bool) handler {
 			if legacy {
 				name = "hmset"
 			}
-			return errorReply("ERR wrong number of arguments for '" + name + "' command")
+			return errorReply(fmt.Sprintf(errWrongArgs, name))
 		}
 		v, wrong := ks.hashFor(cc, a[1], true)
 		if wrong != nil {
@@ -147,6 +150,7 @@ func (v *value) hset(field, x string) bool {
 		v.fields = append(v.fields, field)
 	}
 	v.hash[field] = x
+	v.noteHashField(field, x)
 	return !exists
 }
 
@@ -172,7 +176,7 @@ func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := []Reply{}
 	if v != nil {
-		for _, f := range v.fields {
+		for _, f := range ks.hashFields(v) {
 			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
 		}
 	}
@@ -187,7 +191,7 @@ func cmdHKeysVals(keys bool) handler {
 		}
 		out := []Reply{}
 		if v != nil {
-			for _, f := range v.fields {
+			for _, f := range ks.hashFields(v) {
 				if keys {
 					out = append(out, bulkReply(f))
 				} else {
@@ -222,4 +226,50 @@ func cmdHIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 	cur += by
 	v.hset(a[2], strconv.FormatInt(cur, 10))
 	return intReply(cur)
+}
+
+func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
+	by, ok := parseLongDouble(a[3])
+	if !ok {
+		return errorReply(errNotFloat)
+	}
+	if by.IsInf() {
+		return errorReply(errValueNaN)
+	}
+	v, wrong := ks.hashFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	cur := new(big.Float).SetPrec(longDoublePrec)
+	if v != nil {
+		if x, exists := v.hash[a[2]]; exists {
+			f, ok := parseLongDouble(x)
+			if !ok {
+				return errorReply(errHashNotFloat)
+			}
+			cur = f
+		}
+	}
+	sum, ok := addLongDouble(cur, by)
+	if !ok {
+		return errorReply(errIncrNaN)
+	}
+	if v == nil {
+		v, _ = ks.hashFor(cc, a[1], true)
+	}
+	out := formatLongDouble(sum)
+	v.hset(a[2], out)
+	return bulkReply(out)
+}
+
+// hashFields lists a hash's fields in listing order: insertion order, as
+// a listpack keeps it, or for a hash table (whose order Redis leaves
+// undefined) the same order, shuffled under UndefinedOrderShuffled.
+func (ks *Keyspace) hashFields(v *value) []string {
+	if !v.big || ks.shuffle == nil {
+		return v.fields
+	}
+	fs := append([]string(nil), v.fields...)
+	ks.shuffleUndefined(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return fs
 }

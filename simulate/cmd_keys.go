@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -19,6 +20,13 @@ func init() {
 	commands["ttl"] = cmdTTL(false)
 	commands["pttl"] = cmdTTL(true)
 	commands["persist"] = cmdPersist
+	commands["expiretime"] = cmdExpireTime(false)
+	commands["pexpiretime"] = cmdExpireTime(true)
+	commands["rename"] = cmdRename
+	commands["keys"] = cmdKeys
+	commands["object"] = cmdObject
+	// Scripts check subcommands by their full name; Exec dispatches on "object".
+	commands["object|encoding"] = cmdObject
 }
 
 func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -65,14 +73,14 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 			case "LT":
 				lt = true
 			default:
-				return errorReply(fmt.Sprintf("ERR Unsupported option %s", opt))
+				return errorReply(fmt.Sprintf(errUnsupportedOption, opt))
 			}
 		}
 		if nx && (xx || gt || lt) {
-			return errorReply("ERR NX and XX, GT or LT options at the same time are not compatible")
+			return errorReply(errExpireNXXX)
 		}
 		if gt && lt {
-			return errorReply("ERR GT and LT options at the same time are not compatible")
+			return errorReply(errExpireGTLT)
 		}
 		// As in Redis, the flags are checked before the number.
 		n, ok := parseInt(a[2])
@@ -139,4 +147,72 @@ func cmdPersist(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	v.exp = 0
 	return intReply(1)
+}
+
+func cmdExpireTime(millis bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v := ks.lookup(cc.Now, a[1])
+		switch {
+		case v == nil:
+			return intReply(-2)
+		case v.exp == 0:
+			return intReply(-1)
+		case millis:
+			return intReply(v.exp)
+		}
+		return intReply((v.exp + 500) / 1000)
+	}
+}
+
+func cmdRename(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v := ks.lookup(cc.Now, a[1])
+	if v == nil {
+		return errorReply(errNoKey)
+	}
+	if a[1] != a[2] {
+		delete(ks.keys, a[1])
+		ks.keys[a[2]] = v // the TTL moves with the value
+	}
+	return okReply()
+}
+
+// cmdKeys implements KEYS pattern. Redis lists the keyspace in its hash
+// table's order, which no two servers share (OrderUndefined); the
+// simulator sorts by name (or shuffles, see WithUndefinedOrder).
+func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
+	all := a[1] == "*"
+	names := make([]string, 0, len(ks.keys))
+	for k := range ks.keys {
+		if (all || globMatch(a[1], k)) && ks.lookup(cc.Now, k) != nil {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	ks.shuffleUndefined(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	out := make([]Reply, len(names))
+	for i, k := range names {
+		out[i] = bulkReply(k)
+	}
+	return arrayReply(out)
+}
+
+// cmdObject implements OBJECT ENCODING key, answering what Redis 7.0 with
+// its default configuration reports; the other subcommands describe
+// memory management the simulator does not have.
+func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
+	sub := strings.ToLower(a[1])
+	switch sub {
+	case "encoding":
+		if len(a) != 3 {
+			return errorReply(fmt.Sprintf(errWrongArgs, "object|encoding"))
+		}
+		v := ks.lookup(cc.Now, a[2])
+		if v == nil {
+			return nilReply()
+		}
+		return bulkReply(v.encoding())
+	case "freq", "idletime", "refcount", "help":
+		return errorReply(fmt.Sprintf(errNotImplemented, "object|"+sub))
+	}
+	return errorReply(fmt.Sprintf(errUnknownSubcommand, a[1], "OBJECT"))
 }

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -90,10 +91,10 @@ func cmdBPop(left bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
 		timeout, ok := parseFloat(a[len(a)-1])
 		if !ok {
-			return errorReply("ERR timeout is not a float or out of range")
+			return errorReply(errTimeoutNotFloat)
 		}
 		if timeout < 0 {
-			return errorReply("ERR timeout is negative")
+			return errorReply(errTimeoutNegative)
 		}
 		for _, key := range a[1 : len(a)-1] {
 			v, wrong := ks.listFor(cc, key, false)
@@ -201,7 +202,7 @@ func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 		i += int64(len(v.list))
 	}
 	if i < 0 || i >= int64(len(v.list)) {
-		return errorReply("ERR index out of range")
+		return errorReply(errIndexRange)
 	}
 	v.list[i] = a[3]
 	return okReply()
@@ -300,8 +301,6 @@ func move(ks *Keyspace, cc *CallContext, src, dst string, fromLeft, toLeft bool)
 	return bulkReply(x)
 }
 
-const errLPosRankZero = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
-
 // cmdLPos implements LPOS key element [RANK rank] [COUNT num-matches]
 // [MAXLEN len] as Redis 7.0 does, including its int64 arithmetic: RANK
 // -9223372036854775808 negates to itself, so every match qualifies and
@@ -326,7 +325,7 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 			j++
 			n, ok := parseInt(a[j])
 			if !ok || n < 0 {
-				return errorReply("ERR " + opt + " can't be negative")
+				return errorReply(fmt.Sprintf(errNegativeOption, opt))
 			}
 			if opt == "COUNT" {
 				count = n

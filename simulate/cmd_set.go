@@ -37,6 +37,7 @@ func cmdSAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	for _, m := range a[2:] {
 		if _, ok := v.set[m]; !ok {
 			v.set[m] = struct{}{}
+			v.noteSetMember(m)
 			added++
 		}
 	}
@@ -111,7 +112,7 @@ func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := []Reply{}
 	if v != nil {
-		for _, m := range sortedSet(v.set) {
+		for _, m := range ks.setMembers(v) {
 			out = append(out, bulkReply(m))
 		}
 	}
@@ -153,4 +154,17 @@ func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return out[0]
 	}
 	return Reply{Kind: KindSet, Elems: out}
+}
+
+// setMembers lists a set in listing order: numeric for an intset, as
+// Redis keeps it; for a hash table (whose order Redis leaves undefined)
+// sorted as strings, shuffled under UndefinedOrderShuffled.
+func (ks *Keyspace) setMembers(v *value) []string {
+	ms := sortedSet(v.set)
+	if !v.big {
+		intsetOrder(ms)
+		return ms
+	}
+	ks.shuffleUndefined(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	return ms
 }

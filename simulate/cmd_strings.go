@@ -1,7 +1,9 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -17,6 +19,13 @@ func init() {
 	commands["strlen"] = cmdStrlen
 	commands["mget"] = cmdMGet
 	commands["mset"] = cmdMSet
+	commands["getset"] = cmdGetSet
+	commands["getdel"] = cmdGetDel
+	commands["msetnx"] = cmdMSetNX
+	commands["append"] = cmdAppend
+	commands["getrange"] = cmdGetRange
+	commands["setrange"] = cmdSetRange
+	commands["incrbyfloat"] = cmdIncrByFloat
 }
 
 func cmdMGet(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -33,7 +42,7 @@ func cmdMGet(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 func cmdMSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if len(a)%2 != 1 {
-		return errorReply("ERR wrong number of arguments for 'mset' command")
+		return errorReply(fmt.Sprintf(errWrongArgs, "mset"))
 	}
 	for i := 1; i+1 < len(a); i += 2 {
 		ks.keys[a[i]] = &value{kind: kindString, str: a[i+1]}
@@ -157,7 +166,7 @@ func cmdIncrBy(sign int64) handler {
 		}
 		if sign < 0 {
 			if n == math.MinInt64 {
-				return errorReply("ERR decrement would overflow")
+				return errorReply(errDecrOverflow)
 			}
 			n = -n
 		}
@@ -187,5 +196,170 @@ func incrBy(ks *Keyspace, cc *CallContext, key string, by int64) Reply {
 		ks.keys[key] = v
 	}
 	v.str = strconv.FormatInt(cur, 10)
+	v.strEnc = "" // a new integer object, whatever the old encoding
 	return intReply(cur)
+}
+
+func cmdGetSet(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	prev := nilReply()
+	if v != nil {
+		prev = bulkReply(v.str)
+	}
+	ks.keys[a[1]] = &value{kind: kindString, str: a[2]} // GETSET drops the TTL
+	return prev
+}
+
+func cmdGetDel(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return nilReply()
+	}
+	delete(ks.keys, a[1])
+	return bulkReply(v.str)
+}
+
+func cmdMSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a)%2 != 1 {
+		return errorReply(fmt.Sprintf(errWrongArgs, "msetnx"))
+	}
+	for i := 1; i < len(a); i += 2 {
+		if ks.lookup(cc.Now, a[i]) != nil {
+			return intReply(0)
+		}
+	}
+	for i := 1; i+1 < len(a); i += 2 {
+		ks.keys[a[i]] = &value{kind: kindString, str: a[i+1]}
+	}
+	return intReply(1)
+}
+
+const maxStringLength = 512 << 20 // proto-max-bulk-len's default
+
+func cmdAppend(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		// A new key stores the argument itself, encoded as SET would.
+		ks.keys[a[1]] = &value{kind: kindString, str: a[2]}
+		return intReply(int64(len(a[2])))
+	}
+	if len(v.str)+len(a[2]) > maxStringLength {
+		return errorReply(errStringTooLong)
+	}
+	v.str += a[2]
+	v.strEnc = "raw"
+	return intReply(int64(len(v.str)))
+}
+
+func cmdGetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
+	start, ok1 := parseInt(a[2])
+	end, ok2 := parseInt(a[3])
+	if !ok1 || !ok2 {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return bulkReply("")
+	}
+	n := int64(len(v.str))
+	if start < 0 && end < 0 && start > end {
+		return bulkReply("")
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	if start < 0 {
+		start = 0
+	}
+	if end < 0 {
+		end = 0
+	}
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		return bulkReply("")
+	}
+	return bulkReply(v.str[start : end+1])
+}
+
+func cmdSetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
+	off, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	if off < 0 {
+		return errorReply(errOffsetRange)
+	}
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		if a[3] == "" {
+			return intReply(0)
+		}
+		v = &value{kind: kindString}
+		ks.keys[a[1]] = v
+	}
+	if a[3] == "" {
+		return intReply(int64(len(v.str)))
+	}
+	if off+int64(len(a[3])) > maxStringLength {
+		return errorReply(errStringTooLong)
+	}
+	b := []byte(v.str)
+	if need := int(off) + len(a[3]); need > len(b) {
+		b = append(b, make([]byte, need-len(b))...)
+	}
+	copy(b[off:], a[3])
+	v.str = string(b)
+	v.strEnc = "raw"
+	return intReply(int64(len(v.str)))
+}
+
+func cmdIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
+	if wrong != nil {
+		return *wrong
+	}
+	cur := new(big.Float).SetPrec(longDoublePrec)
+	if v != nil {
+		f, ok := parseLongDouble(v.str)
+		if !ok {
+			return errorReply(errNotFloat)
+		}
+		cur = f
+	}
+	by, ok := parseLongDouble(a[2])
+	if !ok {
+		return errorReply(errNotFloat)
+	}
+	sum, ok := addLongDouble(cur, by)
+	if !ok {
+		return errorReply(errIncrNaN)
+	}
+	out := formatLongDouble(sum)
+	if v == nil {
+		v = &value{kind: kindString}
+		ks.keys[a[1]] = v
+	}
+	v.str = out
+	v.strEnc = embstrOrRaw(out)
+	return bulkReply(out)
 }

@@ -20,12 +20,7 @@ func init() {
 	commands["zrangestore"] = cmdZRangeStore
 }
 
-const (
-	errZRangeLimit           = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
-	errZRangeLexScores       = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
-	errMinMaxLex             = "ERR min or max not valid string range item"
-	zrangeNoLimit      int64 = -1
-)
+const zrangeNoLimit int64 = -1
 
 type zrangeBy uint8
 
@@ -375,9 +370,13 @@ func cmdZRangeStore(ks *Keyspace, cc *CallContext, a []string) Reply {
 		delete(ks.keys, a[1])
 		return intReply(0)
 	}
-	dst := &value{kind: kindZSet, zset: make(map[string]float64, len(ms))}
+	dst := &value{kind: kindZSet, zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
 	for _, m := range ms {
-		dst.zset[m.Member] = m.Score
+		if dst.big {
+			dst.zset[m.Member] = m.Score
+		} else {
+			dst.zset[m.Member] = storedScore(m.Score)
+		}
 	}
 	ks.keys[a[1]] = dst
 	return intReply(int64(len(ms)))

@@ -17,6 +17,10 @@ func init() {
 	commands["zlexcount"] = cmdZLexCount
 	commands["zremrangebyscore"] = cmdZRemRangeBy(byScore)
 	commands["zremrangebylex"] = cmdZRemRangeBy(byLex)
+	commands["zincrby"] = cmdZIncrBy
+	commands["zremrangebyrank"] = cmdZRemRangeByRank
+	commands["zpopmin"] = cmdZPop(false)
+	commands["zpopmax"] = cmdZPop(true)
 }
 
 // sortedMembers orders a sorted set by score, then member, as Redis does.
@@ -107,7 +111,7 @@ flags:
 		if incr && exists { // a new member takes the increment as is: -0 stays -0
 			s += cur
 			if math.IsNaN(s) {
-				return errorReply("ERR resulting score is not a number (NaN)")
+				return errorReply(errScoreNaN)
 			}
 		}
 		if exists && ((gt && s <= cur) || (lt && s >= cur)) {
@@ -121,7 +125,12 @@ flags:
 		} else if s != cur {
 			changed++
 		}
-		v.zset[m] = storedScore(s)
+		if v.big {
+			v.zset[m] = s // a skiplist keeps the double itself, -0 included
+		} else {
+			v.zset[m] = storedScore(s)
+		}
+		v.noteZSetMember(m)
 		if incr {
 			return doubleReply(s)
 		}
@@ -232,4 +241,71 @@ func withScores(cc *CallContext, ms []ZMember, scores bool) Reply {
 		}
 	}
 	return arrayReply(out)
+}
+
+func cmdZIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
+	return cmdZAdd(ks, cc, []string{"zadd", a[1], "INCR", a[2], a[3]})
+}
+
+func cmdZRemRangeByRank(ks *Keyspace, cc *CallContext, a []string) Reply {
+	start, ok1 := parseInt(a[2])
+	stop, ok2 := parseInt(a[3])
+	if !ok1 || !ok2 {
+		return errorReply(errNotInteger)
+	}
+	v, wrong := ks.zsetFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	if v == nil {
+		return intReply(0)
+	}
+	ms := sortedMembers(v.zset)
+	lo, hi, ok := span(start, stop, int64(len(ms)))
+	if !ok {
+		return intReply(0)
+	}
+	for _, m := range ms[lo : hi+1] {
+		delete(v.zset, m.Member)
+	}
+	if len(v.zset) == 0 {
+		delete(ks.keys, a[1])
+	}
+	return intReply(hi - lo + 1)
+}
+
+// cmdZPop implements ZPOPMIN/ZPOPMAX key [count]: RESP2 gives a flat
+// member, score list; RESP3 nests pairs when a count was given.
+func cmdZPop(max bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		count, withCount, bad := optionalCount(a)
+		if bad != nil {
+			return *bad
+		}
+		v, wrong := ks.zsetFor(cc, a[1], false)
+		if wrong != nil {
+			return *wrong
+		}
+		if v == nil {
+			return arrayReply([]Reply{})
+		}
+		ms := sortedMembers(v.zset)
+		if max {
+			for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+				ms[i], ms[j] = ms[j], ms[i]
+			}
+		}
+		count = int64(math.Min(float64(count), float64(len(ms))))
+		popped := ms[:count]
+		for _, m := range popped {
+			delete(v.zset, m.Member)
+		}
+		if len(v.zset) == 0 {
+			delete(ks.keys, a[1])
+		}
+		if cc.RESP == 3 && !withCount && len(popped) == 1 {
+			return arrayReply([]Reply{bulkReply(popped[0].Member), doubleReply(popped[0].Score)})
+		}
+		return withScores(cc, popped, true)
+	}
 }

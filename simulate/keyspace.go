@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"math/rand"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,9 @@ import (
 // safe for concurrent use; the Server's mutex guards it.
 type Keyspace struct {
 	keys map[string]*value
+	// shuffle, when set, reorders the replies whose order Redis leaves
+	// undefined (see WithUndefinedOrder).
+	shuffle *rand.Rand
 }
 
 type kind uint8
@@ -40,6 +44,13 @@ type value struct {
 	set    map[string]struct{}
 	stream *stream
 	exp    int64 // Unix milliseconds, as Redis keeps it; 0: no expiry
+	// big records that a hash, set or sorted set was converted to its
+	// large encoding (hashtable, skiplist): Redis never converts back.
+	big bool
+	// strEnc is a string's encoding when a command fixed it (APPEND and
+	// SETRANGE leave "raw", INCRBYFLOAT "embstr" or "raw"); empty means
+	// the encoding SET would pick for the content (see encoding.go).
+	strEnc string
 }
 
 // CallContext is what one command needs to know about its caller.
@@ -141,7 +152,7 @@ func (ks *Keyspace) Implemented(name string) bool {
 // Exec runs one command, validating it as the server does for a direct call.
 func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	if len(argv) == 0 {
-		return errorReply("ERR empty command")
+		return errorReply(errEmptyCommand)
 	}
 	name := strings.ToLower(argv[0])
 	meta, known := cmdtable.Lookup(name)
@@ -150,14 +161,14 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 		for _, a := range argv[1:] {
 			fmt.Fprintf(&b, "'%s' ", a)
 		}
-		return errorReply(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", argv[0], b.String()))
+		return errorReply(fmt.Sprintf(errUnknownCommand, argv[0], b.String()))
 	}
 	if !meta.ArityOK(len(argv)) {
-		return errorReply(fmt.Sprintf("ERR wrong number of arguments for '%s' command", name))
+		return errorReply(fmt.Sprintf(errWrongArgs, name))
 	}
 	h, ok := commands[name]
 	if !ok {
-		return errorReply(fmt.Sprintf("ERR simulate: command '%s' is not implemented", name))
+		return errorReply(fmt.Sprintf(errNotImplemented, name))
 	}
 	return h(ks, cc, argv)
 }

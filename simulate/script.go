@@ -49,17 +49,17 @@ func parseShebang(src string) (string, scriptFlags, string) {
 	}
 	nl := strings.IndexByte(src, '\n')
 	if nl < 0 {
-		return "", f, "ERR Invalid script shebang"
+		return "", f, errShebangInvalid
 	}
 	flags, problems := registry.ParseShebang(src[:nl])
 	for _, p := range problems {
 		switch p.Problem {
 		case registry.ShebangBadEngine:
-			return "", f, "ERR Unexpected engine in script shebang: " + p.Value
+			return "", f, errShebangEngine + p.Value
 		case registry.ShebangUnknownOption:
-			return "", f, "ERR Unknown lua shebang option: " + p.Value
+			return "", f, errShebangOption + p.Value
 		case registry.ShebangUnknownFlag:
-			return "", f, "ERR Unexpected flag in script shebang: " + p.Value
+			return "", f, errShebangFlag + p.Value
 		}
 		// ShebangRepeatedFlags is the registry's rule; Redis takes both lists.
 	}
@@ -90,7 +90,7 @@ func (s *Server) compile(src, sha string) (*compiled, string) {
 	}
 	proto, err := compileLua(body, scriptChunk)
 	if err != nil {
-		return nil, "ERR Error compiling script (new function): " + err.Error()
+		return nil, errCompilingScript + err.Error()
 	}
 	c := &compiled{sha: sha, proto: proto, flags: flags}
 	s.scripts[sha] = c
@@ -113,46 +113,76 @@ type runState struct {
 // runLocked runs a compiled script with s.mu held and returns its reply.
 // Messages it published are returned for delivery once the lock is released.
 func (s *Server) runLocked(ctx context.Context, c *compiled, id string, keys, args []string, forceRO bool) (Reply, []publication, error) {
-	if s.crossSlot && !c.flags.allowCrossSlot {
-		if err := crossSlot(id, keys); err != nil {
-			return Reply{}, nil, err
-		}
-	}
 	sb := s.sandbox()
-	L := sb.L
-	run := &sb.runBuf
-	*run = runState{id: id, sha: c.sha, keys: keys, readOnly: c.flags.noWrites || forceRO}
-	sb.run, sb.resp = run, 2
-	now := s.clock.Now()
-	sb.cc = CallContext{Now: now, Clock: s.clock, InScript: true, ReadOnly: run.readOnly, Publish: sb.publishFn, RESP: 2}
-	sb.globals.RawSetString("KEYS", stringsTable(L, keys))
-	sb.globals.RawSetString("ARGV", stringsTable(L, args))
-
 	if c.fnOf != sb {
-		c.fn = L.NewFunctionFromProto(c.proto)
+		c.fn = sb.L.NewFunctionFromProto(c.proto)
 		c.fn.Env = sb.env
 		c.fnOf = sb
 	}
-	L.Push(c.fn)
+	return s.invokeLocked(ctx, invocation{
+		sb: sb, fn: c.fn, id: id, sha: c.sha, errName: c.sha,
+		readOnly: c.flags.noWrites || forceRO, allowCrossSlot: c.flags.allowCrossSlot,
+	}, keys, args)
+}
+
+// invocation is one run of a script or a function.
+type invocation struct {
+	sb      *sandbox
+	fn      *lua.LFunction
+	id      string // names the run in traces, logs and discipline errors
+	sha     string
+	errName string // names the run in error replies: the SHA1, or the function name
+	// params passes keys and args as the function's two parameters (FCALL)
+	// instead of the KEYS and ARGV globals (EVAL).
+	params         bool
+	readOnly       bool
+	allowCrossSlot bool
+}
+
+// invokeLocked runs inv with s.mu held and returns its reply. Messages it
+// published are returned for delivery once the lock is released.
+func (s *Server) invokeLocked(ctx context.Context, inv invocation, keys, args []string) (Reply, []publication, error) {
+	if s.crossSlot && !inv.allowCrossSlot {
+		if err := crossSlot(inv.id, keys); err != nil {
+			return Reply{}, nil, err
+		}
+	}
+	sb := inv.sb
+	L := sb.L
+	run := &sb.runBuf
+	*run = runState{id: inv.id, sha: inv.sha, keys: keys, readOnly: inv.readOnly}
+	sb.run, sb.resp = run, 2
+	now := s.clock.Now()
+	sb.cc = CallContext{Now: now, Clock: s.clock, InScript: true, ReadOnly: run.readOnly, Publish: sb.publishFn, RESP: 2}
+	L.Push(inv.fn)
+	nargs := 0
+	if inv.params {
+		L.Push(stringsTable(L, keys))
+		L.Push(stringsTable(L, args))
+		nargs = 2
+	} else {
+		sb.globals.RawSetString("KEYS", stringsTable(L, keys))
+		sb.globals.RawSetString("ARGV", stringsTable(L, args))
+	}
 	if ctx.Done() != nil {
 		// Only a cancelable context costs the interpreter a check per instruction.
 		L.SetContext(ctx)
 		defer L.RemoveContext()
 	}
-	err := L.PCall(0, 1, sb.errHandler)
+	err := L.PCall(nargs, 1, sb.errHandler)
 	var reply Reply
 	if err != nil && ctx.Err() != nil {
 		L.SetTop(0)
 		published := run.published
 		*run = runState{}
 		sb.run = nil
-		return Reply{}, published, fmt.Errorf("simulate: script %s interrupted (its writes so far stay, as in Redis): %w", id, ctx.Err())
+		return Reply{}, published, fmt.Errorf("simulate: script %s interrupted (its writes so far stay, as in Redis): %w", inv.id, ctx.Err())
 	}
 	if err != nil {
-		reply = scriptErrorReply(err, c.sha)
+		reply = scriptErrorReply(err, inv.errName)
 		if ae, ok := err.(*lua.ApiError); ok && ae.Type == lua.ApiErrorPanic {
 			// A Go panic inside the interpreter may leave it inconsistent.
-			s.sb = nil
+			s.dropSandbox(sb)
 		}
 	} else {
 		reply = fromLua(L.Get(-1), sb.resp)
@@ -165,6 +195,18 @@ func (s *Server) runLocked(ctx context.Context, c *compiled, id string, keys, ar
 		return Reply{}, published, violation
 	}
 	return reply, published, nil
+}
+
+// dropSandbox discards an interpreter a Go panic may have left
+// inconsistent; the functions engine reloads its libraries into a new one.
+func (s *Server) dropSandbox(sb *sandbox) {
+	if sb == s.sb {
+		s.sb = nil
+		return
+	}
+	if e := s.functions.eng; e != nil && sb == e.sb {
+		s.functions.restart(s)
+	}
 }
 
 func stringsTable(L *lua.LState, ss []string) *lua.LTable {
@@ -188,10 +230,12 @@ func scriptErrorReply(err error, sha string) Reply {
 		// The handler could not run (a stack overflow leaves it no room):
 		// take the position from the message itself, as Redis's handler would.
 		msg := luaMessage(ae.Object.String())
-		if rest, ok := strings.CutPrefix(msg, scriptChunk+":"); ok {
-			if i := strings.IndexByte(rest, ':'); i > 0 {
-				if _, err := strconv.Atoi(rest[:i]); err == nil {
-					return errorReply(noNewlines("ERR " + msg + " script: " + sha + ", on @" + scriptChunk + ":" + rest[:i] + "."))
+		for _, chunk := range []string{scriptChunk, functionChunk} {
+			if rest, ok := strings.CutPrefix(msg, chunk+":"); ok {
+				if i := strings.IndexByte(rest, ':'); i > 0 {
+					if _, err := strconv.Atoi(rest[:i]); err == nil {
+						return errorReply(noNewlines("ERR " + msg + " script: " + sha + ", on @" + chunk + ":" + rest[:i] + "."))
+					}
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -10,27 +11,30 @@ import (
 // EVALSHA, their _RO forms and SCRIPT LOAD/EXISTS/FLUSH) through the
 // sandbox. ok is false for every other command. The caller holds s.mu.
 func (s *Server) scriptCommand(ctx context.Context, argv []string, pubs *[]publication) (reply Reply, err error, ok bool) {
+	if r, err, ok := s.functionCommand(ctx, argv, pubs); ok {
+		return r, err, true
+	}
 	name := strings.ToLower(argv[0])
 	switch name {
 	case "eval", "eval_ro", "evalsha", "evalsha_ro":
 		if len(argv) < 3 {
-			return errorReply("ERR wrong number of arguments for '" + name + "' command"), nil, true
+			return errorReply(fmt.Sprintf(errWrongArgs, name)), nil, true
 		}
 		numkeys, perr := strconv.ParseInt(argv[2], 10, 64)
 		switch {
 		case perr != nil:
-			return errorReply("ERR value is not an integer or out of range"), nil, true
+			return errorReply(errNotInteger), nil, true
 		case numkeys > int64(len(argv)-3):
-			return errorReply("ERR Number of keys can't be greater than number of args"), nil, true
+			return errorReply(errNumKeysTooMany), nil, true
 		case numkeys < 0:
-			return errorReply("ERR Number of keys can't be negative"), nil, true
+			return errorReply(errNumKeysNegative), nil, true
 		}
 		keys, args := argv[3:3+numkeys], argv[3+numkeys:]
 		var c *compiled
 		if strings.HasPrefix(name, "evalsha") {
 			c = s.scripts[strings.ToLower(argv[1])]
 			if c == nil {
-				return errorReply("NOSCRIPT No matching script. Please use EVAL."), nil, true
+				return errorReply(errNoSuchScript), nil, true
 			}
 		} else {
 			var errText string
@@ -40,14 +44,14 @@ func (s *Server) scriptCommand(ctx context.Context, argv []string, pubs *[]publi
 		}
 		ro := strings.HasSuffix(name, "_ro")
 		if ro && c.flags.shebang && !c.flags.noWrites {
-			return errorReply("ERR Can not execute a script with write flag using *_ro command."), nil, true
+			return errorReply(errROWriteScript), nil, true
 		}
 		r, p, err := s.runLocked(ctx, c, c.sha, keys, args, ro)
 		*pubs = append(*pubs, p...)
 		return r, err, true
 	case "script":
 		if len(argv) < 2 {
-			return errorReply("ERR wrong number of arguments for 'script' command"), nil, true
+			return errorReply(fmt.Sprintf(errWrongArgs, "script")), nil, true
 		}
 		switch sub := strings.ToLower(argv[1]); {
 		case sub == "load" && len(argv) == 3:

@@ -16,18 +16,21 @@ import (
 // Redis's Lua sandbox. It is safe for concurrent use; each script runs
 // atomically, as in Redis (one lock covers the keyspace for the whole run).
 type Server struct {
-	mu            sync.Mutex
-	ks            *Keyspace
-	clock         Clock
-	keyDiscipline bool
-	crossSlot     bool
-	protocol      int
-	rand          lrand48
-	sb            *sandbox
-	scripts       map[string]*compiled
-	trace         ring[TraceEntry]
-	logs          ring[LogLine]
-	subs          subscribers
+	mu             sync.Mutex
+	ks             *Keyspace
+	clock          Clock
+	keyDiscipline  bool
+	crossSlot      bool
+	protocol       int
+	rand           lrand48
+	seed           int64
+	undefinedOrder UndefinedOrder
+	sb             *sandbox
+	scripts        map[string]*compiled
+	functions      *functionStore
+	trace          ring[TraceEntry]
+	logs           ring[LogLine]
+	subs           subscribers
 }
 
 // Option configures a Server.
@@ -60,7 +63,10 @@ func WithProtocol(v int) Option {
 
 // WithSeed seeds math.random as math.randomseed(seed) would. Without it the
 // generator starts where a fresh redis-server's does.
-func WithSeed(seed int64) Option { return func(s *Server) { s.rand.seed(int32(seed)) } }
+// It also seeds UndefinedOrderShuffled.
+func WithSeed(seed int64) Option {
+	return func(s *Server) { s.rand.seed(int32(seed)); s.seed = seed }
+}
 
 // WithTraceLimit sets how many commands (and, separately, log lines) the
 // server remembers for Trace and Logs, newest kept (default 10,000; 0 turns
@@ -79,6 +85,7 @@ func New(opts ...Option) *Server {
 		protocol:      3,
 		rand:          lrand48{x: lrandInit},
 		scripts:       map[string]*compiled{},
+		functions:     newFunctionStore(),
 		trace:         ring[TraceEntry]{limit: 10000},
 		logs:          ring[LogLine]{limit: 10000},
 	}
@@ -87,6 +94,9 @@ func New(opts ...Option) *Server {
 	}
 	if s.clock == nil {
 		s.clock = WallClock{}
+	}
+	if s.undefinedOrder == UndefinedOrderShuffled {
+		s.ks.shuffle = newShuffler(s.seed)
 	}
 	return s
 }
@@ -178,7 +188,9 @@ func (s *Server) run(ctx context.Context, src, sha string, script *registry.Scri
 
 // Do runs one command directly, as a client would (to seed data or inspect
 // it). EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH run
-// scripts through the same sandbox as Run.
+// scripts through the same sandbox as Run; FUNCTION LOAD/DELETE/LIST/
+// FLUSH/DUMP/RESTORE, FCALL and FCALL_RO run Redis 7 function libraries in
+// the functions engine's own interpreter, as Redis keeps them apart.
 func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, args...)
 	if err := ctx.Err(); err != nil {

@@ -3,22 +3,11 @@ package simulate
 import "strconv"
 
 func init() {
-	commands["publish"] = cmdPublish(false)
-	commands["spublish"] = cmdPublish(true)
 	commands["time"] = cmdTime
 	commands["ping"] = cmdPing
 	commands["echo"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return bulkReply(a[1]) }
 	commands["dbsize"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return intReply(int64(len(ks.Dump(cc.Now)))) }
 	commands["flushall"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { ks.FlushAll(); return okReply() }
-}
-
-func cmdPublish(sharded bool) handler {
-	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		if cc.Publish == nil {
-			return intReply(0)
-		}
-		return intReply(cc.Publish(a[1], a[2], sharded))
-	}
 }
 
 // cmdTime reads the clock, not the frozen script time, as Redis's TIME does.

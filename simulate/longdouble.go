@@ -5,11 +5,6 @@ import (
 	"strings"
 )
 
-func init() {
-	commands["incrbyfloat"] = cmdIncrByFloat
-	commands["hincrbyfloat"] = cmdHIncrByFloat
-}
-
 // Redis adds floats in C's long double (x87 extended: a 64-bit mantissa on
 // amd64) and prints the result with "%.17Lf", trailing zeros trimmed.
 // big.Float at 64 bits of precision, rounding to nearest even, reproduces
@@ -65,68 +60,4 @@ func addLongDouble(cur, by *big.Float) (*big.Float, bool) {
 		return nil, false
 	}
 	return sum, true
-}
-
-func cmdIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
-	if wrong != nil {
-		return *wrong
-	}
-	cur := new(big.Float).SetPrec(longDoublePrec)
-	if v != nil {
-		f, ok := parseLongDouble(v.str)
-		if !ok {
-			return errorReply(errNotFloat)
-		}
-		cur = f
-	}
-	by, ok := parseLongDouble(a[2])
-	if !ok {
-		return errorReply(errNotFloat)
-	}
-	sum, ok := addLongDouble(cur, by)
-	if !ok {
-		return errorReply("ERR increment would produce NaN or Infinity")
-	}
-	out := formatLongDouble(sum)
-	if v == nil {
-		v = &value{kind: kindString}
-		ks.keys[a[1]] = v
-	}
-	v.str = out
-	return bulkReply(out)
-}
-
-func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
-	by, ok := parseLongDouble(a[3])
-	if !ok {
-		return errorReply(errNotFloat)
-	}
-	if by.IsInf() {
-		return errorReply("ERR value is NaN or Infinity")
-	}
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	cur := new(big.Float).SetPrec(longDoublePrec)
-	if v != nil {
-		if x, exists := v.hash[a[2]]; exists {
-			f, ok := parseLongDouble(x)
-			if !ok {
-				return errorReply("ERR hash value is not a float")
-			}
-			cur = f
-		}
-	}
-	sum, ok := addLongDouble(cur, by)
-	if !ok {
-		return errorReply("ERR increment would produce NaN or Infinity")
-	}
-	if v == nil {
-		v, _ = ks.hashFor(cc, a[1], true)
-	}
-	out := formatLongDouble(sum)
-	v.hset(a[2], out)
-	return bulkReply(out)
 }

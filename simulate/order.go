@@ -1,0 +1,108 @@
+package simulate
+
+import (
+	"math/rand"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Order tells whether Redis defines the order of a reply's elements.
+type Order uint8
+
+const (
+	// OrderDefined: every Redis 7.0 server lists the elements in this
+	// order (lists, sorted sets, small hashes in insertion order, integer
+	// sets in numeric order, ...). Compare the reply exactly.
+	OrderDefined Order = iota
+	// OrderUndefined: the elements come from a hash table whose hash
+	// function is seeded at random per server process (the keyspace for
+	// KEYS and SCAN, hashes and sets in the hashtable encoding, sorted
+	// sets in the skiplist encoding for ZSCAN). The simulator answers in a
+	// documented deterministic order (see WithUndefinedOrder), which no
+	// real server reproduces: compare such a reply as a set.
+	OrderUndefined
+)
+
+// String names the order.
+func (o Order) String() string {
+	if o == OrderUndefined {
+		return "undefined"
+	}
+	return "defined"
+}
+
+// ReplyOrder reports whether Redis defines the order of the reply the
+// command args (as for Do, e.g. "HGETALL", "h") would get from the
+// current keyspace. It runs nothing. Commands outside KEYS, SCAN,
+// HSCAN/SSCAN/ZSCAN, HGETALL/HKEYS/HVALS and SMEMBERS have a defined order.
+func (s *Server) ReplyOrder(args ...any) Order {
+	argv, err := argStrings(nil, args, false)
+	if err != nil || len(argv) == 0 {
+		return OrderDefined
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ks.replyOrder(s.clock.Now().UnixMilli(), argv)
+}
+
+func (ks *Keyspace) replyOrder(nowMS int64, argv []string) Order {
+	switch strings.ToLower(argv[0]) {
+	case "keys", "scan":
+		return OrderUndefined
+	case "hgetall", "hkeys", "hvals", "hscan", "smembers", "sscan", "zscan":
+		if len(argv) < 2 {
+			return OrderDefined
+		}
+		v := ks.keys[argv[1]]
+		if v == nil || (v.exp != 0 && nowMS >= v.exp) {
+			return OrderDefined
+		}
+		if v.big && (v.kind == kindHash || v.kind == kindSet || v.kind == kindZSet) {
+			return OrderUndefined
+		}
+	}
+	return OrderDefined
+}
+
+// UndefinedOrder chooses how the simulator orders replies whose order
+// Redis leaves undefined (see OrderUndefined).
+type UndefinedOrder uint8
+
+const (
+	// UndefinedOrderStable (the default) answers in a fixed order: hash
+	// fields in insertion order, set members sorted as strings, KEYS
+	// sorted by name, and the SCAN family in the order of a fixed hash of
+	// each element (so a cursor survives inserts and deletes).
+	UndefinedOrderStable UndefinedOrder = iota
+	// UndefinedOrderShuffled shuffles each such reply (within a SCAN page)
+	// with a generator seeded by WithSeed, so a test that depends on an
+	// order no real server promises fails in the simulator too.
+	UndefinedOrderShuffled
+)
+
+// WithUndefinedOrder chooses how replies whose order Redis leaves
+// undefined are ordered (default UndefinedOrderStable).
+func WithUndefinedOrder(o UndefinedOrder) Option {
+	return func(s *Server) { s.undefinedOrder = o }
+}
+
+// shuffleUndefined reorders n elements through swap when the keyspace
+// shuffles undefined orders.
+func (ks *Keyspace) shuffleUndefined(n int, swap func(i, j int)) {
+	if ks.shuffle != nil {
+		ks.shuffle.Shuffle(n, swap)
+	}
+}
+
+// newShuffler returns the generator behind UndefinedOrderShuffled.
+func newShuffler(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
+
+// intsetOrder sorts integer set members numerically, as an intset keeps them.
+func intsetOrder(members []string) {
+	sort.Slice(members, func(i, j int) bool {
+		a, _ := strconv.ParseInt(members[i], 10, 64)
+		b, _ := strconv.ParseInt(members[j], 10, 64)
+		return a < b
+	})
+}
