@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
 )
@@ -33,11 +34,20 @@ func BenchmarkUncontended(b *testing.B) {
 		}
 	})
 	for _, mode := range []struct {
-		name string
-		opts []locks.Option
-	}{{"redlua", nil}, {"redlua-fair", []locks.Option{locks.WithFair(0)}}} {
+		name   string
+		opts   []locks.Option
+		runner []evalsha.Option
+	}{
+		{"redlua", nil, nil},
+		{"redlua-no-autopipeline", nil, []evalsha.Option{evalsha.WithoutAutoPipelining()}},
+		{"redlua-fair", []locks.Option{locks.WithFair(0)}, nil},
+	} {
 		b.Run(mode.name, func(b *testing.B) {
-			c, err := locks.New(rc, mode.opts...)
+			runner, err := evalsha.New(rc, mode.runner...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := locks.NewWithBackend(runner, mode.opts...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -156,7 +156,10 @@ func TestWithHookAddsUp(t *testing.T) {
 		}
 	}
 	recs, logger := newRecords(slog.LevelDebug)
-	c, err := locks.NewWithBackend(simulate.New(), locks.WithHook(hook("client")), locks.WithLogger(logger), locks.WithHook(nil))
+	if _, err := locks.NewWithBackend(simulate.New(), locks.WithHook(nil)); err == nil || !strings.Contains(err.Error(), "WithHook(nil)") {
+		t.Fatalf("WithHook(nil) = %v, want an error naming it (nothing is silently ignored)", err)
+	}
+	c, err := locks.NewWithBackend(simulate.New(), locks.WithHook(hook("client")), locks.WithLogger(logger))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,16 +42,21 @@ local time = redis.call('TIME')
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(now_us / 1000)
 
--- Another kind of lock on the same name would share keys silently.
-local kind = redis.call('HGET', lock, 'kind')
+local holder, kind, count, granted, last_attempt, held_fence = unpack(
+  redis.call('HMGET', lock, 'owner', 'kind', 'count', 'granted', 'attempt', 'fence'))
+
+-- Another kind of lock on the same name would share keys silently. The
+-- cheap EXISTS goes first; only a key that exists is looked at closely.
 if kind and kind ~= 'mutex' then
   return {-1, kind}
 end
-if redis.call('ZCOUNT', readers, '(' .. now, '+inf') > 0 then
-  return {-1, 'rwmutex'}
-end
-if redis.call('ZCOUNT', permits, '(' .. now, '+inf') > 0 then
-  return {-1, 'semaphore'}
+if redis.call('EXISTS', readers, permits) > 0 then
+  if redis.call('ZCOUNT', readers, '(' .. now, '+inf') > 0 then
+    return {-1, 'rwmutex'}
+  end
+  if redis.call('ZCOUNT', permits, '(' .. now, '+inf') > 0 then
+    return {-1, 'semaphore'}
+  end
 end
 
 local function leave_queue(who)
@@ -59,11 +64,10 @@ local function leave_queue(who)
   redis.call('HDEL', waiters, who)
 end
 
-local holder = redis.call('HGET', lock, 'owner')
 if holder == owner then
-  local count = tonumber(redis.call('HGET', lock, 'count'))
+  count = tonumber(count)
   local claimed = true
-  if redis.call('HGET', lock, 'granted') == '1' then
+  if granted == '1' then
     -- A release handed the lock to this waiter: claim it, no new hold.
     redis.call('HDEL', lock, 'granted')
   elseif reentrant == '1' then
@@ -72,35 +76,40 @@ if holder == owner then
   else
     -- The same call retrying after an attempt that took the lock claims
     -- it; another call with the same owner waits, as for any holder.
-    claimed = redis.call('HGET', lock, 'attempt') == attempt
+    claimed = last_attempt == attempt
   end
   if claimed then
     redis.call('PEXPIRE', lock, ttl)
     leave_queue(owner)
-    return {1, tonumber(redis.call('HGET', lock, 'fence')), count}
+    return {1, tonumber(held_fence), count}
   end
 end
 
 if not holder then
-  -- Skip waiters at the head whose waiter lease ran out.
+  -- Fair mode: skip waiters at the head whose waiter lease ran out, and
+  -- take the lock only when no live waiter is ahead.
   local head
-  while true do
-    head = redis.call('ZRANGE', queue, 0, 0)[1]
-    if not head then
-      break
+  if fair == '1' then
+    while true do
+      head = redis.call('ZRANGE', queue, 0, 0)[1]
+      if not head then
+        break
+      end
+      local entry = redis.call('HGET', waiters, head)
+      if entry and tonumber(string.match(entry, '^(%d+)')) > now then
+        break
+      end
+      leave_queue(head)
     end
-    local entry = redis.call('HGET', waiters, head)
-    if entry and tonumber(string.match(entry, '^(%d+)')) > now then
-      break
-    end
-    leave_queue(head)
   end
-  if head == nil or head == owner or fair ~= '1' then
-    leave_queue(owner)
+  if head == nil or head == owner then
+    if waiter_ttl > 0 then
+      leave_queue(owner) -- it may have queued before
+    end
     local token = math.max((tonumber(redis.call('GET', fence)) or 0) + 1, now_us)
     redis.call('SET', fence, string.format('%d', token), 'PX', ttl)
-    redis.call('HSET', lock, 'owner', owner, 'count', 1, 'fence', string.format('%d', token), 'meta', meta)
-    redis.call('HSET', lock, 'kind', 'mutex', 'attempt', attempt)
+    redis.call('HSET', lock, 'owner', owner, 'count', 1, 'fence', string.format('%d', token), 'meta', meta,
+      'kind', 'mutex', 'attempt', attempt)
     redis.call('PEXPIRE', lock, ttl)
     return {1, token, 1}
   end

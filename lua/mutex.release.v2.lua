@@ -28,36 +28,41 @@ if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
   return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
 end
 
-redis.call('ZREM', queue, owner)
-redis.call('HDEL', waiters, owner)
 if attempt ~= '' then
+  -- Giving up: leave the queue, and refuse this attempt if it arrives late.
+  redis.call('ZREM', queue, owner)
+  redis.call('HDEL', waiters, owner)
   redis.call('HSET', gone, attempt, 1)
   redis.call('PEXPIRE', gone, gone_ttl)
 end
 
-local holder = redis.call('HGET', lock, 'owner')
+local holder, count, held_attempt, granted = unpack(redis.call('HMGET', lock, 'owner', 'count', 'attempt', 'granted'))
 if not holder then
   return -1
 end
 if holder ~= owner then
   return 0
 end
-if attempt ~= '' and redis.call('HGET', lock, 'attempt') ~= attempt and redis.call('HGET', lock, 'granted') ~= '1' then
+if attempt ~= '' and held_attempt ~= attempt and granted ~= '1' then
   -- A reentrant hold taken by another call of the same owner: not ours to drop.
   return 2
 end
-if redis.call('HINCRBY', lock, 'count', -1) > 0 then
+if tonumber(count) > 1 then
+  redis.call('HINCRBY', lock, 'count', -1)
   return 2
 end
 redis.call('DEL', lock)
 
-local time = redis.call('TIME')
-local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(now_us / 1000)
+local now_us, now
 while true do
   local head = redis.call('ZRANGE', queue, 0, 0)[1]
   if head == nil then
     break
+  end
+  if not now then
+    local time = redis.call('TIME')
+    now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    now = math.floor(now_us / 1000)
   end
   local entry = redis.call('HGET', waiters, head)
   redis.call('ZREM', queue, head)
