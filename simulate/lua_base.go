@@ -3,7 +3,7 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // luaToString is tostring with Lua 5.1's "%.14g" for numbers.

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // RedisVersion is the server version the simulator reproduces, as

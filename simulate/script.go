@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -177,7 +177,7 @@ func (s *Server) runLocked(ctx context.Context, c *compiled, id string, keys, ar
 }
 
 func stringsTable(L *lua.LState, ss []string) *lua.LTable {
-	t := L.CreateTable(len(ss), 0)
+	t := L.NewTable() // as Redis's luaCreateArray: filled one index at a time
 	for i, s := range ss {
 		t.RawSetInt(i+1, lua.LString(s))
 	}

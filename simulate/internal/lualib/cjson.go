@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // cjsonConfig holds one cjson instance's settings, with the defaults of

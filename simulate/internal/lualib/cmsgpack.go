@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // cmsgpackMaxNesting is the depth at which pack writes nested tables as nil,

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // Sizes of the C types on the 64-bit Linux builds Redis ships.
