@@ -60,12 +60,23 @@
 // A script runs until it ends, as in Redis; a cancelable context passed to
 // Run interrupts it.
 //
+// Tables are laid out as Lua 5.1 lays them out (array part, hash part,
+// main positions from Lua's string and number hashes, rehash points,
+// constructor size hints), so next and pairs visit keys in Redis's order
+// and cjson.encode, cmsgpack.pack, table.foreach, unpack and the length of
+// a table with holes come out byte for byte as on the server, the same on
+// every run. Two things Redis itself cannot reproduce are not copied:
+// tables, functions and coroutines used as keys hash by memory address in
+// Redis (the simulator gives them one fixed position), and a string key
+// removed and set again after Lua's garbage collector has swept the table
+// may land in another node on the server.
+//
 // Known differences from redis-server: runtime errors name the variable
 // involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")
 // only when the failing instruction can be told apart on its line; syntax
-// errors other than goto and labels may be worded differently; pairs()
-// visits keys in another order; and Lua 5.1's quirk of folding 1/0 to -inf
-// inside some constant expressions is not copied.
+// errors other than goto and labels may be worded differently; and Lua
+// 5.1's quirk of folding 1/0 to -inf inside some constant expressions is
+// not copied.
 //
 // Commands answer as a small value of Redis 7.0 with its default
 // configuration encodes it, where the encoding shows: a sorted set

@@ -54,7 +54,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		cf.Pc++
 		select {
 		case <-L.ctx.Done():
-			L.RaiseError(L.ctx.Err().Error())
+			L.RaiseError("%s", L.ctx.Err().Error())
 			return
 		default:
 			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
@@ -1378,9 +1378,7 @@ func init() {
 				cf.Pc = 0
 				cf.Base = RA
 				cf.LocalBase = RA + 1
-				cf.ReturnBase = cf.ReturnBase
 				cf.NArgs = nargs
-				cf.NRet = cf.NRet
 				cf.TailCall++
 				lbase := cf.LocalBase
 				if meta {
@@ -2300,7 +2298,6 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 		return LNumber(math.Pow(flhs, frhs))
 	}
 	panic("should not reach here")
-	return LNumber(0)
 }
 
 func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
@@ -2342,7 +2339,7 @@ func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
 			return numberArith(L, opcode, LNumber(v1), LNumber(v2))
 		}
 	}
-	L.RaiseError(fmt.Sprintf("cannot perform %v operation between %v and %v",
+	L.RaiseError("%s", fmt.Sprintf("cannot perform %v operation between %v and %v",
 		strings.TrimLeft(event, "_"), lhs.Type().String(), rhs.Type().String()))
 
 	return LNil
