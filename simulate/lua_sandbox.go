@@ -250,7 +250,10 @@ func (sb *sandbox) overrideBase() {
 	})
 	set("next", func(L *lua.LState) int {
 		t := sb.unproxy(L.CheckTable(1)).(*lua.LTable)
-		k, v := t.Next(L.Get(2))
+		k, v, found := t.NextKey(L.Get(2))
+		if !found {
+			L.Error(lua.LString("invalid key to 'next'"), 0) // raised by C: no position
+		}
 		if t == sb.globals && k == lua.LString(concatFn) {
 			// The helper behind ".." is not one of Redis's globals.
 			k, v = t.Next(k)

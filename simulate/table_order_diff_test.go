@@ -48,6 +48,10 @@ local function report(t)
   local n = select('#', unpack(t))
   local ks = {}
   table.foreach(t, function(k) ks[#ks+1] = tostring(k) end)
+  ok, s = pcall(function() return dump(cjson.decode(cjson.encode(t)), 0) end)
+  out[#out+1] = 'jsonback ' .. tostring(s)
+  ok, s = pcall(function() return dump(cmsgpack.unpack(cmsgpack.pack(t)), 0) end)
+  out[#out+1] = 'mpback ' .. tostring(s)
   out[#out+1] = 'unpack ' .. n .. ' foreach ' .. table.concat(ks, ' ') .. ' next ' .. tostring(next(t)) .. ' maxn ' .. table.maxn(t)
 end
 local function multi(...) return ... end
@@ -190,10 +194,23 @@ func (g *tableGen) step(t string) {
 		// Clearing fields during traversal is allowed in Lua 5.1.
 		g.line("for k, v in pairs(%s) do if type(v) == 'number' and v %% 2 == 0 then %s[k] = nil end end", t, t)
 	case n < 23:
+		if g.r.Intn(2) == 0 {
+			g.sortStep()
+			return
+		}
 		g.line("%s[%s] = %s", t, g.key(), g.constructor(1))
 	default:
 		g.line("report(%s)", t)
 	}
+}
+
+// sortStep sorts a list with many ties (or an inconsistent order function)
+// and reports the result: Lua 5.1's quicksort decides where ties end up.
+func (g *tableGen) sortStep() {
+	less := pick(g.r, []string{"", ", function(a, b) return a % 5 < b % 5 end", ", function(a, b) return a > b end",
+		", function(a, b) return math.floor(a / 10) < math.floor(b / 10) end", ", function(a, b) return true end"})
+	g.line("do local s = {} for i = 1, %d do s[i] = (i * %d) %% %d end local ok, e = pcall(table.sort, s%s) out[#out+1] = table.concat(s, ',') .. ' ' .. tostring(e) end",
+		g.r.Intn(60), 1+g.r.Intn(40), 7+g.r.Intn(90), less)
 }
 
 func (g *tableGen) script() string {

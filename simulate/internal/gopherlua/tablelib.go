@@ -68,12 +68,12 @@ func auxSort(L *LState, t *LTable, l, u int, less func(a, b LValue) bool) {
 		for {
 			for i++; less(get(i), pivot); i++ {
 				if i > u {
-					L.RaiseError("invalid order function for sorting")
+					L.Error(LString("invalid order function for sorting"), 0) // luaL_error in C: no position
 				}
 			}
 			for j--; less(pivot, get(j)); j-- {
 				if j < l {
-					L.RaiseError("invalid order function for sorting")
+					L.Error(LString("invalid order function for sorting"), 0) // luaL_error in C: no position
 				}
 			}
 			if j < i {
@@ -156,7 +156,7 @@ func tableInsert(L *LState) int {
 	case 3:
 		tbl.Insert(L.CheckInt(2), L.Get(3))
 	default:
-		L.RaiseError("wrong number of arguments to 'insert'")
+		L.Error(LString("wrong number of arguments to 'insert'"), 0) // luaL_error in C: no position
 	}
 	return 0
 }

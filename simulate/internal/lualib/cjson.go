@@ -35,8 +35,14 @@ func defaultCJSONConfig() *cjsonConfig {
 // null and encode writes as null.
 func OpenCJSON(L *lua.LState) {
 	null := L.NewUserData()
+	null.Value = NullPointer{}
 	L.SetGlobal("cjson", newCJSON(L, null))
 }
+
+// NullPointer is the Value of the userdata standing for a C NULL light
+// userdata (cjson.null): Redis's tostring prints it as "userdata: (nil)",
+// the same on every run, where gopher-lua would print a Go address.
+type NullPointer struct{}
 
 func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	cfg := defaultCJSONConfig()
