@@ -24,8 +24,10 @@ import "math"
 //     first.
 //
 // Keys that are tables, functions, userdata or threads hash by address in
-// Lua, an order no one can reproduce; here they all share one main position
-// (0 modulo the size), which keeps runs deterministic.
+// Lua, an order no one can reproduce. Here each such key gets a number the
+// first time it is set in a table, counting from 1 per table, and hashes by
+// it as Lua hashes a pointer (modulo (size-1)|1): runs stay deterministic
+// and lookups stay O(1).
 
 // maxBits bounds the array part to 2^maxBits slots, as Lua 5.1's MAXBITS.
 const maxBits = 26
@@ -115,7 +117,28 @@ func (tb *LTable) mainPosition(key LValue) int {
 		}
 		return 0
 	}
-	return 0
+	return int(tb.pointerIDs[key] % uint32((size-1)|1))
+}
+
+// pointerID numbers a table, function, userdata or thread key the first
+// time it is set in this table.
+func (tb *LTable) pointerID(key LValue) {
+	if _, ok := tb.pointerIDs[key]; ok {
+		return
+	}
+	if tb.pointerIDs == nil {
+		tb.pointerIDs = map[LValue]uint32{}
+	}
+	tb.pointerIDs[key] = uint32(len(tb.pointerIDs) + 1)
+}
+
+// isPointerKey reports whether Lua would hash key by its address.
+func isPointerKey(key LValue) bool {
+	switch key.(type) {
+	case LString, LNumber, LBool, nil, *LNilType:
+		return false
+	}
+	return true
 }
 
 func (tb *LTable) numberPosition(n float64) int {
@@ -175,6 +198,9 @@ func (tb *LTable) get(key LValue) *LValue {
 	if len(tb.node) == 0 {
 		return nil
 	}
+	if _, ok := tb.pointerIDs[key]; !ok && isPointerKey(key) {
+		return nil // never set here
+	}
 	for i := int32(tb.mainPosition(key)); i >= 0; {
 		n := &tb.node[i]
 		if n.key == key {
@@ -203,6 +229,9 @@ func (tb *LTable) setInt(k int) *LValue {
 
 // newKey inserts a key that has no slot yet (Lua 5.1's newkey).
 func (tb *LTable) newKey(key LValue) *LValue {
+	if isPointerKey(key) {
+		tb.pointerID(key)
+	}
 	if len(tb.node) == 0 {
 		tb.rehash(key)
 		return tb.set(key)
@@ -469,6 +498,9 @@ func (tb *LTable) findIndex(key LValue) (int, bool) {
 		return k - 1, true
 	}
 	if len(tb.node) == 0 {
+		return 0, false
+	}
+	if _, ok := tb.pointerIDs[key]; !ok && isPointerKey(key) {
 		return 0, false
 	}
 	for i := int32(tb.mainPosition(key)); i >= 0; {

@@ -81,3 +81,45 @@ func TestTableSizesFollowRehash(t *testing.T) {
 		t.Errorf("integer keys 1..9 left %d hash nodes, want none", len(tb.node))
 	}
 }
+
+// Tables and functions as keys: found again, iterated in a fixed order, and
+// many of them do not collide into one chain.
+func TestPointerKeys(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	tb := L.NewTable()
+	keys := make([]*LTable, 2000)
+	for i := range keys {
+		keys[i] = L.NewTable()
+		tb.RawSet(keys[i], LNumber(i))
+	}
+	for i, k := range keys {
+		if v := tb.RawGet(k); v != LNumber(i) {
+			t.Fatalf("key %d: got %v", i, v)
+		}
+	}
+	if v := tb.RawGet(L.NewTable()); v != LNil {
+		t.Errorf("a table never set as a key: got %v, want nil", v)
+	}
+	n, prev := 0, LValue(LNil)
+	for k, _ := tb.Next(LNil); k != LNil; k, _ = tb.Next(k) {
+		n++
+		prev = k
+	}
+	if n != len(keys) || prev == LNil {
+		t.Errorf("next visited %d keys, want %d", n, len(keys))
+	}
+	longest := 0
+	for i := range tb.node {
+		l := 0
+		for j := int32(i); j >= 0; j = tb.node[j].next {
+			l++
+		}
+		if l > longest {
+			longest = l
+		}
+	}
+	if longest > 20 {
+		t.Errorf("longest chain %d nodes: pointer keys collide", longest)
+	}
+}

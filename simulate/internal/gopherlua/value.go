@@ -146,6 +146,8 @@ type LTable struct {
 	array    []LValue // the array part, keys 1..len(array)
 	node     []tnode  // the hash part, nil when empty (Lua's dummy node)
 	lastFree int      // free nodes are only looked for below this index
+
+	pointerIDs map[LValue]uint32 // hash numbers of table, function, userdata and thread keys
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
