@@ -281,3 +281,43 @@ func TestTableOrderMatchesRedis(t *testing.T) {
 	}
 	t.Logf("seed %d: %d cases, %d mismatches", seed, cases, mismatches)
 }
+
+// Tables Redis itself builds (replies, error tables, KEYS and ARGV, decoded
+// JSON and msgpack) iterate as on the server.
+func TestServerBuiltTablesMatchRedis(t *testing.T) {
+	srv := redistest.Standalone(t)
+	client := srv.Client()
+	ctx := context.Background()
+	const prelude = `local function d(t) local p = {} for k,v in pairs(t) do p[#p+1]=tostring(k)..'='..(type(v)=="table" and "T" or tostring(v)) end return table.concat(p,',') .. '#' .. #t end
+`
+	for _, c := range []struct {
+		name, src string
+		keys      []string
+		args      []any
+	}{
+		{"error tables", `redis.call('SET', KEYS[1], 'abc')
+return {d(redis.pcall('INCR', KEYS[1])), d(redis.pcall('NOSUCHCMD')), d(redis.pcall('GET')), d(redis.pcall()), d(redis.pcall('GET', {})), d(redis.error_reply('boom')), d(redis.status_reply('fine'))}`, []string{"{t}s"}, nil},
+		{"replies", `redis.call('HSET', KEYS[1], 'f1', 'a', 'f2', 'b', 'f3', 'c', 'g', 'x', 'zz', 'y')
+redis.call('RPUSH', KEYS[2], 'a', 'b', 'c', 'd', 'e')
+local r = {d(redis.call('SET', KEYS[3], 'v')), d(redis.call('LRANGE', KEYS[2], 0, -1)), d(redis.call('HGETALL', KEYS[1]))}
+redis.setresp(3)
+local m = redis.call('HGETALL', KEYS[1])
+r[#r+1] = d(m) r[#r+1] = d(m.map)
+r[#r+1] = d(redis.call('ZINCRBY', KEYS[4], 1.5, 'a'))
+return r`, []string{"{t}h", "{t}l", "{t}k", "{t}z"}, nil},
+		{"KEYS and ARGV", `KEYS[6] = 'x' ARGV[4] = 'y' KEYS.n = 1 return {d(KEYS), d(ARGV)}`,
+			[]string{"{t}1", "{t}2", "{t}3", "{t}4", "{t}5"}, []any{"a", "b", "c"}},
+		{"decoders", `return {d(cjson.decode('{"b":1,"a":2,"c":{"x":1},"d":[1,2,null,4],"e":null}')), d(cjson.decode('[1,2,null,4]')),
+d(cmsgpack.unpack(cmsgpack.pack({z=1, y=2, x={1,2,3}, [10]=true}))), d(cmsgpack.unpack(cmsgpack.pack({1, 2, 3})))}`, nil, nil},
+	} {
+		src := prelude + c.src
+		if err := client.FlushAll(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		want := outcomeOfCmd(client.Eval(ctx, src, c.keys, c.args...))
+		got := outcomeOfCmd(New().RunSource(ctx, src, c.keys, c.args...))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-redis +simulator):\n%s", c.name, diff)
+		}
+	}
+}
