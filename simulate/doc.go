@@ -65,11 +65,13 @@
 // constructor size hints), so next and pairs visit keys in Redis's order
 // and cjson.encode, cmsgpack.pack, table.foreach, unpack and the length of
 // a table with holes come out byte for byte as on the server, the same on
-// every run. Two things Redis itself cannot reproduce are not copied:
-// tables, functions and coroutines used as keys hash by memory address in
-// Redis (the simulator gives them one fixed position), and a string key
-// removed and set again after Lua's garbage collector has swept the table
-// may land in another node on the server.
+// every run. collectgarbage() sweeps removed keys out of tables as Lua's
+// full collection does, so a removed string key set again lands where it
+// lands on the server. Two things Redis itself cannot reproduce are not
+// copied: tables, functions and coroutines used as keys hash by memory
+// address in Redis (the simulator numbers them per table), and Lua's
+// incremental collector, which runs on its own in a script that allocates
+// a lot, can sweep a table between a key's removal and its return there.
 //
 // Known differences from redis-server: runtime errors name the variable
 // involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")

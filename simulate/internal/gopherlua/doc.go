@@ -14,6 +14,10 @@
 //     hash part with main positions, free pointer and rehash, luaH_getn,
 //     luaH_next. Same public methods; NextKey is new (next's invalid key).
 //     Setting nil on an absent key creates its slot, as luaH_set does.
+//     Table, function, userdata and thread keys hash by a number given per
+//     table (Lua hashes their address).
+//   - gc51.go: LState.MarkDeadKeys gives removed collectable keys of every
+//     reachable table dead keys, as a full collection does.
 //   - vm.go: OP_NEWTABLE decodes its size hints (fb2int); OP_SETLIST sizes
 //     the array part to the last index, then stores from the last value.
 //   - compile.go: the hash size hint counts keyed fields only; list items are

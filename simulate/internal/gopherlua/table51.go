@@ -41,6 +41,7 @@ type tnode struct {
 	key  LValue
 	val  LValue
 	next int32
+	dead bool // a removed collectable key a collection has swept (gc51.go)
 }
 
 // validKey reports whether key may index a table (not nil, not NaN).
@@ -174,7 +175,7 @@ func (tb *LTable) getStr(s string) *LValue {
 	}
 	for i := int32(luaStringHash(s) & uint32(len(tb.node)-1)); i >= 0; {
 		n := &tb.node[i]
-		if ks, ok := n.key.(LString); ok && string(ks) == s {
+		if ks, ok := n.key.(LString); ok && string(ks) == s && !n.dead {
 			return &n.val
 		}
 		i = n.next
@@ -203,7 +204,7 @@ func (tb *LTable) get(key LValue) *LValue {
 	}
 	for i := int32(tb.mainPosition(key)); i >= 0; {
 		n := &tb.node[i]
-		if n.key == key {
+		if n.key == key && !n.dead {
 			return &n.val
 		}
 		i = n.next
@@ -263,6 +264,7 @@ func (tb *LTable) newKey(key LValue) *LValue {
 		}
 	}
 	tb.node[mp].key = key
+	tb.node[mp].dead = false
 	return &tb.node[mp].val
 }
 

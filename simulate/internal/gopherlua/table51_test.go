@@ -123,3 +123,31 @@ func TestPointerKeys(t *testing.T) {
 		t.Errorf("longest chain %d nodes: pointer keys collide", longest)
 	}
 }
+
+// After a full collection a removed string key is dead: next still continues
+// from it, but lookups no longer find its node, so setting it again goes
+// through newkey (main position or a free node) instead of reusing it.
+func TestDeadKeysAfterCollection(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	tb := L.NewTable()
+	L.SetGlobal("t", tb)
+	for _, k := range []string{"a", "b", "c", "d"} {
+		tb.RawSetString(k, LTrue)
+	}
+	tb.RawSetString("b", LNil)
+	if tb.get(LString("b")) == nil {
+		t.Fatal("removed key lost its slot before any collection")
+	}
+	L.MarkDeadKeys()
+	if tb.get(LString("b")) != nil {
+		t.Error("removed key still found after a collection, want a dead key")
+	}
+	if _, _, ok := tb.NextKey(LString("b")); !ok {
+		t.Error("next from a dead key: not found, Lua 5.1 continues from it")
+	}
+	tb.RawSetString("b", LNumber(2))
+	if tb.RawGetString("b") != LNumber(2) {
+		t.Errorf("b set again after a collection reads %v, want 2", tb.RawGetString("b"))
+	}
+}
