@@ -929,6 +929,10 @@ func init() {
 						rg.top = regi + 1
 					}
 				}
+			case *LTable:
+				// Lua 5.1 takes a table's length itself (luaH_getn), never
+				// from __len.
+				reg.Set(RA, LNumber(lv.Len()))
 			default:
 				op := L.metaOp1(lv, "__len")
 				if op.Type() == LTFunction {
