@@ -136,6 +136,18 @@ func (sb *sandbox) installLibraries(g *lua.LTable) {
 	math.RawSetString("random", L.NewFunction(sb.mathRandom))
 	math.RawSetString("randomseed", L.NewFunction(sb.mathRandomSeed))
 
+	// Lua's own libraries in the order luaL_register sets them (lstrlib.c,
+	// ltablib.c, lmathlib.c, lbaselib.c), which decides what pairs shows.
+	g.RawSetString("string", lualib.Reorder(L, str, 15, "byte", "char", "dump", "find", "format", "gfind", "gmatch",
+		"gsub", "len", "lower", "match", "rep", "reverse", "sub", "upper"))
+	g.RawSetString("table", lualib.Reorder(L, tbl, 9, "concat", "foreach", "foreachi", "getn", "maxn", "insert",
+		"remove", "setn", "sort"))
+	g.RawSetString("math", lualib.Reorder(L, math, 28, "abs", "acos", "asin", "atan2", "atan", "ceil", "cosh", "cos",
+		"deg", "exp", "floor", "fmod", "frexp", "ldexp", "log10", "log", "max", "min", "modf", "pow", "rad", "random",
+		"randomseed", "sinh", "sin", "sqrt", "tanh", "tan", "pi", "huge", "mod"))
+	if co, ok := g.RawGetString("coroutine").(*lua.LTable); ok {
+		g.RawSetString("coroutine", lualib.Reorder(L, co, 6, "create", "resume", "running", "status", "wrap", "yield"))
+	}
 	for _, name := range append([]string{"string", "table", "math", "coroutine"}, extraLibs...) {
 		if lib, ok := g.RawGetString(name).(*lua.LTable); ok {
 			sb.globals.RawSetString(name, sb.protect(lib, true))

@@ -313,6 +313,16 @@ r[#r+1] = d(redis.call('ZINCRBY', KEYS[4], 1.5, 'a'))
 return r`, []string{"{t}h", "{t}l", "{t}k", "{t}z"}, nil},
 		{"KEYS and ARGV", `KEYS[6] = 'x' ARGV[4] = 'y' KEYS.n = 1 return {d(KEYS), d(ARGV)}`,
 			[]string{"{t}1", "{t}2", "{t}3", "{t}4", "{t}5"}, []any{"a", "b", "c"}},
+		{"library tables", `local out = {}
+for _, name in ipairs({'string', 'table', 'math', 'redis', 'cjson', 'cmsgpack', 'bit', 'struct', 'coroutine'}) do
+  local ks = {}
+  for k in pairs(_G[name]) do ks[#ks+1] = k end
+  out[#out+1] = name .. ': ' .. table.concat(ks, ' ')
+end
+local ks = {}
+for k in pairs(cjson.new()) do ks[#ks+1] = k end
+out[#out+1] = 'cjson.new(): ' .. table.concat(ks, ' ')
+return out`, nil, nil},
 		{"length ignores __len", `local t = setmetatable({1, 2, nil, 4}, {__len = function() return 10 end})
 return {#t, #setmetatable({}, {__len = 1}), select('#', unpack(t)), table.getn(t)}`, nil, nil},
 		{"decoders", `return {d(cjson.decode('{"b":1,"a":2,"c":{"x":1},"d":[1,2,null,4],"e":null}')), d(cjson.decode('[1,2,null,4]')),

@@ -27,7 +27,7 @@ func OpenBit(L *lua.LState) {
 		},
 		"tohex": bitToHex,
 	})
-	L.SetGlobal("bit", t)
+	L.SetGlobal("bit", Reorder(L, t, 12, "tobit", "bnot", "band", "bor", "bxor", "lshift", "rshift", "arshift", "rol", "ror", "bswap", "tohex"))
 }
 
 // bitArg normalises a number the way LuaBitOp does: adding 2^52+2^51 rounds

@@ -105,7 +105,9 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	t.RawSetString("null", null)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	return t
+	return Reorder(L, t, 0, "encode", "decode", "encode_sparse_array", "encode_max_depth", "decode_max_depth",
+		"encode_number_precision", "encode_keep_buffer", "encode_invalid_numbers", "decode_invalid_numbers", "new",
+		"null", "_NAME", "_VERSION")
 }
 
 func cjsonArgCount(L *lua.LState, max int, fn string) {

@@ -25,7 +25,7 @@ func OpenStruct(L *lua.LState) {
 		"unpack": structUnpack,
 		"size":   structSize,
 	})
-	L.SetGlobal("struct", t)
+	L.SetGlobal("struct", Reorder(L, t, 3, "pack", "unpack", "size"))
 }
 
 // structFormat walks a format string, holding the current endianness and
