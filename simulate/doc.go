@@ -76,7 +76,9 @@
 // Known differences from redis-server: runtime errors name the variable
 // involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")
 // only when the failing instruction can be told apart on its line; syntax
-// errors other than goto and labels may be worded differently; and Lua
+// errors other than goto and labels may be worded differently; pairs(_G)
+// lists the globals in another (fixed) order than Redis, whose order comes
+// from its whole sandbox set-up (the library tables do match); and Lua
 // 5.1's quirk of folding 1/0 to -inf inside some constant expressions is
 // not copied.
 //
