@@ -239,7 +239,16 @@ func (sb *sandbox) overrideBase() {
 		if sb.readonly(t) {
 			L.Error(lua.LString(errReadonly), 0)
 		}
-		t.RawSet(L.CheckAny(2), L.CheckAny(3))
+		key := L.CheckAny(2)
+		switch k := key.(type) {
+		case *lua.LNilType:
+			L.Error(lua.LString("table index is nil"), 0) // raised inside C: no position
+		case lua.LNumber:
+			if k != k {
+				L.Error(lua.LString("table index is NaN"), 0)
+			}
+		}
+		t.RawSet(key, L.CheckAny(3))
 		L.SetTop(1)
 		return 1
 	})

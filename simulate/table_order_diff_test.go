@@ -323,6 +323,20 @@ local ks = {}
 for k in pairs(cjson.new()) do ks[#ks+1] = k end
 out[#out+1] = 'cjson.new(): ' .. table.concat(ks, ' ')
 return out`, nil, nil},
+		{"table errors", `local t = {}
+local r = {}
+for _, f in ipairs({
+  function() t[0/0] = 1 end, function() t[nil] = 1 end, function() rawset(t, nil, 1) end,
+  function() rawset(t, 0/0, 1) end, function() return {[0/0] = 1} end, function() return next(t, 'nokey') end,
+  function() table.insert(t, 1, 2, 3) end, function() table.insert(t) end,
+  function() table.sort({3, 2, 1, 5, 4, 6, 7}, function(a, b) return true end) end,
+}) do local ok, e = pcall(f) r[#r+1] = tostring(e) end
+local ok, e = pcall(table.sort, {3, 2, 1, 5, 4, 6, 7}, function(a, b) return true end)
+r[#r+1] = tostring(e)
+ok, e = pcall(table.insert, {}, 1, 2, 3)
+r[#r+1] = tostring(e)
+r[#r+1] = select('#', table.remove({})) .. ' ' .. select('#', table.remove({1}, 5)) .. ' ' .. table.maxn({1, 2, [7.5] = 1, [-3] = 2})
+return r`, nil, nil},
 		{"length ignores __len", `local t = setmetatable({1, 2, nil, 4}, {__len = function() return 10 end})
 return {#t, #setmetatable({}, {__len = 1}), select('#', unpack(t)), table.getn(t)}`, nil, nil},
 		{"decoders", `return {d(cjson.decode('{"b":1,"a":2,"c":{"x":1},"d":[1,2,null,4],"e":null}')), d(cjson.decode('[1,2,null,4]')),

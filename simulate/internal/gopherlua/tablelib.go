@@ -1,5 +1,19 @@
 package lua
 
+import "fmt"
+
+// luaLError raises msg as luaL_error does from a C library function: with
+// the position of its caller when that is a Lua function, none when a Go
+// function (pcall, say) called it. RaiseError would look past Go frames.
+func luaLError(L *LState, msg string) {
+	if dbg, ok := L.GetStack(1); ok {
+		if _, err := L.GetInfo("Sl", dbg, LNil); err == nil && dbg.CurrentLine > 0 {
+			msg = fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, msg)
+		}
+	}
+	L.Error(LString(msg), 0)
+}
+
 func OpenTable(L *LState) int {
 	tabmod := L.RegisterModule(TabLibName, tableFuncs)
 	L.Push(tabmod)
@@ -68,12 +82,12 @@ func auxSort(L *LState, t *LTable, l, u int, less func(a, b LValue) bool) {
 		for {
 			for i++; less(get(i), pivot); i++ {
 				if i > u {
-					L.Error(LString("invalid order function for sorting"), 0) // luaL_error in C: no position
+					luaLError(L, "invalid order function for sorting")
 				}
 			}
 			for j--; less(pivot, get(j)); j-- {
 				if j < l {
-					L.Error(LString("invalid order function for sorting"), 0) // luaL_error in C: no position
+					luaLError(L, "invalid order function for sorting")
 				}
 			}
 			if j < i {
@@ -156,7 +170,7 @@ func tableInsert(L *LState) int {
 	case 3:
 		tbl.Insert(L.CheckInt(2), L.Get(3))
 	default:
-		L.Error(LString("wrong number of arguments to 'insert'"), 0) // luaL_error in C: no position
+		luaLError(L, "wrong number of arguments to 'insert'")
 	}
 	return 0
 }
