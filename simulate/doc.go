@@ -60,12 +60,27 @@
 // A script runs until it ends, as in Redis; a cancelable context passed to
 // Run interrupts it.
 //
+// Tables are laid out as Lua 5.1 lays them out (array part, hash part,
+// main positions from Lua's string and number hashes, rehash points,
+// constructor size hints), so next and pairs visit keys in Redis's order
+// and cjson.encode, cmsgpack.pack, table.foreach, unpack and the length of
+// a table with holes come out byte for byte as on the server, the same on
+// every run. collectgarbage() sweeps removed keys out of tables as Lua's
+// full collection does, so a removed string key set again lands where it
+// lands on the server. Two things Redis itself cannot reproduce are not
+// copied: tables, functions and coroutines used as keys hash by memory
+// address in Redis (the simulator numbers them per table), and Lua's
+// incremental collector, which runs on its own in a script that allocates
+// a lot, can sweep a table between a key's removal and its return there.
+//
 // Known differences from redis-server: runtime errors name the variable
 // involved as Lua 5.1 does ("attempt to index local 't' (a nil value)")
 // only when the failing instruction can be told apart on its line; syntax
-// errors other than goto and labels may be worded differently; pairs()
-// visits keys in another order; and Lua 5.1's quirk of folding 1/0 to -inf
-// inside some constant expressions is not copied.
+// errors other than goto and labels may be worded differently; pairs(_G)
+// lists the globals in another (fixed) order than Redis, whose order comes
+// from its whole sandbox set-up (the library tables do match); and Lua
+// 5.1's quirk of folding 1/0 to -inf inside some constant expressions is
+// not copied.
 //
 // Commands answer as a small value of Redis 7.0 with its default
 // configuration encodes it, where the encoding shows: a sorted set

@@ -3,7 +3,8 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	"github.com/redlua/redlua/simulate/internal/lualib"
 )
 
 // luaToString is tostring with Lua 5.1's "%.14g" for numbers.
@@ -12,6 +13,12 @@ func luaToString(L *lua.LState) int {
 	if n, ok := v.(lua.LNumber); ok {
 		L.Push(lua.LString(formatLuaNumber(float64(n))))
 		return 1
+	}
+	if ud, ok := v.(*lua.LUserData); ok {
+		if _, isNull := ud.Value.(lualib.NullPointer); isNull {
+			L.Push(lua.LString("userdata: (nil)")) // glibc's %p of NULL
+			return 1
+		}
 	}
 	L.Push(L.ToStringMeta(v))
 	return 1

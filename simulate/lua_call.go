@@ -3,7 +3,7 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/internal/cmdtable"
 )
@@ -39,9 +39,22 @@ func (sb *sandbox) command(L *lua.LState, raiseErr bool) int {
 	}
 	r := sb.exec(L, argv)
 	if r.Kind == KindError {
-		return callFailed(L, raiseErr, errorReplyText("-"+r.Str))
+		return commandFailed(L, raiseErr, errorReplyText("-"+r.Str))
 	}
 	L.Push(toLua(L, r, sb.resp))
+	return 1
+}
+
+// commandFailed is callFailed for an error the command itself (or the
+// checks before it) gave: Redis adds ignore_error_stats_update = true to the
+// error table, which pairs() shows.
+func commandFailed(L *lua.LState, raiseErr bool, msg string) int {
+	t := errorTable(L, msg)
+	t.RawSetString("ignore_error_stats_update", lua.LTrue)
+	if raiseErr {
+		L.Error(t, 0)
+	}
+	L.Push(t)
 	return 1
 }
 

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // maxReplyDepth bounds the nesting of a script's reply; Redis fails deeper
@@ -58,19 +58,19 @@ func toLuaValue(L *lua.LState, r Reply, resp int) lua.LValue {
 		}
 		return lua.LNil
 	case KindArray:
-		t := L.CreateTable(len(r.Elems), 0)
+		t := L.NewTable() // Redis fills an empty table, one index at a time
 		for i := range r.Elems {
 			t.RawSetInt(i+1, toLuaValue(L, r.Elems[i], resp))
 		}
 		return t
 	case KindMap:
-		m := L.CreateTable(0, len(r.Elems)/2)
+		m := L.NewTable()
 		for i := 0; i+1 < len(r.Elems); i += 2 {
 			m.RawSet(toLuaValue(L, r.Elems[i], resp), toLuaValue(L, r.Elems[i+1], resp))
 		}
 		return field(L, "map", m)
 	case KindSet:
-		s := L.CreateTable(0, len(r.Elems))
+		s := L.NewTable()
 		for i := range r.Elems {
 			s.RawSet(toLuaValue(L, r.Elems[i], resp), lua.LTrue)
 		}
@@ -82,16 +82,16 @@ func toLuaValue(L *lua.LState, r Reply, resp int) lua.LValue {
 	case KindBigNumber:
 		return field(L, "big_number", lua.LString(r.Str))
 	case KindVerbatim:
-		v := L.CreateTable(0, 2)
-		v.RawSetString("format", lua.LString("txt"))
+		v := L.NewTable() // "string" first, as Redis sets them
 		v.RawSetString("string", lua.LString(r.Str))
+		v.RawSetString("format", lua.LString("txt"))
 		return field(L, "verbatim_string", v)
 	}
 	return lua.LNil
 }
 
 func field(L *lua.LState, name string, v lua.LValue) *lua.LTable {
-	t := L.CreateTable(0, 1)
+	t := L.NewTable()
 	t.RawSetString(name, v)
 	return t
 }

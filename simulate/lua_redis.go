@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	"github.com/redlua/redlua/simulate/internal/lualib"
 )
 
 // RedisVersion is the server version the simulator reproduces, as
@@ -61,6 +62,11 @@ func (sb *sandbox) installRedis() {
 		t.RawSetString(name, lua.LNumber(v))
 	}
 	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
+	// In the order script_lua.c and eval.c set them, which decides pairs(redis).
+	t = lualib.Reorder(L, t, 0, "call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+		"REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex", "error_reply", "status_reply", "set_repl",
+		"REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL", "acl_check_cmd",
+		"breakpoint", "debug", "replicate_commands")
 	sb.globals.RawSetString("redis", sb.protect(t, true))
 	sb.globals.RawSetString(concatFn, L.NewFunction(luaConcat))
 }

@@ -3,7 +3,7 @@ package simulate
 import (
 	stdmath "math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/internal/cmdtable"
 	"github.com/redlua/redlua/simulate/internal/lualib"
@@ -136,6 +136,18 @@ func (sb *sandbox) installLibraries(g *lua.LTable) {
 	math.RawSetString("random", L.NewFunction(sb.mathRandom))
 	math.RawSetString("randomseed", L.NewFunction(sb.mathRandomSeed))
 
+	// Lua's own libraries in the order luaL_register sets them (lstrlib.c,
+	// ltablib.c, lmathlib.c, lbaselib.c), which decides what pairs shows.
+	g.RawSetString("string", lualib.Reorder(L, str, 15, "byte", "char", "dump", "find", "format", "gfind", "gmatch",
+		"gsub", "len", "lower", "match", "rep", "reverse", "sub", "upper"))
+	g.RawSetString("table", lualib.Reorder(L, tbl, 9, "concat", "foreach", "foreachi", "getn", "maxn", "insert",
+		"remove", "setn", "sort"))
+	g.RawSetString("math", lualib.Reorder(L, math, 28, "abs", "acos", "asin", "atan2", "atan", "ceil", "cosh", "cos",
+		"deg", "exp", "floor", "fmod", "frexp", "ldexp", "log10", "log", "max", "min", "modf", "pow", "rad", "random",
+		"randomseed", "sinh", "sin", "sqrt", "tanh", "tan", "pi", "huge", "mod"))
+	if co, ok := g.RawGetString("coroutine").(*lua.LTable); ok {
+		g.RawSetString("coroutine", lualib.Reorder(L, co, 6, "create", "resume", "running", "status", "wrap", "yield"))
+	}
 	for _, name := range append([]string{"string", "table", "math", "coroutine"}, extraLibs...) {
 		if lib, ok := g.RawGetString(name).(*lua.LTable); ok {
 			sb.globals.RawSetString(name, sb.protect(lib, true))
@@ -209,6 +221,11 @@ func (sb *sandbox) overrideBase() {
 			L.Push(lua.LNumber(20))
 		case "step":
 			L.Push(lua.LFalse)
+		case "collect":
+			// A full collection sweeps removed keys out of reachable
+			// tables, which changes where they land when set again.
+			L.MarkDeadKeys()
+			L.Push(lua.LNumber(0))
 		default:
 			L.Push(lua.LNumber(0))
 		}
@@ -222,7 +239,16 @@ func (sb *sandbox) overrideBase() {
 		if sb.readonly(t) {
 			L.Error(lua.LString(errReadonly), 0)
 		}
-		t.RawSet(L.CheckAny(2), L.CheckAny(3))
+		key := L.CheckAny(2)
+		switch k := key.(type) {
+		case *lua.LNilType:
+			L.Error(lua.LString("table index is nil"), 0) // raised inside C: no position
+		case lua.LNumber:
+			if k != k {
+				L.Error(lua.LString("table index is NaN"), 0)
+			}
+		}
+		t.RawSet(key, L.CheckAny(3))
 		L.SetTop(1)
 		return 1
 	})
@@ -250,7 +276,10 @@ func (sb *sandbox) overrideBase() {
 	})
 	set("next", func(L *lua.LState) int {
 		t := sb.unproxy(L.CheckTable(1)).(*lua.LTable)
-		k, v := t.Next(L.Get(2))
+		k, v, found := t.NextKey(L.Get(2))
+		if !found {
+			L.Error(lua.LString("invalid key to 'next'"), 0) // raised by C: no position
+		}
 		if t == sb.globals && k == lua.LString(concatFn) {
 			// The helper behind ".." is not one of Redis's globals.
 			k, v = t.Next(k)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // stringFormat is Lua 5.1's string.format (lstrlib.c str_format): C printf

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -210,7 +210,7 @@ func (s *Server) dropSandbox(sb *sandbox) {
 }
 
 func stringsTable(L *lua.LState, ss []string) *lua.LTable {
-	t := L.CreateTable(len(ss), 0)
+	t := L.NewTable() // as Redis's luaCreateArray: filled one index at a time
 	for i, s := range ss {
 		t.RawSetInt(i+1, lua.LString(s))
 	}

@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // OpenBit sets the global "bit" to LuaBitOp 1.0.2 as bundled with Redis:
@@ -27,7 +27,7 @@ func OpenBit(L *lua.LState) {
 		},
 		"tohex": bitToHex,
 	})
-	L.SetGlobal("bit", t)
+	L.SetGlobal("bit", Reorder(L, t, 12, "tobit", "bnot", "band", "bor", "bxor", "lshift", "rshift", "arshift", "rol", "ror", "bswap", "tohex"))
 }
 
 // bitArg normalises a number the way LuaBitOp does: adding 2^52+2^51 rounds

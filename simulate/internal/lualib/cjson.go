@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // cjsonConfig holds one cjson instance's settings, with the defaults of
@@ -35,8 +35,14 @@ func defaultCJSONConfig() *cjsonConfig {
 // null and encode writes as null.
 func OpenCJSON(L *lua.LState) {
 	null := L.NewUserData()
+	null.Value = NullPointer{}
 	L.SetGlobal("cjson", newCJSON(L, null))
 }
+
+// NullPointer is the Value of the userdata standing for a C NULL light
+// userdata (cjson.null): Redis's tostring prints it as "userdata: (nil)",
+// the same on every run, where gopher-lua would print a Go address.
+type NullPointer struct{}
 
 func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	cfg := defaultCJSONConfig()
@@ -99,7 +105,9 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	t.RawSetString("null", null)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	return t
+	return Reorder(L, t, 0, "encode", "decode", "encode_sparse_array", "encode_max_depth", "decode_max_depth",
+		"encode_number_precision", "encode_keep_buffer", "encode_invalid_numbers", "decode_invalid_numbers", "new",
+		"null", "_NAME", "_VERSION")
 }
 
 func cjsonArgCount(L *lua.LState, max int, fn string) {
@@ -245,7 +253,11 @@ func (e *jsonEncoder) number(n lua.LNumber) {
 // one, 0 for an empty table, and -1 when the table is an object (or a sparse
 // array that encode_sparse_array says to convert).
 func (e *jsonEncoder) arrayLength(t *lua.LTable) int {
-	max, items := 0.0, 0
+	// lua_cjson keeps the highest key in a C int: a key past 2^31 converts
+	// to INT_MIN (x86-64), which makes the table an object unless a later
+	// key (in next order) raises it again.
+	var max int32
+	items := 0
 	isArray := true
 	t.ForEach(func(k, _ lua.LValue) {
 		n, ok := k.(lua.LNumber)
@@ -256,8 +268,8 @@ func (e *jsonEncoder) arrayLength(t *lua.LTable) int {
 			isArray = false
 			return
 		}
-		if float64(n) > max {
-			max = float64(n)
+		if float64(n) > float64(max) {
+			max = cInt32(float64(n))
 		}
 		items++
 	})
@@ -265,13 +277,25 @@ func (e *jsonEncoder) arrayLength(t *lua.LTable) int {
 		return -1
 	}
 	c := e.cfg
-	if c.sparseRatio > 0 && max > float64(items*c.sparseRatio) && max > float64(c.sparseSafe) {
+	if c.sparseRatio > 0 && int(max) > items*c.sparseRatio && int(max) > c.sparseSafe {
 		if !c.sparseConvert {
 			e.fail(t, "excessively sparse array")
 		}
 		return -1
 	}
+	if max <= 0 {
+		return -1
+	}
 	return int(max)
+}
+
+// cInt32 is C's (int) conversion of a double on x86-64: out of range gives
+// INT_MIN.
+func cInt32(f float64) int32 {
+	if f >= -2147483648 && f < 2147483648 {
+		return int32(f)
+	}
+	return math.MinInt32
 }
 
 func (e *jsonEncoder) array(t *lua.LTable, n, depth int) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 type jsonTokenType int

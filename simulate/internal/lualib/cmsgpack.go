@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // cmsgpackMaxNesting is the depth at which pack writes nested tables as nil,
@@ -32,7 +32,7 @@ func OpenCMsgpack(L *lua.LState) {
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
 	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
-	L.SetGlobal("cmsgpack", t)
+	L.SetGlobal("cmsgpack", Reorder(L, t, 0, "pack", "unpack", "unpack_one", "unpack_limit", "_NAME", "_VERSION", "_COPYRIGHT", "_DESCRIPTION"))
 }
 
 func msgpackPack(L *lua.LState) int {

@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 type msgpackErr int

@@ -3,7 +3,7 @@ package lualib_test
 import (
 	"fmt"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/simulate/internal/lualib"
 )

@@ -3,7 +3,7 @@ package lualib
 import (
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // callLib calls lib.fn(args...) unprotected and fails the test if it panics

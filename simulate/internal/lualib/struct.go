@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // Sizes of the C types on the 64-bit Linux builds Redis ships.
@@ -25,7 +25,7 @@ func OpenStruct(L *lua.LState) {
 		"unpack": structUnpack,
 		"size":   structSize,
 	})
-	L.SetGlobal("struct", t)
+	L.SetGlobal("struct", Reorder(L, t, 3, "pack", "unpack", "size"))
 }
 
 // structFormat walks a format string, holding the current endianness and

@@ -1,0 +1,33 @@
+// Package lua is redlua's fork of gopher-lua v1.1.2 (github.com/yuin/gopher-lua,
+// MIT licence, see LICENSE): its root package, copied unchanged except where
+// listed below; its ast, parse and pm packages are used from upstream.
+//
+// Why a fork: the simulator must iterate tables exactly as Redis's Lua 5.1
+// does (pairs, next, cjson and cmsgpack key order, # on tables with holes).
+// gopher-lua's LTable keeps Go maps and an insertion list, its fields are
+// unexported, and its VM creates and fills tables itself, so no wrapper can
+// observe the operations Lua's order depends on.
+//
+// Changes from upstream:
+//
+//   - table.go, table51.go: LTable is Lua 5.1's table (ltable.c): array part,
+//     hash part with main positions, free pointer and rehash, luaH_getn,
+//     luaH_next. Same public methods; NextKey is new (next's invalid key).
+//     Setting nil on an absent key creates its slot, as luaH_set does.
+//     Table, function, userdata and thread keys hash by a number given per
+//     table (Lua hashes their address).
+//   - gc51.go: LState.MarkDeadKeys gives removed collectable keys of every
+//     reachable table dead keys, as a full collection does.
+//   - vm.go: OP_NEWTABLE decodes its size hints (fb2int); OP_SETLIST sizes
+//     the array part to the last index, then stores from the last value.
+//   - compile.go: the hash size hint counts keyed fields only; list items are
+//     flushed exactly every 50 items and at the end (upstream flushed again
+//     after a keyed field that followed 50k items, and misnumbered a trailing
+//     multi-value item after 50k items and batches past 511).
+//   - state.go: NewTable is lua_newtable (no preallocation); the vararg "arg"
+//     table is sized as adjust_varargs sizes it.
+//   - tablelib.go: insert, remove, maxn and sort follow ltablib.c (remove
+//     outside 1..#t returns nothing; sort is Lua 5.1's quicksort).
+//   - go vet: constant format strings, no self-assignments or unreachable
+//     returns.
+package lua
