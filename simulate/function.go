@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 )
 
 // functionChunk is the chunk name Redis gives every library: errors say

@@ -3,7 +3,7 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 
 	"github.com/redlua/redlua/registry"
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -48,7 +49,7 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 		return cmd
 	}
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
-		cmd.SetErr(fmt.Errorf("simulate: %w; pass what the header's keys: and args: lines declare", err))
+		cmd.SetErr(evalsha.CheckCall(script, len(keys), len(args)))
 		return cmd
 	}
 	name, err := f.lib.Function(script)

@@ -51,8 +51,8 @@ func TestFunctionRunnerMatchesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acquire, _ := reg.Get("mutex.acquire")
-	inspect, _ := reg.Get("mutex.inspect")
+	acquire, _ := reg.Lookup("mutex.acquire@1") // the version-1 contract
+	inspect, _ := reg.Lookup("mutex.inspect@1")
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	viaRun := New(WithClock(NewVirtualClock(start)))
 	viaFcall := New(WithClock(NewVirtualClock(start)))

@@ -190,7 +190,7 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 		return Reply{}, errors.New("simulate: RunReply needs a script; got nil (load one with registry.New or registry.ParseScript)")
 	}
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
-		return Reply{}, fmt.Errorf("simulate: %w; pass what the header's keys: and args: lines declare", err)
+		return Reply{}, err // names the script and the fix
 	}
 	if err := ctx.Err(); err != nil {
 		return Reply{}, fmt.Errorf("simulate: run script %s: %w", script.ID(), err)
