@@ -169,15 +169,40 @@ func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err erro
 // acquisition this call may have made without learning of it (a timeout
 // whose script still ran, or runs later: the server then refuses it).
 func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, cause error) error {
-	cleanup, cancel := cleanupContext(ctx)
-	_, _ = m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att) // best effort: leases expire anyway
-	cancel()
+	m.undo(ctx, owner, att)
 	err := cause
 	if ctx.Err() != nil || !isWrapped(cause) {
 		err = wrapCtx(ctx, "locks: "+m.k.name, cause)
 	}
 	m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 	return err
+}
+
+// undo leaves the queue and releases what attempt att may have taken. When
+// the server cannot be reached (it is frozen, or the network is), the undo
+// is retried in the background until it gets through or the server's record
+// of given-up attempts would have expired: an attempt stuck in a frozen
+// server's buffers runs when the server resumes, and the undo must reach the
+// server then too, or the lock would sit with no one to release it.
+func (m *Mutex) undo(ctx context.Context, owner, att string) {
+	cleanup, cancel := cleanupContext(ctx)
+	_, err := m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att)
+	cancel()
+	if err == nil {
+		return
+	}
+	go func() {
+		until := time.Now().Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
+		for time.Now().Before(until) {
+			time.Sleep(50 * time.Millisecond)
+			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att)
+			cancel()
+			if err == nil {
+				return
+			}
+		}
+	}()
 }
 
 // handedOver builds the lease of a lock a release handed to us. The grant
