@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/redlua/redlua/internal/keyslot"
 )
 
 // MultiLock takes several locks all or nothing: Lock returns holding every
@@ -51,7 +53,7 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 		if err != nil {
 			return nil, err
 		}
-		slot := keySlot(k.lock)
+		slot := keyslot.Of(k.lock)
 		bySlot[slot] = append(bySlot[slot], k)
 	}
 	ml := &MultiLock{c: c, s: s, meta: s.meta(c.host)}

@@ -5,17 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/redlua/redlua/internal/keyslot"
 	"github.com/redlua/redlua/internal/redistest"
 )
-
-func TestKeySlot(t *testing.T) {
-	// Values from the Redis Cluster specification and CLUSTER KEYSLOT.
-	for key, want := range map[string]int{"foo": 12182, "{user1000}.following": keySlot("user1000"), "bar": 5061} {
-		if got := keySlot(key); got != want {
-			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)
-		}
-	}
-}
 
 // Names whose keys share a slot are taken by one multi.acquire script.
 func TestMultiLockSameSlotInOneScript(t *testing.T) {
@@ -23,7 +15,7 @@ func TestMultiLockSameSlotInOneScript(t *testing.T) {
 	seen := map[int]string{}
 	for i := 0; a == ""; i++ {
 		n := fmt.Sprint("n", i)
-		s := keySlot("{" + n + "}")
+		s := keyslot.Of("{" + n + "}")
 		if prev, ok := seen[s]; ok {
 			a, b = prev, n
 		}
