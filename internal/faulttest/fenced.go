@@ -56,6 +56,20 @@ func (s FenceStats) String() string {
 		s.Writes, s.Accepted, s.Rejected, s.Regressions, s.DuplicateTokens, s.StaleAccepted, s.LegitRefused)
 }
 
+// Add sums counts of several resources (one per lock name); Highest is the
+// larger of the two.
+func (s FenceStats) Add(o FenceStats) FenceStats {
+	s.Writes += o.Writes
+	s.Accepted += o.Accepted
+	s.Rejected += o.Rejected
+	s.StaleAccepted += o.StaleAccepted
+	s.LegitRefused += o.LegitRefused
+	s.DuplicateTokens += o.DuplicateTokens
+	s.Regressions += o.Regressions
+	s.Highest = max(s.Highest, o.Highest)
+	return s
+}
+
 // NewFencedResource starts the resource on a free loopback port; it stops
 // when the test ends.
 func NewFencedResource(t testing.TB) *FencedResource {

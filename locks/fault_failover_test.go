@@ -1,0 +1,146 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redlua/redlua/internal/faulttest"
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+)
+
+// failoverFigures is what a run of kill-the-primary trials saw.
+type failoverFigures struct {
+	trials, doubleGrants, acquireFailures int
+	equalTokens                           int
+	overlaps                              int
+	fence                                 faulttest.FenceStats
+	took                                  time.Duration
+}
+
+func (f failoverFigures) String() string {
+	return fmt.Sprintf("%d trials in %v: %d double grants (%d with equal tokens), %d acquisitions refused, %d overlapping holds; fence: %v",
+		f.trials, f.took.Round(time.Millisecond), f.doubleGrants, f.equalTokens, f.acquireFailures, f.overlaps, f.fence)
+}
+
+// runFailoverTrials acquires a lock on the primary of a pair whose
+// replication lags by lag, kills the primary at once, promotes the replica
+// and tries to take the same lock there. The first holder still believes it
+// holds (its lease runs 10 s), so a second grant is a double grant. Both
+// holders write to a fenced resource: the new holder first, then the old one
+// (the order in which fencing must catch the stale write).
+func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...locks.Option) failoverFigures {
+	pair := redistest.NewLaggingPair(t)
+	var oracle holderOracle
+	var detector faulttest.Detector
+	ctx := context.Background()
+	var fig failoverFigures
+	start := time.Now()
+	for i := 0; i < trials; i++ {
+		// A fresh name and resource per trial: tokens are per lock name.
+		name := fmt.Sprintf("failover:%d", i)
+		resource := faulttest.NewFencedResource(t)
+		resource.IsHolder = oracle.isHolder
+		pair.Link.SetDelay(lag)
+		_, first := faultClient(t, pair.Primary.Addr, opts...)
+		oracle.set(first, name)
+		m, err := first.Mutex(name, locks.WithTTL(10*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := m.TryLock(ctx)
+		if errors.Is(err, locks.ErrNotAcquired) || err != nil {
+			// With replica acknowledgement a refused acquisition is a correct
+			// outcome (nobody holds the lock); count it, it is not a grant.
+			fig.acquireFailures++
+			t.Logf("trial %d: first acquisition refused: %v", i, err)
+			pair.Link.SetDelay(0)
+			pair.Failover(t)
+			pair.Rejoin(t)
+			continue
+		}
+		aStart := time.Now()
+		fa, err := faulttest.DialFence(resource.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fa.Write(a.Token(), a.Owner()); err != nil {
+			t.Fatalf("trial %d: the first holder's write was refused: %v", i, err)
+		}
+
+		pair.Failover(t)
+
+		_, second := faultClient(t, pair.Primary.Addr, opts...)
+		oracle.set(second, name)
+		m2, _ := second.Mutex(name, locks.WithTTL(10*time.Second))
+		b, err := m2.TryLock(ctx)
+		switch {
+		case err == nil:
+			fig.doubleGrants++
+			if b.Token() == a.Token() {
+				fig.equalTokens++
+			}
+			bStart := time.Now()
+			fb, dialErr := faulttest.DialFence(resource.Addr)
+			if dialErr != nil {
+				t.Fatal(dialErr)
+			}
+			_ = fb.Write(b.Token(), b.Owner()) // the resource's verdict is counted there
+			fb.Close()
+			detector.Add(faulttest.Interval{Owner: b.Owner(), Token: b.Token(), Start: bStart, End: time.Now()})
+			_ = b.Unlock(ctx)
+		case !errors.Is(err, locks.ErrNotAcquired):
+			t.Fatalf("trial %d: TryLock on the promoted replica: %v", i, err)
+		}
+		// The first holder's lease still says "held": it writes again.
+		if a.Err() == nil {
+			_ = fa.Write(a.Token(), a.Owner())
+		}
+		fa.Close()
+		detector.Add(faulttest.Interval{Owner: a.Owner(), Token: a.Token(), Start: aStart, End: time.Now()})
+
+		fig.fence = fig.fence.Add(resource.Stats())
+		pair.Link.SetDelay(0)
+		pair.Rejoin(t)
+	}
+	fig.trials = trials
+	fig.took = time.Since(start)
+	fig.overlaps = len(detector.Overlaps())
+	return fig
+}
+
+// Plain mode loses the lock on a failover to a lagging replica: the test
+// must SEE double grants, which is what shows it has the power to catch
+// them in the replica-acknowledged mode.
+func TestFaultFailoverPlainModeDoubleGrants(t *testing.T) {
+	fig := runFailoverTrials(t, 50, 50*time.Millisecond)
+	t.Logf("plain mode, replication lag 50ms, kill the primary right after the acquisition, promote by hand: %v", fig)
+	if fig.doubleGrants == 0 {
+		t.Fatalf("no double grant in %d trials: the replica did not lag, so this test has no power", fig.trials)
+	}
+	if fig.overlaps != fig.doubleGrants {
+		t.Errorf("the detector saw %d overlaps for %d double grants", fig.overlaps, fig.doubleGrants)
+	}
+	t.Run("fencing", func(t *testing.T) {
+		// Fails on today's counter tokens (every double grant carries equal
+		// tokens); remove the skip once main has time-based tokens.
+		t.Skip("until locks lands time-based fencing tokens (issue 10 item 3)")
+		checkFence(t, fig)
+	})
+}
+
+func checkFence(t *testing.T, fig failoverFigures) {
+	t.Helper()
+	if fig.equalTokens > 0 {
+		t.Errorf("%d double grants carried equal tokens: a resource cannot tell the holders apart", fig.equalTokens)
+	}
+	if fig.fence.StaleAccepted > 0 {
+		t.Errorf("the fenced resource accepted %d stale writes", fig.fence.StaleAccepted)
+	}
+	if fig.fence.LegitRefused > 0 {
+		t.Errorf("the fenced resource refused %d legitimate writes", fig.fence.LegitRefused)
+	}
+}
