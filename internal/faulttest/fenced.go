@@ -117,6 +117,15 @@ func (r *FencedResource) Write(token int64, owner string) (accepted bool, highes
 	return accepted, r.high
 }
 
+// WriteChecked is Write with FenceClient's answer: nil when accepted, an
+// error wrapping ErrStale when refused.
+func (r *FencedResource) WriteChecked(token int64, owner string) error {
+	if ok, high := r.Write(token, owner); !ok {
+		return fmt.Errorf("token %d, highest accepted %d: %w", token, high, ErrStale)
+	}
+	return nil
+}
+
 // Stats returns the counts so far.
 func (r *FencedResource) Stats() FenceStats {
 	r.mu.Lock()
