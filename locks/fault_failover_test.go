@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlua/redlua/internal/faulttest"
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
@@ -32,8 +34,40 @@ func (f failoverFigures) String() string {
 // holds (its lease runs 10 s), so a second grant is a double grant. Both
 // holders write to a fenced resource: the new holder first, then the old one
 // (the order in which fencing must catch the stale write).
-func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...locks.Option) failoverFigures {
-	pair := redistest.NewLaggingPair(t)
+//
+// With a Sentinel set, Sentinel promotes the replica and both holders use
+// Sentinel failover clients; otherwise the test promotes it by hand.
+func runFailoverTrials(t *testing.T, trials int, lag time.Duration, sentinel bool, opts ...locks.Option) failoverFigures {
+	var pair *redistest.LaggingPair
+	var set *redistest.SentinelSet
+	if sentinel {
+		set, pair = redistest.NewLaggingSentinel(t)
+	} else {
+		pair = redistest.NewLaggingPair(t)
+	}
+	connect := func() *locks.Client {
+		if set == nil {
+			_, c := faultClient(t, pair.Primary.Addr, opts...)
+			return c
+		}
+		rc := set.Client(func(o *redis.FailoverOptions) {
+			o.MaxRetries, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = -1, 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+		})
+		c, err := locks.New(rc, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	failover := func() {
+		if set == nil {
+			pair.Failover(t)
+			return
+		}
+		pair.KillPrimary()
+		set.WaitPrimary(t, pair.Primary, 30*time.Second)
+	}
 	var oracle holderOracle
 	var detector faulttest.Detector
 	ctx := context.Background()
@@ -45,7 +79,7 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...lock
 		resource := faulttest.NewFencedResource(t)
 		resource.IsHolder = oracle.isHolder
 		pair.Link.SetDelay(lag)
-		_, first := faultClient(t, pair.Primary.Addr, opts...)
+		first := connect()
 		oracle.set(first, name)
 		m, err := first.Mutex(name, locks.WithTTL(10*time.Second))
 		if err != nil {
@@ -58,7 +92,7 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...lock
 			fig.acquireFailures++
 			t.Logf("trial %d: first acquisition refused: %v", i, err)
 			pair.Link.SetDelay(0)
-			pair.Failover(t)
+			failover()
 			pair.Rejoin(t)
 			continue
 		}
@@ -71,9 +105,9 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...lock
 			t.Fatalf("trial %d: the first holder's write was refused: %v", i, err)
 		}
 
-		pair.Failover(t)
+		failover()
 
-		_, second := faultClient(t, pair.Primary.Addr, opts...)
+		second := connect()
 		oracle.set(second, name)
 		m2, _ := second.Mutex(name, locks.WithTTL(10*time.Second))
 		b, err := m2.TryLock(ctx)
@@ -116,7 +150,7 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, opts ...lock
 // must SEE double grants, which is what shows it has the power to catch
 // them in the replica-acknowledged mode.
 func TestFaultFailoverPlainModeDoubleGrants(t *testing.T) {
-	fig := runFailoverTrials(t, 50, 50*time.Millisecond)
+	fig := runFailoverTrials(t, 50, 50*time.Millisecond, false)
 	t.Logf("plain mode, replication lag 50ms, kill the primary right after the acquisition, promote by hand: %v", fig)
 	if fig.doubleGrants == 0 {
 		t.Fatalf("no double grant in %d trials: the replica did not lag, so this test has no power", fig.trials)
@@ -143,4 +177,19 @@ func checkFence(t *testing.T, fig failoverFigures) {
 	if fig.fence.LegitRefused > 0 {
 		t.Errorf("the fenced resource refused %d legitimate writes", fig.fence.LegitRefused)
 	}
+}
+
+// The same through Sentinel: it declares the killed primary down after
+// 200 ms and promotes the lagging replica; the holders use Sentinel
+// failover clients. Fewer trials (each waits for Sentinel).
+func TestFaultFailoverSentinelPlainModeDoubleGrants(t *testing.T) {
+	fig := runFailoverTrials(t, 10, 50*time.Millisecond, true)
+	t.Logf("plain mode, replication lag 50ms, kill the primary right after the acquisition, Sentinel promotes: %v", fig)
+	if fig.doubleGrants == 0 {
+		t.Fatalf("no double grant in %d trials: the replica did not lag, so this test has no power", fig.trials)
+	}
+	t.Run("fencing", func(t *testing.T) {
+		untilLocksLands(t, "time-based fencing tokens (issue 10 item 3)")
+		checkFence(t, fig)
+	})
 }

@@ -43,13 +43,20 @@ func NewLaggingPair(t testing.TB, opts ...Option) *LaggingPair {
 // promoted server, Replica the dead one until Rejoin.
 func (p *LaggingPair) Failover(t testing.TB) {
 	t.Helper()
+	p.KillPrimary()
+	if err := p.Primary.Promote(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// KillPrimary is Failover without the promotion, for a test whose
+// Sentinel promotes the replica: afterwards Primary is the replica (not yet
+// promoted) and Replica the dead server.
+func (p *LaggingPair) KillPrimary() {
 	p.Link.Hold()
 	p.Primary.Kill()
 	p.Link.KillAll()
 	p.Link.Release()
-	if err := p.Replica.Promote(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	p.Primary, p.Replica = p.Replica, p.Primary
 }
 

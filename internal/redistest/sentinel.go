@@ -25,6 +25,38 @@ type SentinelSet struct {
 func Sentinel(t testing.TB, opts ...Option) *SentinelSet {
 	t.Helper()
 	primary, replica := PrimaryReplica(t, opts...)
+	return watch(t, primary, replica, 2000, opts)
+}
+
+// NewLaggingSentinel starts a LaggingPair (the replica replicates through a
+// proxy the test controls) watched by one Sentinel that declares the primary
+// down after 200 ms, so a test can kill the primary and let Sentinel
+// promote the lagging replica. The returned set's Primary and Replica are
+// the servers at start; the pair tracks them across failovers.
+func NewLaggingSentinel(t testing.TB, opts ...Option) (*SentinelSet, *LaggingPair) {
+	t.Helper()
+	pair := NewLaggingPair(t, opts...)
+	return watch(t, pair.Primary, pair.Replica, 200, opts), pair
+}
+
+// WaitPrimary waits until the Sentinel names want as the primary, as it
+// does once a failover completed.
+func (s *SentinelSet) WaitPrimary(t testing.TB, want *Server, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, timeout, func() (bool, string) {
+		c := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinel.Addr})
+		defer c.Close()
+		addr, err := c.GetMasterAddrByName(context.Background(), s.MasterName).Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		got := strings.Join(addr, ":")
+		return got == want.Addr, fmt.Sprintf("sentinel names %s as the primary, want %s", got, want.Addr)
+	})
+}
+
+func watch(t testing.TB, primary, replica *Server, downAfterMillis int, opts []Option) *SentinelSet {
+	t.Helper()
 	bin := RequireServer(t, opts...)
 	port, err := freePort()
 	if err != nil {
@@ -33,8 +65,10 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelSet {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "sentinel.conf")
 	// Sentinel rewrites its config file, so it must be a writable file of its own.
-	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\nsentinel monitor redlua 127.0.0.1 %d 1\nsentinel down-after-milliseconds redlua 2000\n",
-		port, dir, filepath.Join(dir, "redis.log"), primary.Port)
+	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\nsentinel monitor redlua 127.0.0.1 %d 1\nsentinel down-after-milliseconds redlua %d\n"+
+		// A replica pointing elsewhere (at a test's proxy) is left alone this long.
+		"sentinel failover-timeout redlua 600000\n",
+		port, dir, filepath.Join(dir, "redis.log"), primary.Port, downAfterMillis)
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
