@@ -16,8 +16,6 @@ import (
 // ErrLockLost (its deadline passed while it was frozen, whether or not a
 // timer or the watchdog ran since), and its stale write must be refused.
 func TestFaultFrozenHolderSeesLossAtFirstCheck(t *testing.T) {
-	// Fails today with the watchdog (the lease says held after the freeze).
-	untilLocksLands(t, "local lease deadlines (issue 10 item 5)")
 	const ttl = 500 * time.Millisecond
 	const trials = 3
 	srv := redistest.Standalone(t)
@@ -78,7 +76,8 @@ func TestFaultFrozenHolderSeesLossAtFirstCheck(t *testing.T) {
 // Its Lock must return ErrLockLost (or an error), or a lease the server
 // confirms — never a lease that says "held" while another holds it.
 func TestFaultFrozenFairWaiter(t *testing.T) {
-	// Fails today: the lease is counted from when the grant message arrived.
+	// Fails on main 6bf5cbf in 2 of 3 trials: the resumed waiter's lease says
+	// held for ~490ms more (counted from the thaw) while the third owner holds.
 	untilLocksLands(t, "fair grants counted from the grant (issue 10 item 4)")
 	const ttl = 500 * time.Millisecond
 	const trials = 3
@@ -102,6 +101,7 @@ func TestFaultFrozenFairWaiter(t *testing.T) {
 			return err == nil && info.Waiters >= 1
 		})
 		w.Freeze()
+		frozenAt := time.Now()
 		if err := held.Unlock(ctx); err != nil { // hands the lock to the frozen waiter
 			t.Fatal(err)
 		}
@@ -112,12 +112,15 @@ func TestFaultFrozenFairWaiter(t *testing.T) {
 		lctx, cancel := context.WithTimeout(ctx, 20*ttl)
 		l3, err := m3.Lock(lctx)
 		cancel()
+		l3At := time.Now()
 		if err != nil {
 			w.Thaw()
 			t.Fatalf("trial %d: the third owner did not get the lock past the frozen waiter: %v", i, err)
 		}
 		w.Thaw()
+		thawed := time.Now()
 		r := w.Next("acquired", 30*time.Second)
+		t.Logf("trial %d: third owner waited %v for the lock; the waiter reported %v after the thaw", i, l3At.Sub(frozenAt).Round(time.Millisecond), time.Since(thawed).Round(time.Millisecond))
 		switch {
 		case r.Owner == "":
 			errs++ // Lock failed: acceptable, nothing claims to hold
@@ -126,7 +129,8 @@ func TestFaultFrozenFairWaiter(t *testing.T) {
 		case r.Note == "server: held by us":
 			confirmed++
 		default:
-			t.Errorf("trial %d: the resumed waiter's lease says held (Err=%q) while %s", i, r.Err, r.Note)
+			t.Errorf("trial %d: the resumed waiter's lease (token %d, deadline in %v) says held (Err=%q) while %s; the third owner holds token %d since %v after the thaw",
+				i, r.Token, r.End.Sub(r.Start).Round(time.Millisecond), r.Err, r.Note, l3.Token(), thawed.Sub(l3At).Round(time.Millisecond))
 		}
 		_ = l3.Unlock(ctx)
 		w.Stop(10 * time.Second)

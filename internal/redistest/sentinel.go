@@ -30,13 +30,13 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelSet {
 
 // NewLaggingSentinel starts a LaggingPair (the replica replicates through a
 // proxy the test controls) watched by one Sentinel that declares the primary
-// down after 200 ms, so a test can kill the primary and let Sentinel
+// down after 1 s (less makes a busy machine look down), so a test can kill the primary and let Sentinel
 // promote the lagging replica. The returned set's Primary and Replica are
 // the servers at start; the pair tracks them across failovers.
 func NewLaggingSentinel(t testing.TB, opts ...Option) (*SentinelSet, *LaggingPair) {
 	t.Helper()
 	pair := NewLaggingPair(t, opts...)
-	return watch(t, pair.Primary, pair.Replica, 200, opts), pair
+	return watch(t, pair.Primary, pair.Replica, 1000, opts), pair
 }
 
 // WaitPrimary waits until the Sentinel names want as the primary, as it
@@ -51,7 +51,7 @@ func (s *SentinelSet) WaitPrimary(t testing.TB, want *Server, timeout time.Durat
 			return false, err.Error()
 		}
 		got := strings.Join(addr, ":")
-		return got == want.Addr, fmt.Sprintf("sentinel names %s as the primary, want %s", got, want.Addr)
+		return got == want.Addr, fmt.Sprintf("sentinel names %s as the primary, want %s; sentinel log ends:\n%s", got, want.Addr, lastLines(s.Sentinel.Log(), 25))
 	})
 }
 
@@ -67,7 +67,7 @@ func watch(t testing.TB, primary, replica *Server, downAfterMillis int, opts []O
 	// Sentinel rewrites its config file, so it must be a writable file of its own.
 	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nlogfile %s\nsentinel monitor redlua 127.0.0.1 %d 1\nsentinel down-after-milliseconds redlua %d\n"+
 		// A replica pointing elsewhere (at a test's proxy) is left alone this long.
-		"sentinel failover-timeout redlua 600000\n",
+		"sentinel failover-timeout redlua 30000\n",
 		port, dir, filepath.Join(dir, "redis.log"), primary.Port, downAfterMillis)
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
@@ -108,4 +108,12 @@ func (s *SentinelSet) Client(opts ...func(*redis.FailoverOptions)) *redis.Client
 	s.Sentinel.clients = append(s.Sentinel.clients, c)
 	s.Sentinel.mu.Unlock()
 	return c
+}
+
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
