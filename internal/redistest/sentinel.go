@@ -55,6 +55,29 @@ func (s *SentinelSet) WaitPrimary(t testing.TB, want *Server, timeout time.Durat
 	})
 }
 
+// WaitReplicaHealthy waits until the Sentinel lists replica as a healthy
+// replica (flags exactly "slave", link to its primary ok), so that it is a
+// candidate for the next promotion; a replica just restarted stays in
+// Sentinel's subjective-down state for a moment.
+func (s *SentinelSet) WaitReplicaHealthy(t testing.TB, replica *Server, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, timeout, func() (bool, string) {
+		c := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinel.Addr})
+		defer c.Close()
+		replicas, err := c.Replicas(context.Background(), s.MasterName).Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, r := range replicas {
+			if r["port"] == strconv.Itoa(replica.Port) {
+				ok := r["flags"] == "slave" && r["master-link-status"] == "ok"
+				return ok, fmt.Sprintf("sentinel sees replica %s as %v", replica.Addr, r)
+			}
+		}
+		return false, fmt.Sprintf("sentinel does not list %s among %v", replica.Addr, replicas)
+	})
+}
+
 func watch(t testing.TB, primary, replica *Server, downAfterMillis int, opts []Option) *SentinelSet {
 	t.Helper()
 	bin := RequireServer(t, opts...)
