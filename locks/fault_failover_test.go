@@ -52,7 +52,7 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, sentinel boo
 			return c
 		}
 		rc := set.Client(func(o *redis.FailoverOptions) {
-			o.MaxRetries, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = -1, 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+			o.MaxRetries, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = -1, time.Second, time.Second, time.Second
 		})
 		c, err := locks.New(rc, opts...)
 		if err != nil {

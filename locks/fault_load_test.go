@@ -33,7 +33,9 @@ func runContention(t *testing.T, srv *redistest.Server, name string, every, leng
 	var ws []*faulttest.Worker
 	for i := 0; i < workers; i++ {
 		ws = append(ws, faulttest.StartWorker(t, "TestFaultHelperWorker", "loop",
-			workerEnv(srv.Addr, name, time.Second, resource.Addr, envHold+"=20ms")...))
+			// Generous timeouts: the faults here must not fail an operation,
+			// and a busy machine must not either.
+			workerEnv(srv.Addr, name, time.Second, resource.Addr, envHold+"=20ms", envTimeout+"=3s")...))
 	}
 	var fig loadFigures
 	ctx := context.Background()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlua/redlua/internal/faulttest"
 	"github.com/redlua/redlua/locks"
 )
@@ -25,6 +27,7 @@ const (
 	envHold     = "REDLUA_FT_HOLD"     // critical section length
 	envFair     = "REDLUA_FT_FAIR"     // fair mode with this waiter TTL, when set
 	envWatchdog = "REDLUA_FT_WATCHDOG" // "1": renew in the background
+	envTimeout  = "REDLUA_FT_TIMEOUT"  // go-redis read/write timeout (default 1s)
 )
 
 func workerEnv(addr, name string, ttl time.Duration, fence string, extra ...string) []string {
@@ -52,7 +55,16 @@ func TestFaultHelperWorker(t *testing.T) {
 	if os.Getenv(envWatchdog) == "1" {
 		opts = append(opts, locks.WithWatchdog(0))
 	}
-	_, c := faultClient(t, os.Getenv(envAddr))
+	ro := faultRedisOptions(os.Getenv(envAddr))
+	ro.ReadTimeout = envDuration(envTimeout, ro.ReadTimeout)
+	ro.WriteTimeout = ro.ReadTimeout
+	rc := redis.NewClient(ro)
+	defer rc.Close()
+	c, err := locks.New(rc)
+	if err != nil {
+		io.Fatal("%v", err)
+	}
+	defer c.Close()
 	m, err := c.Mutex(os.Getenv(envName), opts...)
 	if err != nil {
 		io.Fatal("%v", err)
