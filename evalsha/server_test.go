@@ -33,7 +33,7 @@ func TestRunAfterScriptFlushRealServer(t *testing.T) {
 	c := srv.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, c); err != nil {
+	if err := evalsha.Load(ctx, c, reg); err != nil {
 		t.Fatal(err)
 	}
 	r := newRunner(t, c)
@@ -126,7 +126,7 @@ func TestClusterLoadAndRoute(t *testing.T) {
 	client := cl.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	for _, node := range cl.Nodes {
@@ -176,7 +176,7 @@ func BenchmarkRunVsRawEvalSha(b *testing.B) {
 	c := srv.Client()
 	ctx := context.Background()
 	reg := testRegistry(b)
-	if err := reg.Load(ctx, c); err != nil {
+	if err := evalsha.Load(ctx, c, reg); err != nil {
 		b.Fatal(err)
 	}
 	incr := script(b, reg, "counter.incr")
@@ -201,10 +201,11 @@ func BenchmarkRunVsRawEvalSha(b *testing.B) {
 }
 
 // PUBLISH reaches every node of a cluster, so the shared subscription may
-// sit on any of them.
+// sit on any of them (plain pub/sub chosen explicitly: cluster clients use
+// sharded pub/sub by default).
 func TestSubscribeCluster(t *testing.T) {
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3})
-	subscribeContract(t, cl.Client(), false)
+	subscribeContract(t, cl.Client(), false, evalsha.WithShardedPubSub(false))
 }
 
 // A Sentinel-managed primary: Load and Run go through the failover client
@@ -214,7 +215,7 @@ func TestSentinelLoadAndRun(t *testing.T) {
 	client := set.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		t.Fatalf("Load through Sentinel: %v", err)
 	}
 	for _, s := range reg.Scripts() {
