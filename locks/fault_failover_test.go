@@ -193,7 +193,7 @@ func checkFence(t *testing.T, fig failoverFigures) {
 }
 
 // The same through Sentinel: it declares the killed primary down after
-// 1 s and promotes the lagging replica; the holders use Sentinel
+// 2 s and promotes the lagging replica; the holders use Sentinel
 // failover clients. Fewer trials (each waits for Sentinel).
 func TestFaultFailoverSentinelPlainModeDoubleGrants(t *testing.T) {
 	fig := runFailoverTrials(t, 5, 50*time.Millisecond, true)

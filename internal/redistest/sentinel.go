@@ -30,13 +30,15 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelSet {
 
 // NewLaggingSentinel starts a LaggingPair (the replica replicates through a
 // proxy the test controls) watched by one Sentinel that declares the primary
-// down after 1 s (less makes a busy machine look down), so a test can kill the primary and let Sentinel
+// down after 2 s (Sentinel pings every second at most, so less than 2 s
+// makes a promoted primary that was slow to answer one ping look down and
+// starts a failover nobody asked for), so a test can kill the primary and let Sentinel
 // promote the lagging replica. The returned set's Primary and Replica are
 // the servers at start; the pair tracks them across failovers.
 func NewLaggingSentinel(t testing.TB, opts ...Option) (*SentinelSet, *LaggingPair) {
 	t.Helper()
 	pair := NewLaggingPair(t, opts...)
-	return watch(t, pair.Primary, pair.Replica, 1000, opts), pair
+	return watch(t, pair.Primary, pair.Replica, 2000, opts), pair
 }
 
 // WaitPrimary waits until the Sentinel names want as the primary, as it
