@@ -85,7 +85,7 @@ func runFailoverTrials(t *testing.T, trials int, lag time.Duration, sentinel boo
 		// A fresh name and resource per trial: tokens are per lock name.
 		name := fmt.Sprintf("failover:%d", i)
 		resource := faulttest.NewFencedResource(t)
-		resource.IsHolder = oracle.isHolder
+		resource.SetIsHolder(oracle.isHolder)
 		pair.Link.SetDelay(lag)
 		first := connect()
 		oracle.set(first, name)

@@ -29,7 +29,7 @@ func runContention(t *testing.T, srv *redistest.Server, name string, every, leng
 	_, inspector := faultClient(t, srv.Addr)
 	var oracle holderOracle
 	oracle.set(inspector, name)
-	resource.IsHolder = oracle.isHolder
+	resource.SetIsHolder(oracle.isHolder)
 	var ws []*faulttest.Worker
 	for i := 0; i < workers; i++ {
 		ws = append(ws, faulttest.StartWorker(t, "TestFaultHelperWorker", "loop",

@@ -38,7 +38,7 @@ func TestFaultRestartTokensKeepGrowing(t *testing.T) {
 			_, c := faultClient(t, srv.Addr)
 			var oracle holderOracle
 			oracle.set(c, "restarted")
-			resource.IsHolder = oracle.isHolder
+			resource.SetIsHolder(oracle.isHolder)
 			m, _ := c.Mutex("restarted", locks.WithTTL(ttl))
 			var before int64
 			for i := 0; i < 20; i++ {

@@ -12,7 +12,7 @@ import (
 func TestFencedResourceCounts(t *testing.T) {
 	r := faulttest.NewFencedResource(t)
 	holder := "a"
-	r.IsHolder = func(owner string) bool { return owner == holder }
+	r.SetIsHolder(func(owner string) bool { return owner == holder })
 	f, err := faulttest.DialFence(r.Addr)
 	if err != nil {
 		t.Fatal(err)

@@ -24,14 +24,9 @@ type FencedResource struct {
 	// Addr is the loopback address workers dial.
 	Addr string
 
-	// IsHolder, when set before the first write, tells whether owner holds
-	// the lock right now (the test asks the server). It classifies writes:
-	// an accepted write from a non-holder is stale, a refused write from the
-	// holder was legitimate.
-	IsHolder func(owner string) bool
-
 	listener net.Listener
 	mu       sync.Mutex
+	isHolder func(owner string) bool
 	high     int64
 	highBy   string
 	stats    FenceStats
@@ -44,8 +39,8 @@ type FenceStats struct {
 	Writes          int // every write received
 	Accepted        int
 	Rejected        int // refused for a token below the highest, or equal from another owner
-	StaleAccepted   int // accepted from an owner that did not hold the lock (needs IsHolder)
-	LegitRefused    int // refused although the writer held the lock (needs IsHolder)
+	StaleAccepted   int // accepted from an owner that did not hold the lock (needs SetIsHolder)
+	LegitRefused    int // refused although the writer held the lock (needs SetIsHolder)
 	DuplicateTokens int // a write whose token equals the highest, from another owner
 	Regressions     int // a write whose token is below the highest accepted
 	Highest         int64
@@ -85,11 +80,24 @@ func NewFencedResource(t testing.TB) *FencedResource {
 	return r
 }
 
+// SetIsHolder sets the check that tells whether owner holds the lock right
+// now (the test asks the server). It classifies writes: an accepted write
+// from a non-holder is stale, a refused write from the holder was
+// legitimate. Without it, writes are only counted.
+func (r *FencedResource) SetIsHolder(isHolder func(owner string) bool) {
+	r.mu.Lock()
+	r.isHolder = isHolder
+	r.mu.Unlock()
+}
+
 // Write applies one write directly, as a worker's line would.
 func (r *FencedResource) Write(token int64, owner string) (accepted bool, highest int64) {
+	r.mu.Lock()
+	isHolder := r.isHolder
+	r.mu.Unlock()
 	holder := true
-	if r.IsHolder != nil {
-		holder = r.IsHolder(owner) // asked before taking mu: it may do a network round trip
+	if isHolder != nil {
+		holder = isHolder(owner) // asked without mu: it may do a network round trip
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -109,7 +117,7 @@ func (r *FencedResource) Write(token int64, owner string) (accepted bool, highes
 		} else {
 			r.stats.Regressions++
 		}
-		if holder && r.IsHolder != nil {
+		if holder && isHolder != nil {
 			r.stats.LegitRefused++
 		}
 	}
