@@ -1,5 +1,7 @@
 // Package redistest starts real redis-server processes for tests: a
-// standalone server, a primary with a replica, and a Redis Cluster. Every
+// standalone server, a primary with a replica (also one whose replication
+// runs through a fault-injection proxy, LaggingPair, with manual or Sentinel
+// failover), a Sentinel, and a Redis Cluster. Every
 // server listens on a free loopback port chosen at start, keeps nothing on
 // disk beyond the test's temporary directory, and is killed when the test
 // ends, even when it fails (and by the kernel if the test binary dies).

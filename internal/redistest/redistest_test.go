@@ -185,3 +185,29 @@ func TestSentinel(t *testing.T) {
 		t.Fatalf("the failover client did not write to the primary: %q, %v", v, err)
 	}
 }
+
+// The replica behind the link misses what the primary wrote while the link
+// was held; after Failover it is the primary without those writes, and
+// Rejoin brings the dead server back as its replica.
+func TestLaggingPairLosesHeldWrites(t *testing.T) {
+	p := redistest.NewLaggingPair(t)
+	ctx := context.Background()
+	start := time.Now()
+	for trial := 0; trial < 3; trial++ {
+		key := fmt.Sprintf("k%d", trial)
+		p.Link.SetDelay(200 * time.Millisecond)
+		if err := p.Primary.Do(ctx, "SET", key, "v").Err(); err != nil {
+			t.Fatal(err)
+		}
+		p.Failover(t)
+		if n, err := p.Primary.Do(ctx, "EXISTS", key).Int(); err != nil || n != 0 {
+			t.Fatalf("trial %d: promoted replica EXISTS %s = %d, %v; want 0 (the write was held)", trial, key, n, err)
+		}
+		if role, _ := p.Primary.Do(ctx, "ROLE").Slice(); len(role) == 0 || role[0] != "master" {
+			t.Fatalf("trial %d: promoted server's role %v", trial, role)
+		}
+		p.Link.SetDelay(0)
+		p.Rejoin(t)
+	}
+	t.Logf("3 failovers with rejoin in %v", time.Since(start).Round(time.Millisecond))
+}

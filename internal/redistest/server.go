@@ -209,7 +209,32 @@ func (s *Server) Client(opts ...func(*redis.Options)) *redis.Client {
 
 // Pause stops the process (SIGSTOP): it keeps its connections but answers
 // nothing, as a server stuck in a long command or a network partition would.
-func (s *Server) Pause() { s.signal(syscall.SIGSTOP, true) }
+// It returns once the process has stopped (the kernel stops its threads
+// after kill returned).
+func (s *Server) Pause() {
+	s.signal(syscall.SIGSTOP, true)
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !stopped(cmd.Process.Pid) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether the main thread of pid is stopped (state T in
+// /proc; redis-server's other threads do not answer clients).
+func stopped(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // gone, or no /proc: nothing to wait for
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'T' || stat[i+2] == 't'
+}
 
 // Resume continues a paused server (SIGCONT).
 func (s *Server) Resume() { s.signal(syscall.SIGCONT, false) }
@@ -241,8 +266,11 @@ func (s *Server) Kill() {
 	<-exited
 }
 
-// Restart kills the process and starts a fresh one on the same port. The
-// data is gone (nothing is saved), as after a crash without persistence.
+// Restart kills the process and starts a fresh one on the same port and
+// data directory. With the default arguments the data is gone (nothing is
+// saved), as after a crash without persistence; a server started
+// WithArgs("--appendonly", "yes", "--appendfsync", "always") reloads its
+// append-only file, as after a crash with persistence.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.Kill()
