@@ -104,7 +104,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// queuedAt is when the last attempt that left us queued was sent: a
 	// grant made after that attempt lives at least min(TTL, waiter TTL)
 	// from then, on the server.
-	queuedAt := sent
+	queuedAt, queuedServerUs := sent, a.serverUs
 	if !subscribed {
 		a.wait = 0 // not queued yet: queue at once
 	}
@@ -113,7 +113,11 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		select {
 		case token := <-grants:
 			timer.Stop()
-			if token > 0 {
+			// A grant made before our last queued attempt ran is stale (that
+			// attempt would have claimed it had it still been ours, as after a
+			// pause); grants count from the attempt that queued us, and their
+			// tokens come from the same server clock as the attempt's time.
+			if token > queuedServerUs {
 				if l, ok := m.handedOver(owner, token, start, queuedAt); ok {
 					return l, nil
 				}
@@ -131,16 +135,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			return l, err
 		}
 		if a.position > 0 {
-			queuedAt = sent
-		}
-		// A grant still pending was made before this attempt ran (else the
-		// attempt would have claimed the lock): it is stale, as after a
-		// pause, and must not count from queuedAt. (A grant made just after
-		// the attempt and delivered before its reply is dropped too; the
-		// next refresh claims that one.)
-		select {
-		case <-grants:
-		default:
+			queuedAt, queuedServerUs = sent, a.serverUs
 		}
 	}
 }

@@ -80,6 +80,7 @@ type attempt struct {
 	position  int64         // place in the queue, 0 when not queued
 	wrongKind string        // another kind of lock holds the name
 	limit     int64         // a semaphore's permit count, when not acquired
+	serverUs  int64         // when queued: the server's time of the attempt, in µs
 }
 
 // run runs a script on node; with WithReplicas a writing script waits for
@@ -116,6 +117,9 @@ func parseAttempt(script *registry.Script, reply []any) (attempt, error) {
 	a := attempt{wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}
 	if len(reply) > 2 {
 		a.position, _ = reply[2].(int64)
+	}
+	if len(reply) > 3 {
+		a.serverUs, _ = reply[3].(int64)
 	}
 	return a, nil
 }

@@ -3,7 +3,7 @@
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to it.
 -- keys: lock fence queue waiters readers permits gone
 -- args: owner ttl_ms reentrant meta waiter_ttl_ms fair client attempt
--- returns: {1, fence_token, hold_count} when the caller holds the lock; {0, wait_hint_ms, position} when it must wait (position 0: not queued); {-1, kind} when another kind of lock holds the name
+-- returns: {1, fence_token, hold_count} when the caller holds the lock; {0, wait_hint_ms, position, server_time_us} when it must wait (position 0: not queued); {-1, kind} when another kind of lock holds the name
 --
 -- The lock is a hash under KEYS[1] (owner, count, fence, meta, kind, attempt)
 -- that expires with the lease; only the server's clock counts.
@@ -138,4 +138,6 @@ local hint = math.floor(waiter_ttl / 3)
 if position == 1 and pttl > 0 and pttl < hint then
   hint = pttl
 end
-return {0, math.max(hint, 1), position}
+-- The server's time lets the waiter tell a grant made after this call
+-- (its token, from the server's clock, is larger) from an older one.
+return {0, math.max(hint, 1), position, now_us}
