@@ -282,8 +282,15 @@ func TestQuorum(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes[4].down.Store(true)
-	if _, err := m.Lock(ctx); !errors.Is(err, locks.ErrNoQuorum) || !strings.Contains(err.Error(), "3 of 5 servers failed") {
-		t.Fatalf("with 3 of 5 down: %v, want ErrNoQuorum saying 3 of 5 failed", err)
+	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNoQuorum) || !strings.Contains(err.Error(), "3 of 5 servers failed") {
+		t.Fatalf("TryLock with 3 of 5 down: %v, want ErrNoQuorum saying 3 of 5 failed", err)
+	}
+	// Lock keeps trying until its context ends, and then says both why.
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, err = m.Lock(short)
+	cancelShort()
+	if !errors.Is(err, locks.ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock with 3 of 5 down: %v, want ErrNoQuorum and the context's error", err)
 	}
 	for _, n := range nodes {
 		n.down.Store(false)
@@ -332,7 +339,7 @@ func TestQuorum(t *testing.T) {
 					return
 				}
 				if errors.Is(err, locks.ErrNoQuorum) {
-					continue // a round where too many servers failed: try again
+					continue // no majority until the context ended: try again
 				}
 				if err != nil {
 					errs <- err

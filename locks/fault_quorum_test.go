@@ -85,15 +85,15 @@ func TestFaultQuorumSurvivesTwoOfFiveDown(t *testing.T) {
 // hold. No two holds may overlap, and the fenced resource must accept
 // every holder's write in token order.
 //
-// Lock calls that found no majority are counted and reported, not retried:
-// on a machine with load 20 on 2 cores, most of them did not get every
-// answer within ttl/20.
+// Lock calls that found no majority before their context ended are counted
+// and reported (Lock retries rounds without a majority until then); at most
+// 30 s are spent, and at least 100 holds are required.
 func TestFaultQuorumNoOverlapWhileServersRestart(t *testing.T) {
 	const (
 		workers    = 16
 		iterations = 200
-		ttl        = 2 * time.Second // each server gets ttl/20 to answer
-		budget     = 90 * time.Second
+		ttl        = 2 * time.Second  // each server gets ttl/20 to answer
+		budget     = 30 * time.Second // CI time: the safety check does not need all 3,200 rounds
 	)
 	servers, c := quorumServers(t, 5)
 	resource := faulttest.NewFencedResource(t)

@@ -169,7 +169,8 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 	return l, nil
 }
 
-// quorumLock retries Redlock rounds, woken by a release on any server.
+// quorumLock retries Redlock rounds, woken by a release on any server. Use
+// TryLock for one round that fails at once with ErrNoQuorum.
 func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	owner, start := m.owner(), time.Now()
 	wake := make(chan struct{}, 1)
@@ -184,20 +185,33 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 			defer unsubscribe()
 		}
 	}
+	// A round without a majority of answers (servers down or slow) is
+	// retried like a contended one until ctx ends; the error then says
+	// both that ctx ended and why the last round failed.
+	var noQuorum error
 	for {
 		l, wait, err := m.quorumAttempt(ctx, owner, start)
 		if err == nil && l != nil {
 			return l, nil
 		}
-		if err == nil {
+		switch {
+		case errors.Is(err, ErrNoQuorum) && ctx.Err() == nil:
+			noQuorum, err = err, nil
+			wait = m.s.retryOnError
+		case err == nil:
+			noQuorum = nil
 			m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+		}
+		if err == nil {
 			err = sleep(ctx, wake, wait)
 			if err == nil {
 				// Every server announces the release: contenders that all
 				// retry at once split the votes, so each waits a random bit.
 				err = sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond))))
 			}
-			if err != nil {
+			if err != nil && noQuorum != nil {
+				err = fmt.Errorf("locks: %s: waiting: %w; the last round: %w", m.k.name, ctx.Err(), noQuorum)
+			} else if err != nil {
 				err = wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
 			}
 		}
