@@ -4,9 +4,10 @@ package lockbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -31,15 +32,15 @@ type Contender struct {
 	Name     string
 	Settings string
 	New      func(addr string) (Locker, error)
-	// Waits reports whether the contender can wait for a held lock; the raw
-	// floor cannot, so it runs only the uncontended workloads.
+	// Waits reports whether the contender can wait for a held lock, and so
+	// runs the contended workloads.
 	Waits bool
 }
 
 // Contenders lists redlua, its fair mode, the peers and the raw floor.
 func Contenders() []Contender {
 	return []Contender{
-		{Name: "raw", Settings: "SET NX PX, then a compare-and-delete EVALSHA (no waiting)", New: newRaw},
+		{Name: "raw", Settings: "SET NX PX, polled every 1 ms while held; release by a compare-and-delete EVALSHA", New: newRaw, Waits: true},
 		{Name: "redlua", Settings: "locks.New, TTL 10s, pub/sub wake-ups", New: newRedlua(false), Waits: true},
 		{Name: "redlua-fair", Settings: "locks.New with WithFair, TTL 10s", New: newRedlua(true), Waits: true},
 		{Name: "redsync", Settings: "v4 defaults (retry delay 50-250ms random), expiry 10s, tries unlimited", New: newRedsync, Waits: true},
@@ -49,6 +50,9 @@ func Contenders() []Contender {
 }
 
 const ttl = 10 * time.Second
+
+// rawPoll is how often the raw floor retries a held lock.
+const rawPoll = time.Millisecond
 
 type raw struct {
 	c   *redis.Client
@@ -65,13 +69,21 @@ func newRaw(addr string) (Locker, error) {
 }
 
 func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
-	token := fmt.Sprint(time.Now().UnixNano())
-	ok, err := r.c.SetNX(ctx, name, token, ttl).Result()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errors.New("raw: lock held (the raw floor does not wait)")
+	token := fmt.Sprint(os.Getpid(), ":", time.Now().UnixNano()) // unique across worker processes
+	for {
+		ok, err := r.c.SetNX(ctx, name, token, ttl).Result()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+		// The floor waits the simplest way: poll every millisecond.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(rawPoll):
+		}
 	}
 	keys := []string{name}
 	return func(ctx context.Context) error { return r.c.EvalSha(ctx, r.sha, keys, token).Err() }, nil
@@ -177,3 +189,15 @@ func (r *rueidisLocker) Lock(ctx context.Context, name string) (func(context.Con
 }
 
 func (r *rueidisLocker) Close() { r.l.Close() }
+
+// ContenderByName finds a contender of Contenders by its name.
+func ContenderByName(name string) (Contender, error) {
+	var names []string
+	for _, c := range Contenders() {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return Contender{}, fmt.Errorf("lockbench: unknown contender %q (known: %s)", name, strings.Join(names, ", "))
+}
