@@ -94,8 +94,10 @@ type ContendedResult struct {
 	// Waiters is the number of goroutines contending, NeverAcquired those
 	// that did not get the lock once.
 	Waiters, NeverAcquired int
-	Queue                  QueueStats
-	Wall                   time.Duration
+	// CutOff is the number of Lock calls still waiting when the run ended.
+	CutOff int
+	Queue  QueueStats
+	Wall   time.Duration
 }
 
 // summarize turns a trace of the run [start, end] into its figures.
@@ -122,6 +124,7 @@ func summarize(tr Trace, start, end time.Time) ContendedResult {
 		Jain:     jain(tr.Counts),
 		Acquired: len(tr.Holds),
 		Waiters:  len(tr.Counts),
+		CutOff:   len(tr.Pending),
 		Wall:     wall,
 	}
 	for _, c := range tr.Counts {

@@ -1,6 +1,11 @@
 // Command lockbench measures redlua's locks against redsync, bsm/redislock,
 // rueidislock and the raw SET NX floor, on one Redis server in one run, and
-// prints a markdown table with absolute numbers and ratios.
+// prints markdown tables with absolute numbers and ratios.
+//
+// The contended workloads run twice: in one process, where goroutines share
+// one client, and in separate OS processes that lockbench starts itself (it
+// runs its own binary again as workers), each with its own client, the way
+// separate services contend.
 //
 //	cd bench && go run ./cmd/lockbench
 package main
@@ -17,118 +22,153 @@ import (
 	"github.com/redlua/redlua/bench/lockbench"
 )
 
-type row struct {
-	Name, Settings           string
-	Uncontended, Parallel    float64
-	Busy, Jain               float64
-	P50, P99                 time.Duration
-	ContendedAcquisitions    int
-	HasContended, HasPairs   bool
-	UncontendedErr, OtherErr string
+// config is what the flags choose.
+type config struct {
+	addr                     string
+	dur, contended, procsDur time.Duration
+	only                     map[string]bool
+	shared, procs, many      bool
+	asJSON                   bool
 }
 
 func main() {
-	addr := flag.String("addr", "", "Redis server to use (default: start a scratch redis-server on a free loopback port)")
-	dur := flag.Duration("duration", 3*time.Second, "length of workloads (i) and (iii)")
-	contended := flag.Duration("contended", 5*time.Second, "length of workload (ii)")
-	only := flag.String("only", "", "comma-separated contenders to run (default: all)")
-	asJSON := flag.Bool("json", false, "print JSON instead of a markdown table")
-	flag.Parse()
+	// A copy started by RunProcesses is a worker, not the benchmark.
+	lockbench.RunWorkerIfAsked()
 
-	if *addr == "" {
-		a, stop, err := lockbench.StartServer()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer stop()
-		*addr = a
-	}
-	ctx := context.Background()
-	var rows []row
-	for _, c := range lockbench.Contenders() {
-		if *only != "" && !strings.Contains(","+*only+",", ","+c.Name+",") {
-			continue
-		}
-		fmt.Fprintf(os.Stderr, "running %s...\n", c.Name)
-		l, err := c.New(*addr)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", c.Name, err)
-			os.Exit(1)
-		}
-		r := row{Name: c.Name, Settings: c.Settings}
-		if r.Uncontended, err = lockbench.Uncontended(ctx, l, "bench:u:"+c.Name, *dur); err != nil {
-			r.UncontendedErr = err.Error()
-		}
-		if c.Waits {
-			res, err := lockbench.Contended(ctx, l, "bench:c:"+c.Name, 8, time.Millisecond, *contended)
-			if err != nil {
-				r.OtherErr = err.Error()
-			}
-			r.HasContended = err == nil
-			r.Busy, r.Jain, r.P50, r.P99, r.ContendedAcquisitions = res.Busy, res.Jain, res.P50, res.P99, res.Acquired
-		}
-		if r.Parallel, err = lockbench.Parallel(ctx, l, "bench:p:"+c.Name, 64, *dur); err != nil {
-			r.OtherErr = err.Error()
-		}
-		l.Close()
-		rows = append(rows, r)
-	}
-	var rw *lockbench.ReadWriteResult
-	if *only == "" || strings.Contains(","+*only+",", ",redlua,") {
-		fmt.Fprintln(os.Stderr, "running redlua RWMutex...")
-		r, err := lockbench.ReadWrite(ctx, *addr, 8, time.Millisecond, 20*time.Millisecond, *contended)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "RWMutex:", err)
-			os.Exit(1)
-		}
-		rw = &r
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(map[string]any{"locks": rows, "rwmutex": rw})
-		return
-	}
-	printTable(rows)
-	if rw != nil {
-		fmt.Println()
-		fmt.Println("(iv) RWMutex, 8 readers holding 1 ms each, 1 writer every 20 ms (redlua only: redsync, redislock and rueidislock have no read-write lock):")
-		fmt.Println()
-		fmt.Println("| contender | reads/s | writes | writer p50 wait | writer p99 wait |")
-		fmt.Println("|---|---:|---:|---:|---:|")
-		fmt.Printf("| redlua RWMutex | %.0f | %d | %s | %s |\n", rw.ReadsPerSecond, rw.Writes, rw.WriterP50.Round(10*time.Microsecond), rw.WriterP99.Round(10*time.Microsecond))
+	var cfg config
+	only := flag.String("only", "", "comma-separated contenders to run (default: all)")
+	flag.StringVar(&cfg.addr, "addr", "", "Redis server to use (default: start a scratch redis-server on a free loopback port)")
+	flag.DurationVar(&cfg.dur, "duration", 3*time.Second, "length of workloads (i) and (iii)")
+	flag.DurationVar(&cfg.contended, "contended", 5*time.Second, "length of workload (ii) in one process, and of (iv)")
+	flag.DurationVar(&cfg.procsDur, "procs-duration", 5*time.Second, "length of each run in separate processes")
+	flag.BoolVar(&cfg.shared, "shared", true, "run workloads (i)-(iv) in this process (goroutines sharing one client)")
+	flag.BoolVar(&cfg.procs, "procs", true, "run the contended workloads in separate processes (8 and 32 processes on one lock)")
+	flag.BoolVar(&cfg.many, "waiters", true, "run 1,000 waiters over 16 processes on one lock")
+	flag.BoolVar(&cfg.asJSON, "json", false, "print JSON instead of markdown tables")
+	flag.Parse()
+	if err := run(cfg, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "lockbench:", err)
+		os.Exit(1)
 	}
 }
 
-func printTable(rows []row) {
-	base := map[string]float64{}
-	for _, r := range rows {
-		base[r.Name] = r.Uncontended
-	}
-	ratio := func(v float64, name string) string {
-		if base[name] == 0 {
-			return "-"
+func run(cfg config, only string) error {
+	if only != "" {
+		cfg.only = map[string]bool{}
+		for _, name := range strings.Split(only, ",") {
+			if _, err := lockbench.ContenderByName(name); err != nil {
+				return fmt.Errorf("-only: %w", err)
+			}
+			cfg.only[name] = true
 		}
-		return fmt.Sprintf("%.2f×", v/base[name])
 	}
-	fmt.Println("| contender | (i) pairs/s | vs redsync | vs raw | (ii) busy | (ii) p50 wait | (ii) p99 wait | (ii) Jain | (iii) pairs/s |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, r := range rows {
-		busy, p50, p99, jain := "-", "-", "-", "-"
-		if r.HasContended {
-			busy = fmt.Sprintf("%.1f%%", 100*r.Busy)
-			p50 = r.P50.Round(10 * time.Microsecond).String()
-			p99 = r.P99.Round(10 * time.Microsecond).String()
-			jain = fmt.Sprintf("%.3f", r.Jain)
+	if cfg.addr == "" {
+		a, stop, err := lockbench.StartServer()
+		if err != nil {
+			return err
 		}
-		fmt.Printf("| %s | %.0f | %s | %s | %s | %s | %s | %s | %.0f |\n", r.Name, r.Uncontended,
-			ratio(r.Uncontended, "redsync"), ratio(r.Uncontended, "raw"), busy, p50, p99, jain, r.Parallel)
+		defer stop()
+		cfg.addr = a
 	}
-	fmt.Println()
-	for _, r := range rows {
-		fmt.Printf("- %s: %s", r.Name, r.Settings)
-		if r.UncontendedErr != "" || r.OtherErr != "" {
-			fmt.Printf(" (errors: %s %s)", r.UncontendedErr, r.OtherErr)
+	ctx := context.Background()
+	var rep report
+	rep.Date = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	for _, c := range lockbench.Contenders() {
+		if cfg.only != nil && !cfg.only[c.Name] {
+			continue
 		}
-		fmt.Println()
+		if cfg.shared {
+			rep.Shared = append(rep.Shared, runShared(ctx, cfg, c))
+		}
+		if !c.Waits {
+			continue
+		}
+		if cfg.procs {
+			rep.Procs8 = append(rep.Procs8, runProcs(ctx, cfg, c, 8, 0))
+			rep.Procs32 = append(rep.Procs32, runProcs(ctx, cfg, c, 32, 0))
+		}
+		// The raw floor polls every millisecond: with 1,000 waiters that is a
+		// flood of SET NX, not a lock anyone would run, so it sits this one out.
+		if cfg.many && c.Name != "raw" {
+			rep.Waiters1000 = append(rep.Waiters1000, runProcs(ctx, cfg, c, 16, 1000))
+		}
 	}
+	if cfg.shared && (cfg.only == nil || cfg.only["redlua"]) {
+		fmt.Fprintln(os.Stderr, "running redlua RWMutex...")
+		r, err := lockbench.ReadWrite(ctx, cfg.addr, 8, time.Millisecond, 20*time.Millisecond, cfg.contended)
+		if err != nil {
+			return fmt.Errorf("RWMutex: %w", err)
+		}
+		rep.RW = &r
+	}
+	if cfg.asJSON {
+		return json.NewEncoder(os.Stdout).Encode(rep)
+	}
+	rep.print(os.Stdout)
+	return nil
+}
+
+// sharedRow is one contender in one process, goroutines sharing one client.
+type sharedRow struct {
+	Name, Settings        string
+	Uncontended, Parallel float64
+	Contended             *lockbench.ContendedResult
+	Errs                  []string
+}
+
+// procRow is one contender in separate processes.
+type procRow struct {
+	Name               string
+	Processes, Waiters int
+	Result             *lockbench.ProcessResult
+	Err                string
+}
+
+// report is everything one run measured.
+type report struct {
+	Date                         string
+	Shared                       []sharedRow
+	Procs8, Procs32, Waiters1000 []procRow
+	RW                           *lockbench.ReadWriteResult
+}
+
+func runShared(ctx context.Context, cfg config, c lockbench.Contender) sharedRow {
+	fmt.Fprintf(os.Stderr, "running %s in one process...\n", c.Name)
+	r := sharedRow{Name: c.Name, Settings: c.Settings}
+	l, err := c.New(cfg.addr)
+	if err != nil {
+		r.Errs = append(r.Errs, err.Error())
+		return r
+	}
+	defer l.Close()
+	if r.Uncontended, err = lockbench.Uncontended(ctx, l, "bench:u:"+c.Name, cfg.dur); err != nil {
+		r.Errs = append(r.Errs, "(i): "+err.Error())
+	}
+	if c.Waits {
+		res, err := lockbench.Contended(ctx, l, "bench:c:"+c.Name, 8, time.Millisecond, cfg.contended)
+		if err != nil {
+			r.Errs = append(r.Errs, "(ii): "+err.Error())
+		} else {
+			r.Contended = &res
+		}
+	}
+	if r.Parallel, err = lockbench.Parallel(ctx, l, "bench:p:"+c.Name, 64, cfg.dur); err != nil {
+		r.Errs = append(r.Errs, "(iii): "+err.Error())
+	}
+	return r
+}
+
+func runProcs(ctx context.Context, cfg config, c lockbench.Contender, processes, waiters int) procRow {
+	fmt.Fprintf(os.Stderr, "running %s in %d processes (%d waiters)...\n", c.Name, processes, max(waiters, processes))
+	row := procRow{Name: c.Name, Processes: processes, Waiters: max(waiters, processes)}
+	r, err := lockbench.RunProcesses(ctx, lockbench.ProcessRun{
+		Contender: c.Name, Addr: cfg.addr, Lock: fmt.Sprintf("bench:x%d:%s", row.Waiters, c.Name),
+		Processes: processes, Waiters: waiters, Hold: time.Millisecond, Duration: cfg.procsDur,
+	})
+	if err != nil {
+		row.Err = err.Error()
+		return row
+	}
+	row.Result = &r
+	return row
 }
