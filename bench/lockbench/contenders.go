@@ -185,7 +185,18 @@ func (r *rueidisLocker) Lock(ctx context.Context, name string) (func(context.Con
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) error { cancel(); return nil }, nil
+	return func(ctx context.Context) error {
+		// cancel releases the lock and waits for the release; the wait is
+		// bounded by ctx so a stuck release is an error, not a hang.
+		released := make(chan struct{})
+		go func() { cancel(); close(released) }()
+		select {
+		case <-released:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("rueidislock release: %w", ctx.Err())
+		}
+	}, nil
 }
 
 func (r *rueidisLocker) Close() { r.l.Close() }

@@ -7,17 +7,39 @@ import (
 	"time"
 )
 
+// stuckGrace bounds how long a workload waits past its end for a call that
+// should have returned: a contender that loses a wake-up then reports an
+// error instead of hanging the whole run.
+const stuckGrace = 10 * time.Second
+
+// boundedCtx is ctx ending stuckGrace after d from now, and the error to
+// report when that happened.
+func boundedCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d+stuckGrace,
+		fmt.Errorf("lockbench: a call still had not returned %v after the workload's end (lost wake-up?)", stuckGrace))
+}
+
+// stuck replaces a deadline error of a boundedCtx with its cause.
+func stuck(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", cause, err)
+	}
+	return err
+}
+
 // Uncontended is workload (i): lock+unlock pairs per second from one goroutine.
 func Uncontended(ctx context.Context, l Locker, name string, d time.Duration) (float64, error) {
+	ctx, cancel := boundedCtx(ctx, d)
+	defer cancel()
 	start := time.Now()
 	n := 0
 	for time.Since(start) < d {
 		unlock, err := l.Lock(ctx, name)
 		if err != nil {
-			return 0, err
+			return 0, stuck(ctx, err)
 		}
 		if err := unlock(ctx); err != nil {
-			return 0, err
+			return 0, stuck(ctx, err)
 		}
 		n++
 	}
@@ -26,6 +48,8 @@ func Uncontended(ctx context.Context, l Locker, name string, d time.Duration) (f
 
 // Parallel is workload (iii): goroutines each on its own lock; total pairs per second.
 func Parallel(ctx context.Context, l Locker, prefix string, goroutines int, d time.Duration) (float64, error) {
+	ctx, cancel := boundedCtx(ctx, d)
+	defer cancel()
 	var total int64
 	var mu sync.Mutex
 	var firstErr error
@@ -45,7 +69,7 @@ func Parallel(ctx context.Context, l Locker, prefix string, goroutines int, d ti
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = err
+						firstErr = stuck(ctx, err)
 					}
 					mu.Unlock()
 					break

@@ -45,7 +45,15 @@ func main() {
 	flag.BoolVar(&cfg.procs, "procs", true, "run the contended workloads in separate processes (8 and 32 processes on one lock)")
 	flag.BoolVar(&cfg.many, "waiters", true, "run 1,000 waiters over 16 processes on one lock")
 	flag.BoolVar(&cfg.asJSON, "json", false, "print JSON instead of markdown tables")
+	render := flag.String("render", "", "print the markdown tables of a report saved with -json, and run nothing")
 	flag.Parse()
+	if *render != "" {
+		if err := renderSaved(*render); err != nil {
+			fmt.Fprintln(os.Stderr, "lockbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(cfg, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "lockbench:", err)
 		os.Exit(1)
@@ -155,6 +163,14 @@ func runShared(ctx context.Context, cfg config, c lockbench.Contender) sharedRow
 	if r.Parallel, err = lockbench.Parallel(ctx, l, "bench:p:"+c.Name, 64, cfg.dur); err != nil {
 		r.Errs = append(r.Errs, "(iii): "+err.Error())
 	}
+	fmt.Fprintf(os.Stderr, "  (i) %.0f pairs/s, (iii) %.0f pairs/s", r.Uncontended, r.Parallel)
+	if x := r.Contended; x != nil {
+		fmt.Fprintf(os.Stderr, ", (ii) busy %.1f%%, p50 %v, p99 %v, Jain %.3f", 100*x.Busy, x.P50.Round(10*time.Microsecond), x.P99.Round(10*time.Microsecond), x.Jain)
+	}
+	fmt.Fprintln(os.Stderr)
+	for _, e := range r.Errs {
+		fmt.Fprintln(os.Stderr, "  error:", e)
+	}
 	return r
 }
 
@@ -167,8 +183,25 @@ func runProcs(ctx context.Context, cfg config, c lockbench.Contender, processes,
 	})
 	if err != nil {
 		row.Err = err.Error()
+		fmt.Fprintf(os.Stderr, "  error: %v\n", err)
 		return row
 	}
 	row.Result = &r
+	fmt.Fprintf(os.Stderr, "  busy %.1f%%, p50 %v, p99 %v, Jain %.3f, %d acquisitions, %d of %d waiters never got it, %.2f script runs/acq, server CPU %v/acq\n",
+		100*r.Busy, r.P50.Round(10*time.Microsecond), r.P99.Round(10*time.Microsecond), r.Jain, r.Acquired, r.NeverAcquired, r.Waiters, r.ScriptsPerAcq, r.CPUPerAcq.Round(time.Microsecond))
 	return row
+}
+
+// renderSaved prints the tables of a report saved with -json.
+func renderSaved(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s is not a lockbench -json report: %w", path, err)
+	}
+	rep.print(os.Stdout)
+	return nil
 }
