@@ -62,27 +62,52 @@ func (q *rsyncQuorum) Close() {
 // Interleaved measures workload (i), uncontended pairs/s, for several lockers
 // in alternating slices of per each, rounds times, so that load from other
 // processes on a shared machine falls on all of them alike. It returns one
-// rate per locker, over its slices together.
-func Interleaved(ctx context.Context, lockers []Locker, name string, rounds int, per time.Duration) ([]float64, error) {
+// rate per locker, over its slices together, and the first error of each
+// (a locker that failed sits out the remaining rounds).
+func Interleaved(ctx context.Context, lockers []Locker, name string, rounds int, per time.Duration) ([]float64, []error, error) {
+	return Interleave(lockers, rounds, per, func(l Locker, i int, d time.Duration) (float64, error) {
+		return Uncontended(ctx, l, fmt.Sprintf("%s:%d", name, i), d)
+	})
+}
+
+// InterleavedParallel is workload (iii), goroutines each on its own lock,
+// measured like Interleaved.
+func InterleavedParallel(ctx context.Context, lockers []Locker, prefix string, goroutines, rounds int, per time.Duration) ([]float64, []error, error) {
+	return Interleave(lockers, rounds, per, func(l Locker, i int, d time.Duration) (float64, error) {
+		return Parallel(ctx, l, fmt.Sprintf("%s:%d", prefix, i), goroutines, d)
+	})
+}
+
+// Interleave runs measure (a rate) for each locker in turn, for per each,
+// rounds times, and returns each locker's rate over its slices together and
+// each locker's first error; the last result is for bad arguments.
+func Interleave(lockers []Locker, rounds int, per time.Duration, measure func(l Locker, i int, d time.Duration) (float64, error)) ([]float64, []error, error) {
 	if rounds <= 0 || per <= 0 {
-		return nil, fmt.Errorf("lockbench: Interleaved needs rounds > 0 and per > 0 (got %d, %v)", rounds, per)
+		return nil, nil, fmt.Errorf("lockbench: interleaving needs rounds > 0 and per > 0 (got %d, %v)", rounds, per)
 	}
-	pairs := make([]float64, len(lockers))
+	events := make([]float64, len(lockers))
 	secs := make([]float64, len(lockers))
+	errs := make([]error, len(lockers))
 	for range rounds {
 		for i, l := range lockers {
+			if errs[i] != nil {
+				continue
+			}
 			start := time.Now()
-			rate, err := Uncontended(ctx, l, fmt.Sprintf("%s:%d", name, i), per)
+			rate, err := measure(l, i, per)
 			if err != nil {
-				return nil, fmt.Errorf("locker %d: %w", i, err)
+				errs[i] = err
+				continue
 			}
 			s := time.Since(start).Seconds()
-			pairs[i] += rate * s
+			events[i] += rate * s
 			secs[i] += s
 		}
 	}
-	for i := range pairs {
-		pairs[i] /= secs[i]
+	for i := range events {
+		if secs[i] > 0 {
+			events[i] /= secs[i]
+		}
 	}
-	return pairs, nil
+	return events, errs, nil
 }

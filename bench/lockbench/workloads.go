@@ -10,7 +10,7 @@ import (
 // stuckGrace bounds how long a workload waits past its end for a call that
 // should have returned: a contender that loses a wake-up then reports an
 // error instead of hanging the whole run.
-const stuckGrace = 10 * time.Second
+const stuckGrace = 30 * time.Second
 
 // boundedCtx is ctx ending stuckGrace after d from now, and the error to
 // report when that happened.

@@ -38,7 +38,7 @@ func main() {
 	var cfg config
 	only := flag.String("only", "", "comma-separated contenders to run (default: all)")
 	flag.StringVar(&cfg.addr, "addr", "", "Redis server to use (default: start a scratch redis-server on a free loopback port)")
-	flag.DurationVar(&cfg.dur, "duration", 3*time.Second, "length of workloads (i) and (iii)")
+	flag.DurationVar(&cfg.dur, "duration", 3*time.Second, "time per contender in workloads (i) and (iii), run in interleaved slices")
 	flag.DurationVar(&cfg.contended, "contended", 5*time.Second, "length of workload (ii) in one process, and of (iv)")
 	flag.DurationVar(&cfg.procsDur, "procs-duration", 5*time.Second, "length of each run in separate processes")
 	flag.BoolVar(&cfg.shared, "shared", true, "run workloads (i)-(iv) in this process (goroutines sharing one client)")
@@ -81,13 +81,16 @@ func run(cfg config, only string) error {
 	ctx := context.Background()
 	var rep report
 	rep.Date = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	var contenders []lockbench.Contender
 	for _, c := range lockbench.Contenders() {
-		if cfg.only != nil && !cfg.only[c.Name] {
-			continue
+		if cfg.only == nil || cfg.only[c.Name] {
+			contenders = append(contenders, c)
 		}
-		if cfg.shared {
-			rep.Shared = append(rep.Shared, runShared(ctx, cfg, c))
-		}
+	}
+	if cfg.shared {
+		rep.Shared = runShared(ctx, cfg, contenders)
+	}
+	for _, c := range contenders {
 		if !c.Waits {
 			continue
 		}
@@ -140,38 +143,75 @@ type report struct {
 	RW                           *lockbench.ReadWriteResult
 }
 
-func runShared(ctx context.Context, cfg config, c lockbench.Contender) sharedRow {
-	fmt.Fprintf(os.Stderr, "running %s in one process...\n", c.Name)
-	r := sharedRow{Name: c.Name, Settings: c.Settings}
-	l, err := c.New(cfg.addr)
-	if err != nil {
-		r.Errs = append(r.Errs, err.Error())
-		return r
-	}
-	defer l.Close()
-	if r.Uncontended, err = lockbench.Uncontended(ctx, l, "bench:u:"+c.Name, cfg.dur); err != nil {
-		r.Errs = append(r.Errs, "(i): "+err.Error())
-	}
-	if c.Waits {
-		res, err := lockbench.Contended(ctx, l, "bench:c:"+c.Name, 8, time.Millisecond, cfg.contended)
+// Slices of the interleaved workloads (i) and (iii): every contender runs
+// one slice in turn, so load from other processes falls on all alike.
+const (
+	uncontendedSlice = 250 * time.Millisecond
+	parallelSlice    = 500 * time.Millisecond
+)
+
+// runShared runs workloads (i)-(iii) in this process: (i) and (iii)
+// interleaved across the contenders, then (ii) one contender after another.
+func runShared(ctx context.Context, cfg config, contenders []lockbench.Contender) []sharedRow {
+	rows := make([]sharedRow, len(contenders))
+	var lockers []lockbench.Locker
+	var idx []int // rows[idx[k]] belongs to lockers[k]
+	for i, c := range contenders {
+		rows[i] = sharedRow{Name: c.Name, Settings: c.Settings}
+		l, err := c.New(cfg.addr)
 		if err != nil {
-			r.Errs = append(r.Errs, "(ii): "+err.Error())
-		} else {
-			r.Contended = &res
+			rows[i].Errs = append(rows[i].Errs, err.Error())
+			continue
+		}
+		defer l.Close()
+		lockers = append(lockers, l)
+		idx = append(idx, i)
+	}
+	fmt.Fprintf(os.Stderr, "running (i) uncontended, interleaved, %v in all per contender...\n", cfg.dur)
+	rates, errs, err := lockbench.Interleaved(ctx, lockers, "bench:u", max(1, int(cfg.dur/uncontendedSlice)), uncontendedSlice)
+	for k, i := range idx {
+		if err != nil {
+			rows[i].Errs = append(rows[i].Errs, "(i): "+err.Error())
+			continue
+		}
+		rows[i].Uncontended = rates[k]
+		if errs[k] != nil {
+			rows[i].Errs = append(rows[i].Errs, "(i): "+errs[k].Error())
 		}
 	}
-	if r.Parallel, err = lockbench.Parallel(ctx, l, "bench:p:"+c.Name, 64, cfg.dur); err != nil {
-		r.Errs = append(r.Errs, "(iii): "+err.Error())
+	fmt.Fprintf(os.Stderr, "running (iii) 64 goroutines on 64 locks, interleaved, %v in all per contender...\n", cfg.dur)
+	rates, errs, err = lockbench.InterleavedParallel(ctx, lockers, "bench:p", 64, max(1, int(cfg.dur/parallelSlice)), parallelSlice)
+	for k, i := range idx {
+		if err != nil {
+			rows[i].Errs = append(rows[i].Errs, "(iii): "+err.Error())
+			continue
+		}
+		rows[i].Parallel = rates[k]
+		if errs[k] != nil {
+			rows[i].Errs = append(rows[i].Errs, "(iii): "+errs[k].Error())
+		}
 	}
-	fmt.Fprintf(os.Stderr, "  (i) %.0f pairs/s, (iii) %.0f pairs/s", r.Uncontended, r.Parallel)
-	if x := r.Contended; x != nil {
-		fmt.Fprintf(os.Stderr, ", (ii) busy %.1f%%, p50 %v, p99 %v, Jain %.3f", 100*x.Busy, x.P50.Round(10*time.Microsecond), x.P99.Round(10*time.Microsecond), x.Jain)
+	for k, i := range idx {
+		c, r := contenders[i], &rows[i]
+		if c.Waits {
+			fmt.Fprintf(os.Stderr, "running (ii) %s in one process...\n", c.Name)
+			res, err := lockbench.Contended(ctx, lockers[k], "bench:c:"+c.Name, 8, time.Millisecond, cfg.contended)
+			if err != nil {
+				r.Errs = append(r.Errs, "(ii): "+err.Error())
+			} else {
+				r.Contended = &res
+			}
+		}
+		fmt.Fprintf(os.Stderr, "  %s: (i) %.0f pairs/s, (iii) %.0f pairs/s", c.Name, r.Uncontended, r.Parallel)
+		if x := r.Contended; x != nil {
+			fmt.Fprintf(os.Stderr, ", (ii) busy %.1f%%, p50 %v, p99 %v, Jain %.3f", 100*x.Busy, x.P50.Round(10*time.Microsecond), x.P99.Round(10*time.Microsecond), x.Jain)
+		}
+		fmt.Fprintln(os.Stderr)
+		for _, e := range r.Errs {
+			fmt.Fprintln(os.Stderr, "  error:", e)
+		}
 	}
-	fmt.Fprintln(os.Stderr)
-	for _, e := range r.Errs {
-		fmt.Fprintln(os.Stderr, "  error:", e)
-	}
-	return r
+	return rows
 }
 
 func runProcs(ctx context.Context, cfg config, c lockbench.Contender, processes, waiters int) procRow {
