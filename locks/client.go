@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/evalsha"
-	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -26,31 +27,37 @@ type Backend interface {
 	Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error)
 }
 
-// Client makes locks on one backend. It is safe for concurrent use.
-type Client struct {
-	backend  Backend
-	closer   func() error
-	defaults settings
-	scripts  scriptSet
-	counts   counters
-	local    localWaiters
-	host     string // for holder metadata, read once
+// replicatedRunner is a Backend that can wait for replicas after a script
+// (evalsha.Runner): the script and WAIT go in one pipeline on one connection.
+type replicatedRunner interface {
+	RunReplicated(ctx context.Context, s *registry.Script, replicas int, timeout time.Duration, keys []string, args ...any) (*redis.Cmd, int, error)
 }
 
-type scriptSet struct {
-	acquire, release, extend, inspect *registry.Script
-	handoff                           *registry.Script
-	fairAcquire, fairRelease          *registry.Script
-	rlock, runlock, rextend, wlock    *registry.Script
-	rleave                            *registry.Script
-	semAcquire, semRelease, semExtend *registry.Script
-	semLimit                          *registry.Script
-	multiAcquire                      *registry.Script
+// shardedPubSub is a Backend whose Subscribe uses sharded pub/sub
+// (SSUBSCRIBE, Redis Cluster): scripts must then publish with SPUBLISH.
+type shardedPubSub interface{ ShardedPubSub() bool }
+
+// Client makes locks on one backend (or, from NewQuorum, on a quorum of
+// independent ones). It is safe for concurrent use.
+type Client struct {
+	nodes    []Backend // one, or the independent primaries of a quorum
+	closer   func() error
+	defaults settings
+	scripts  *scriptSet
+	counts   counters
+	clock    Clock
+	grants   grantHub
+	id       string // this Client's id: waiters learn of grants on "{name}:grant:<id>"
+	publish  string // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
+	host     string // for holder metadata, read once
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
 // opts become the defaults of every lock the Client makes.
 func New(client redis.UniversalClient, opts ...Option) (*Client, error) {
+	if isNilClient(client) {
+		return nil, errors.New("locks: New needs a go-redis client (redis.NewClient, NewClusterClient, NewFailoverClient), got nil")
+	}
 	runner, err := evalsha.New(client)
 	if err != nil {
 		return nil, fmt.Errorf("locks: %w", err)
@@ -65,44 +72,60 @@ func New(client redis.UniversalClient, opts ...Option) (*Client, error) {
 
 // NewWithBackend returns a Client on any Backend, such as a simulate.Server.
 func NewWithBackend(b Backend, opts ...Option) (*Client, error) {
-	if b == nil {
+	if b == nil || isNilClient(b) {
 		return nil, errors.New("locks: NewWithBackend needs a backend (an evalsha.Runner or a simulate.Server), got nil")
 	}
-	reg, err := registry.New(lua.FS)
+	return newClient([]Backend{b}, opts)
+}
+
+func newClient(nodes []Backend, opts []Option) (*Client, error) {
+	scripts, err := embeddedScripts()
 	if err != nil {
-		return nil, fmt.Errorf("locks: embedded scripts: %w", err)
-	}
-	c := &Client{backend: b, defaults: defaults()}
-	c.host, _ = os.Hostname()
-	for _, o := range opts {
-		o(&c.defaults)
-	}
-	if err := c.defaults.validate("client defaults"); err != nil {
 		return nil, err
 	}
-	pick := func(id string) *registry.Script {
-		s, lookupErr := reg.Lookup(id)
-		if lookupErr != nil && err == nil {
-			err = lookupErr
+	c := &Client{nodes: nodes, defaults: defaults(), scripts: scripts, id: newToken()[:16], publish: "PUBLISH"}
+	c.host, _ = os.Hostname()
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("locks: client option %d is nil; pass options such as locks.WithTTL(time.Minute)", i+1)
 		}
-		return s
+		o(&c.defaults)
 	}
-	// Pinned versions: a released script never changes, and a new version
-	// is adopted here deliberately.
-	c.scripts = scriptSet{
-		acquire: pick("mutex.acquire@1"), release: pick("mutex.release@1"),
-		extend: pick("mutex.extend@1"), inspect: pick("mutex.inspect@1"), handoff: pick("mutex.handoff@1"),
-		fairAcquire: pick("fair.acquire@1"), fairRelease: pick("fair.release@1"),
-		rlock: pick("rw.rlock@1"), runlock: pick("rw.runlock@1"), rextend: pick("rw.rextend@1"),
-		wlock: pick("rw.lock@1"), rleave: pick("rw.leave@1"),
-		semAcquire: pick("sem.acquire@1"), semRelease: pick("sem.release@1"),
-		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@1"),
-		multiAcquire: pick("multi.acquire@1"),
+	if err := c.defaults.validate(kindClient, ""); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("locks: %w", err)
+	c.defaults.given = nil
+	c.clock = c.defaults.clock
+	if c.clock == nil {
+		c.clock = wallClock{}
+	}
+	if sp, ok := nodes[0].(shardedPubSub); ok && sp.ShardedPubSub() {
+		c.publish = "SPUBLISH"
+	}
+	if c.defaults.replicas > 0 {
+		if err := c.canReplicate(); err != nil {
+			return nil, fmt.Errorf("locks: %w", err)
+		}
 	}
 	return c, nil
+}
+
+// isNilClient catches a typed nil (a nil *redis.Client in an interface).
+func isNilClient(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+func (c *Client) canReplicate() error {
+	for _, n := range c.nodes {
+		if _, ok := n.(replicatedRunner); !ok {
+			return fmt.Errorf("WithReplicas needs a backend that can send WAIT with a script (locks.New on a go-redis client); %T cannot", n)
+		}
+	}
+	return nil
 }
 
 // Close releases what New opened (the shared subscription). It does not
@@ -114,15 +137,16 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// keys are the Redis keys and channel of one lock name.
+// backend is the single node of a non-quorum Client.
+func (c *Client) backend() Backend { return c.nodes[0] }
+
+// keys are the Redis keys and channels of one lock name.
 type keys struct {
 	name                           string
 	lock, fence, queue, waiters    string
 	readers, holds, writersWaiting string
-	channel                        string
-	mutexKeys, fairKeys, lockKey   []string
-	rwKeys, readerKeys, waitingKey []string
-	semKeys, permitsKey, limitKey  []string
+	permits, limit, gone           string
+	channel, grantPrefix           string
 }
 
 func keysFor(name string) (keys, error) {
@@ -133,17 +157,12 @@ func keysFor(name string) (keys, error) {
 		return keys{}, fmt.Errorf("locks: lock name %q contains '{' or '}'; locks add their own hash tag, so drop the braces", name)
 	}
 	tag := "{" + name + "}"
-	k := keys{name: name, lock: tag, fence: tag + ":fence", queue: tag + ":queue", waiters: tag + ":waiters", channel: tag + ":released"}
-	k.readers, k.holds, k.writersWaiting = tag+":readers", tag+":rholds", tag+":wwait"
-	k.rwKeys = []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence}
-	k.readerKeys = []string{k.readers, k.holds}
-	k.waitingKey = []string{k.writersWaiting}
-	k.semKeys = []string{tag + ":permits", tag + ":limit", k.fence}
-	k.permitsKey, k.limitKey = k.semKeys[:1], k.semKeys[1:2]
-	k.mutexKeys = []string{k.lock, k.fence}
-	k.fairKeys = []string{k.lock, k.fence, k.queue, k.waiters}
-	k.lockKey = []string{k.lock}
-	return k, nil
+	return keys{
+		name: name, lock: tag, fence: tag + ":fence", queue: tag + ":queue", waiters: tag + ":waiters",
+		readers: tag + ":readers", holds: tag + ":rholds", writersWaiting: tag + ":wwait",
+		permits: tag + ":permits", limit: tag + ":limit", gone: tag + ":gone",
+		channel: tag + ":released", grantPrefix: tag + ":grant:",
+	}, nil
 }
 
 func newToken() string {
@@ -154,12 +173,28 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
+var errNilContext = errors.New("nil context; pass context.Background() or a context with a deadline")
+
+// checkCtx rejects a nil context before it reaches go-redis.
+func checkCtx(ctx context.Context, what string) error {
+	if ctx == nil {
+		return fmt.Errorf("locks: %s: %w", what, errNilContext)
+	}
+	return nil
+}
+
 // wrapCtx makes a context error recognisable with errors.Is(err, ctx.Err()).
 func wrapCtx(ctx context.Context, what string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		return fmt.Errorf("%s: %w (%v)", what, ctxErr, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// cleanupContext is for undoing work after the caller's context ended: it
+// keeps the caller's values but not its cancellation.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 }
 
 func isNil(err error) bool { return errors.Is(err, redis.Nil) }

@@ -2,14 +2,26 @@ package locks
 
 import "errors"
 
+// The sentinel errors carry no "locks:" prefix: they are always wrapped with
+// the lock's name ("locks: orders:42: lock is held by another owner").
 var (
 	// ErrNotAcquired is returned by TryLock when another owner holds the lock.
-	ErrNotAcquired = errors.New("locks: lock is held by another owner")
+	ErrNotAcquired = errors.New("lock is held by another owner")
 	// ErrNotHeld is returned when unlocking or extending a lease that this
 	// process does not hold: already unlocked, or a resumed lease whose
 	// owner never held the lock.
-	ErrNotHeld = errors.New("locks: lock not held")
+	ErrNotHeld = errors.New("lock not held")
 	// ErrLockLost reports that a lease we held ended without our Unlock: it
-	// expired, or another owner holds the lock now.
-	ErrLockLost = errors.New("locks: lock lost")
+	// expired, another owner holds the lock now, its local deadline passed
+	// (for example while the process was paused), or Unlock failed.
+	ErrLockLost = errors.New("lock lost")
+	// ErrNotReplicated reports that fewer replicas than WithReplicas asks for
+	// acknowledged an acquisition in time; the acquisition was undone.
+	ErrNotReplicated = errors.New("not acknowledged by enough replicas")
+	// ErrWrongKind reports that another kind of lock (a Mutex, RWMutex or
+	// Semaphore) holds the name: kinds must not share a name.
+	ErrWrongKind = errors.New("the name is held by another kind of lock")
+	// ErrNoQuorum reports that a quorum Mutex could not take a majority of
+	// its servers within the lease's validity.
+	ErrNoQuorum = errors.New("no quorum")
 )

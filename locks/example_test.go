@@ -110,22 +110,22 @@ func ExampleLease_Token() {
 	ctx := context.Background()
 	m, _ := c.Mutex("account:7")
 	highest := int64(0)
-	write := func(token int64) string {
-		if token < highest {
-			return fmt.Sprintf("rejected stale token %d", token)
+	write := func(who string, token int64) string {
+		if token <= highest {
+			return "rejected the stale write of " + who
 		}
 		highest = token
-		return fmt.Sprintf("accepted token %d", token)
+		return "accepted the write of " + who
 	}
 	a, _ := m.Lock(ctx)
 	a.Unlock(ctx)
 	b, _ := m.Lock(ctx)
-	fmt.Println(write(b.Token()))
-	fmt.Println(write(a.Token())) // a late write from the earlier holder
+	fmt.Println(write("the current holder", b.Token()))
+	fmt.Println(write("the earlier holder", a.Token())) // a late write
 	b.Unlock(ctx)
 	// Output:
-	// accepted token 2
-	// rejected stale token 1
+	// accepted the write of the current holder
+	// rejected the stale write of the earlier holder
 }
 
 func ExampleClient_Inspect() {
@@ -136,8 +136,8 @@ func ExampleClient_Inspect() {
 	lease, _ := m.Lock(ctx)
 	defer lease.Unlock(ctx)
 	info, _ := c.Inspect(ctx, "import")
-	fmt.Println(info.Held, info.Holder.Label, info.Token, info.TTL > 0)
-	// Output: true importer 1 true
+	fmt.Println(info.Held, info.Holder.Label, info.Token == lease.Token(), info.TTL > 0)
+	// Output: true importer true true
 }
 
 func ExampleRWMutex() {

@@ -30,11 +30,14 @@ type Metadata struct {
 // holds this lock?". It runs a read-only script (EVALSHA_RO, so replicas
 // may answer it).
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
+	if err := checkCtx(ctx, "inspect "+name); err != nil {
+		return LockInfo{}, err
+	}
 	k, err := keysFor(name)
 	if err != nil {
 		return LockInfo{}, err
 	}
-	reply, err := c.backend.Run(ctx, c.scripts.inspect, []string{k.lock, k.queue}).Slice()
+	reply, err := c.backend().Run(ctx, c.scripts.mutexInspect, []string{k.lock, k.queue}).Slice()
 	if err != nil {
 		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+name, err)
 	}

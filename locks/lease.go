@@ -2,22 +2,26 @@ package locks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Lease is one hold of a lock: the proof of ownership that Unlock and Extend
 // need. It is safe for concurrent use.
+//
+// A lease is a promise with a deadline on this process's clock: the moment
+// its acquiring call was sent plus the TTL, minus a margin for clock drift,
+// moved only by a renewal the server confirmed. Err, Done and Context check
+// that deadline whenever they are called, so after a pause (a stopped
+// process, a long GC) the first look already says ErrLockLost, before any
+// timer had a chance to run.
 type Lease struct {
 	c     *Client
 	k     keys
 	s     settings
-	kind  leaseKind
+	hold  holdKind
 	owner string
 	token int64
 	count int // permits held, for a Semaphore lease
@@ -26,44 +30,39 @@ type Lease struct {
 	deadline time.Time // local, conservative: the lease surely lasts until then
 	err      error     // why the lease ended; nil while held
 	done     chan struct{}
-	timer    *time.Timer   // closes done at the deadline when no watchdog runs
-	stopDog  chan struct{} // closed to stop the watchdog
-	dogExit  chan struct{} // closed when the watchdog has stopped
+	expiry   func() bool // stops the local-expiry timer
+	contexts map[*leaseContext]struct{}
+
+	// The watchdog: a chain of timers on the Client's clock.
+	dogTimer   func() bool
+	dogStopped bool
+	dogCancel  context.CancelFunc // cancels a renewal in flight
+	renewing   sync.Mutex         // held while a renewal runs
 }
 
-// leaseKind says which scripts release and extend a lease.
-type leaseKind int
-
-const (
-	kindMutex   leaseKind = iota // mutex.* (fair mode: fair.release)
-	kindRead                     // a read hold of an RWMutex: rw.runlock, rw.rextend
-	kindWrite                    // the write hold of an RWMutex: mutex.release, mutex.extend
-	kindPermits                  // permits of a Semaphore: sem.release, sem.extend
-)
+// holdKind is how one kind of hold is renewed and released: a lease gets its
+// behaviour from its lock kind.
+type holdKind interface {
+	// kind names the hold in a marshalled lease ("" for a Mutex).
+	kind() string
+	extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error)
+	release(ctx context.Context, l *Lease) (outcome, error)
+}
 
 // driftMargin is subtracted from every local deadline, as Redlock does: the
 // client's and the server's clocks may run at slightly different rates.
 func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
 
 // newLease starts tracking a hold that the server granted for first (often
-// s.ttl) at the earliest at sent.
-func newLease(c *Client, k keys, s settings, kind leaseKind, owner string, token int64, sent time.Time, first time.Duration) *Lease {
-	return newCountedLease(c, k, s, kind, owner, token, 0, sent, first)
-}
-
-// newCountedLease is newLease for a lease on count semaphore permits.
-func newCountedLease(c *Client, k keys, s settings, kind leaseKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
-	l := &Lease{c: c, k: k, s: s, kind: kind, owner: owner, token: token, count: count, done: make(chan struct{})}
+// s.ttl) at the earliest at sent (on the Client's clock).
+func newLease(c *Client, k keys, s settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
+	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{})}
 	l.deadline = sent.Add(first - driftMargin(first))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.expiry = c.clock.AfterFunc(l.deadline.Sub(c.clock.Now()), l.expireLocally)
 	if s.watchdog {
-		l.stopDog = make(chan struct{})
-		l.dogExit = make(chan struct{})
-		go l.watchdog()
-	} else {
-		// Under mu: the timer may fire at once, and its callback takes mu.
-		l.mu.Lock()
-		l.timer = time.AfterFunc(time.Until(l.deadline), l.expireLocally)
-		l.mu.Unlock()
+		l.scheduleRenewal(l.renewEvery(first))
 	}
 	return l
 }
@@ -77,6 +76,9 @@ func (l *Lease) Owner() string { return l.owner }
 // Token returns the fencing token of this acquisition: larger than the token
 // of every earlier acquisition of the same lock name. Pass it to the guarded
 // resource so it can reject writes from a holder whose lease ran out.
+// Tokens are derived from the server's clock (microseconds), so they keep
+// growing after a restart that lost data or a failover, as long as the
+// server's clock does not step back (docs/failure-model.md).
 func (l *Lease) Token() int64 { return l.token }
 
 // Deadline returns the time until which the lease is surely held (it keeps a
@@ -87,43 +89,100 @@ func (l *Lease) Deadline() time.Time {
 	return l.deadline
 }
 
-// Done is closed when the lease ends: released by Unlock, or lost.
-func (l *Lease) Done() <-chan struct{} { return l.done }
+// Done is closed when the lease ends: released by Unlock, or lost. Calling
+// it checks the local deadline first.
+func (l *Lease) Done() <-chan struct{} {
+	l.checkDeadline()
+	return l.done
+}
 
 // Err returns nil while the lease is held, ErrLockLost (wrapped) when it
-// ended without Unlock, and ErrNotHeld after Unlock.
+// ended without Unlock (or its Unlock failed), and ErrNotHeld after Unlock.
+// Calling it checks the local deadline first.
 func (l *Lease) Err() error {
+	l.checkDeadline()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
 }
 
-// Context returns a context derived from parent that is cancelled when the
-// lease ends, with the lease's Err as its cause (context.Cause).
-func (l *Lease) Context(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	go func() {
-		select {
-		case <-l.done:
-			cancel(l.Err())
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
+// checkDeadline ends the lease when its local deadline has passed.
+func (l *Lease) checkDeadline() {
+	l.mu.Lock()
+	passed := l.err == nil && !l.c.clock.Now().Before(l.deadline)
+	l.mu.Unlock()
+	if passed {
+		l.expireLocally()
+	}
 }
 
-// end closes Done with err, once.
+// Context returns a context derived from parent that is cancelled when the
+// lease ends, with the lease's Err as its cause (context.Cause). Its Done
+// and Err check the lease's deadline first.
+func (l *Lease) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(fmt.Errorf("locks: %s: Lease.Context: %w", l.k.name, errNilContext))
+		return ctx, func() {}
+	}
+	inner, cancel := context.WithCancelCause(parent)
+	lc := &leaseContext{Context: inner, l: l, cancel: cancel}
+	l.mu.Lock()
+	ended := l.err
+	if ended == nil {
+		if l.contexts == nil {
+			l.contexts = map[*leaseContext]struct{}{}
+		}
+		l.contexts[lc] = struct{}{}
+	}
+	l.mu.Unlock()
+	if ended != nil {
+		cancel(ended)
+	}
+	return lc, func() {
+		l.mu.Lock()
+		delete(l.contexts, lc)
+		l.mu.Unlock()
+		cancel(context.Canceled)
+	}
+}
+
+// leaseContext checks the lease's deadline whenever it is asked whether it
+// is done.
+type leaseContext struct {
+	context.Context
+	l      *Lease
+	cancel context.CancelCauseFunc
+}
+
+func (c *leaseContext) Done() <-chan struct{} {
+	c.l.checkDeadline()
+	return c.Context.Done()
+}
+
+func (c *leaseContext) Err() error {
+	c.l.checkDeadline()
+	return c.Context.Err()
+}
+
+// end closes Done with err, once, and cancels the lease's contexts.
 func (l *Lease) end(err error) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.err != nil {
+		l.mu.Unlock()
 		return false
 	}
 	l.err = err
-	if l.timer != nil {
-		l.timer.Stop()
+	if l.expiry != nil {
+		l.expiry()
 	}
+	ctxs := l.contexts
+	l.contexts = nil
 	close(l.done)
+	l.mu.Unlock()
+	for lc := range ctxs {
+		lc.cancel(err)
+	}
 	return true
 }
 
@@ -134,16 +193,22 @@ func (l *Lease) lost(cause string) {
 	}
 }
 
-func (l *Lease) expireLocally() { l.lost("the lease ran out without being extended") }
+func (l *Lease) expireLocally() {
+	l.lost("the lease's deadline passed without a confirmed renewal")
+}
 
 // Extend resets the lease to ttl from now (0 means the lock's TTL). It
-// returns ErrLockLost when the lease already ended on the server.
+// returns ErrLockLost when the lease already ended on the server or its
+// local deadline passed.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
+	if err := checkCtx(ctx, l.k.name+": Extend"); err != nil {
+		return err
+	}
 	if ttl == 0 {
 		ttl = l.s.ttl
 	}
-	if ttl < time.Millisecond {
-		return fmt.Errorf("locks: %s: Extend needs a TTL of at least 1ms, got %v", l.k.name, ttl)
+	if ttl < MinTTL {
+		return fmt.Errorf("locks: %s: Extend needs a TTL of at least %v, got %v", l.k.name, MinTTL, ttl)
 	}
 	if err := l.Err(); err != nil {
 		return err
@@ -152,33 +217,37 @@ func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
 }
 
 func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
-	sent := time.Now()
-	var cmd *redis.Cmd
-	switch l.kind {
-	case kindRead:
-		cmd = l.c.backend.Run(ctx, l.c.scripts.rextend, l.k.readerKeys, l.owner, ttl.Milliseconds())
-	case kindPermits:
-		cmd = l.c.backend.Run(ctx, l.c.scripts.semExtend, l.k.permitsKey, l.owner, l.count, ttl.Milliseconds())
-	default:
-		cmd = l.c.backend.Run(ctx, l.c.scripts.extend, l.k.lockKey, l.owner, ttl.Milliseconds())
-	}
-	n, err := cmd.Int64()
+	sent := l.c.clock.Now()
+	result, replicated, err := l.hold.extend(ctx, l, ttl)
 	if err != nil {
 		return wrapCtx(ctx, "locks: "+l.k.name+": extend", err)
 	}
-	if n != 1 {
-		cause := "another owner holds the lock"
-		if n == -1 {
-			cause = "the lease expired"
-		}
-		l.lost(cause)
+	if result != outcomeOK {
+		l.lost(result.lostCause())
 		return l.Err()
 	}
-	l.mu.Lock()
-	l.deadline = sent.Add(ttl - driftMargin(ttl))
-	if l.timer != nil {
-		l.timer.Reset(time.Until(l.deadline))
+	if !replicated {
+		return fmt.Errorf("locks: %s: extend: %w", l.k.name, ErrNotReplicated)
 	}
+	l.mu.Lock()
+	if l.err != nil {
+		l.mu.Unlock()
+		return l.Err()
+	}
+	if !l.c.clock.Now().Before(l.deadline) {
+		// The lease ran out locally before the confirmation came: a lease
+		// once lost stays lost.
+		l.mu.Unlock()
+		l.expireLocally()
+		return l.Err()
+	}
+	if next := sent.Add(ttl - driftMargin(ttl)); next.After(l.deadline) || ttl < l.s.ttl {
+		l.deadline = next
+	}
+	if l.expiry != nil {
+		l.expiry()
+	}
+	l.expiry = l.c.clock.AfterFunc(l.deadline.Sub(l.c.clock.Now()), l.expireLocally)
 	l.mu.Unlock()
 	return nil
 }
@@ -186,8 +255,14 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 // Unlock releases this hold. The watchdog, if any, has stopped before the
 // release is sent, so no renewal can follow it. It returns ErrNotHeld when
 // the lease was already unlocked, and ErrLockLost when the lease had ended
-// on the server (expired or taken by another owner).
+// on the server (expired or taken by another owner). When the release
+// itself fails (network, context), the lease still ends here, with
+// ErrLockLost: the holder can no longer be sure it owns the lock, which
+// frees itself when its lease runs out; calling Unlock again retries.
 func (l *Lease) Unlock(ctx context.Context) error {
+	if err := checkCtx(ctx, l.k.name+": Unlock"); err != nil {
+		return err
+	}
 	l.stopWatchdog()
 	l.mu.Lock()
 	ended := l.err
@@ -195,170 +270,141 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	if errors.Is(ended, ErrNotHeld) {
 		return ended
 	}
-	var n int64
-	var err error
-	if w := l.claimLocal(); w != nil {
-		n, err = l.handoff(ctx, w)
-	} else if l.kind == kindPermits {
-		held, runErr := l.c.backend.Run(ctx, l.c.scripts.semRelease, l.k.permitsKey, l.owner, l.count, l.k.channel).Int64()
-		n, err = 1, runErr
-		if held < int64(l.count) {
-			n = -1 // some permits had expired: the lease was lost
-		}
-	} else {
-		release, keys := l.c.scripts.release, l.k.lockKey
-		switch {
-		case l.kind == kindRead:
-			release, keys = l.c.scripts.runlock, l.k.readerKeys
-		case l.kind == kindMutex && l.s.fair:
-			release, keys = l.c.scripts.fairRelease, l.k.fairKeys
-		}
-		n, err = l.c.backend.Run(ctx, release, keys, l.owner, l.k.channel).Int64()
-	}
+	result, err := l.hold.release(ctx, l)
 	if err != nil {
-		return wrapCtx(ctx, "locks: "+l.k.name+": unlock", err)
+		err = wrapCtx(ctx, "locks: "+l.k.name+": unlock", err)
+		l.lost(fmt.Sprintf("unlock failed (%v); the lock frees itself when its lease runs out", err))
+		return err
 	}
-	switch n {
-	case 1, 2, 3:
-		l.end(fmt.Errorf("locks: %s: unlocked: %w", l.k.name, ErrNotHeld))
+	switch result {
+	case outcomeOK, outcomeStillHeld, outcomeHandedOn:
+		// Also after a failed Unlock or a local expiry: the server says the
+		// hold was still ours, and now it is released.
+		l.forceEnd(fmt.Errorf("locks: %s: unlocked: %w", l.k.name, ErrNotHeld))
 		l.c.emit(&l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		return nil
-	case 0:
-		l.lost("another owner holds the lock")
-	default:
-		l.lost("the lease expired")
 	}
+	l.lost(result.lostCause())
 	return l.Err()
 }
 
-// claimLocal picks a waiter of this Client to hand the lock to, in plain
-// mode; fair mode has its own queue in Redis.
-func (l *Lease) claimLocal() *localWaiter {
-	if l.s.fair || l.kind != kindMutex {
-		return nil
-	}
-	return l.c.local.claim(l.k.name)
-}
-
-func (l *Lease) stopWatchdog() {
-	if l.stopDog == nil {
+// forceEnd records err as the lease's end even when it had already ended
+// (a retried Unlock that succeeded replaces the "unlock failed" error).
+func (l *Lease) forceEnd(err error) {
+	if l.end(err) {
 		return
 	}
 	l.mu.Lock()
-	select {
-	case <-l.stopDog:
+	l.err = err
+	l.mu.Unlock()
+}
+
+// renewEvery is the watchdog's period; a lease whose first grant is short
+// (a handed-over lock) is renewed within that grant.
+func (l *Lease) renewEvery(first time.Duration) time.Duration {
+	every := max(time.Duration(float64(l.s.ttl)*l.s.renewAt), minRenewEvery)
+	if first < l.s.ttl {
+		every = min(every, max(time.Duration(float64(first)*l.s.renewAt), minRenewEvery))
+	}
+	return every
+}
+
+// scheduleRenewal arms the watchdog's next renewal; l.mu is held.
+func (l *Lease) scheduleRenewal(d time.Duration) {
+	if l.dogStopped || l.err != nil {
+		return
+	}
+	l.dogTimer = l.c.clock.AfterFunc(max(d, 0), l.renew)
+}
+
+// renew is one watchdog round. A failed renewal is retried until the lease
+// would expire; then the lease is lost.
+func (l *Lease) renew() {
+	l.renewing.Lock()
+	defer l.renewing.Unlock()
+	l.mu.Lock()
+	if l.dogStopped || l.err != nil {
+		l.mu.Unlock()
+		return
+	}
+	left := l.deadline.Sub(l.c.clock.Now())
+	ctx, cancel := context.WithTimeout(context.Background(), max(left, time.Millisecond))
+	l.dogCancel = cancel
+	l.mu.Unlock()
+
+	err := l.extend(ctx, l.s.ttl)
+	cancel()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dogCancel = nil
+	switch {
+	case err == nil:
+		l.scheduleRenewal(l.renewEvery(l.s.ttl))
+	case errors.Is(err, ErrLockLost) || l.dogStopped:
 	default:
-		close(l.stopDog)
+		l.c.emit(&l.s, Event{Kind: EventRenewFailed, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
+		l.scheduleRenewal(min(l.s.retryOnError, l.deadline.Sub(l.c.clock.Now())))
+	}
+}
+
+// stopWatchdog stops renewals and waits for one in flight to finish.
+func (l *Lease) stopWatchdog() {
+	l.mu.Lock()
+	l.dogStopped = true
+	if l.dogTimer != nil {
+		l.dogTimer()
+	}
+	if l.dogCancel != nil {
+		l.dogCancel()
 	}
 	l.mu.Unlock()
-	<-l.dogExit
+	l.renewing.Lock()
+	l.renewing.Unlock() // an empty critical section: it waits for a renewal in flight
 }
 
-// watchdog renews the lease every renewAt×TTL. A failed renewal is retried
-// until the lease would expire; then the lease is lost.
-func (l *Lease) watchdog() {
-	defer close(l.dogExit)
-	every := time.Duration(float64(l.s.ttl) * l.s.renewAt)
-	retry := min(l.s.retryOnError, every)
-	next := every
-	for {
-		select {
-		case <-l.stopDog:
-			return
-		case <-l.done:
-			return
-		case <-time.After(next):
-		}
-		deadline := l.Deadline()
-		if !time.Now().Before(deadline) {
-			l.lost("renewals could not reach the server before the lease ran out")
-			return
-		}
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		// Stop waiting for the server when Unlock asks the watchdog to stop.
-		go func() {
-			select {
-			case <-l.stopDog:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		err := l.extend(ctx, l.s.ttl)
-		cancel()
-		switch {
-		case err == nil:
-			next = every
-		case errors.Is(err, ErrLockLost):
-			return
-		default:
-			select {
-			case <-l.stopDog:
-				return
-			default:
-			}
-			l.c.emit(&l.s, Event{Kind: EventRenewFailed, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
-			next = min(retry, time.Until(deadline))
-			if next < 0 {
-				next = 0
-			}
-		}
-	}
+// mutexHold is the hold of a Mutex (and, with writeRelease, of an RWMutex writer).
+type mutexHold struct{ name string }
+
+func (h mutexHold) kind() string { return h.name }
+
+func (mutexHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+	return l.c.mutexExtend(ctx, l.c.backend(), &l.s, l.k, l.owner, ttl)
 }
 
-// marshalled is a Lease's portable form.
-type marshalled struct {
-	Name      string `json:"name"`
-	Owner     string `json:"owner"`
-	Token     int64  `json:"token"`
-	TTLMillis int64  `json:"ttl_ms"`
-	Fair      bool   `json:"fair,omitempty"`
-	Kind      string `json:"kind,omitempty"`    // "read", "write" (RWMutex) or "permits" (Semaphore)
-	Count     int    `json:"permits,omitempty"` // permits held, for a Semaphore lease
+func (mutexHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	return l.c.mutexRelease(ctx, l.c.backend(), &l.s, l.k, l.owner, "")
 }
 
-var kindNames = map[leaseKind]string{kindRead: "read", kindWrite: "write", kindPermits: "permits"}
+// readHold is a read hold of an RWMutex.
+type readHold struct{}
 
-// Marshal returns the lease as a string that another process can pass to
-// Client.Resume to extend or release the lock.
-func (l *Lease) Marshal() (string, error) {
-	b, err := json.Marshal(marshalled{Name: l.k.name, Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: kindNames[l.kind], Count: l.count})
-	return string(b), err
+func (readHold) kind() string { return "read" }
+
+func (readHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+	return l.c.readExtend(ctx, &l.s, l.k, l.owner, ttl)
 }
 
-// Resume rebuilds a lease marshalled by Lease.Marshal, possibly in another
-// process, so it can be extended or released. The resumed lease has no
-// watchdog; its local deadline counts from now, so Done may close late:
-// call Extend to confirm ownership.
-func (c *Client) Resume(s string) (*Lease, error) {
-	var m marshalled
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("locks: Resume: not a marshalled lease (%v); pass the string Lease.Marshal returned: %w", err, ErrNotHeld)
-	}
-	k, err := keysFor(m.Name)
+func (readHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	return l.c.readRelease(ctx, &l.s, l.k, l.owner)
+}
+
+// permitHold is a Semaphore lease on l.count permits.
+type permitHold struct{}
+
+func (permitHold) kind() string { return "permits" }
+
+func (permitHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+	return l.c.semExtend(ctx, &l.s, l.k, l.owner, l.count, ttl)
+}
+
+func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	held, err := l.c.semRelease(ctx, &l.s, l.k, l.owner, l.count)
 	if err != nil {
-		return nil, fmt.Errorf("locks: Resume: %w", err)
+		return 0, err
 	}
-	if m.Owner == "" || m.TTLMillis <= 0 {
-		return nil, fmt.Errorf("locks: Resume: the lease has no owner or TTL: %w", ErrNotHeld)
+	if held < int64(l.count) {
+		return outcomeExpired, nil // some permits had expired: the lease was lost
 	}
-	st := c.defaults
-	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond
-	st.fair = m.Fair
-	st.watchdog = false
-	kind := kindMutex
-	switch m.Kind {
-	case "read":
-		kind = kindRead
-	case "write":
-		kind = kindWrite
-	case "permits":
-		kind = kindPermits
-		if m.Count < 1 {
-			return nil, fmt.Errorf("locks: Resume: a semaphore lease without a permit count: %w", ErrNotHeld)
-		}
-	case "":
-	default:
-		return nil, fmt.Errorf("locks: Resume: unknown lease kind %q; pass the string Lease.Marshal returned: %w", m.Kind, ErrNotHeld)
-	}
-	return newCountedLease(c, k, st, kind, m.Owner, m.Token, m.Count, time.Now(), st.ttl), nil
+	return outcomeOK, nil
 }

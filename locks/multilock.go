@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/redlua/redlua/registry"
 )
 
 // MultiLock takes several locks all or nothing: Lock returns holding every
@@ -35,15 +33,12 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 	if len(names) == 0 {
 		return nil, errors.New("locks: MultiLock needs at least one lock name")
 	}
-	s := c.defaults
-	for _, o := range opts {
-		o(&s)
+	if c.quorum() {
+		return nil, errors.New("locks: MultiLock: a quorum Client makes only Mutexes")
 	}
-	if err := s.validate(fmt.Sprint(names)); err != nil {
+	s, err := c.apply(kindMultiK, fmt.Sprint(names), opts)
+	if err != nil {
 		return nil, err
-	}
-	if s.fair || s.reentrant {
-		return nil, errors.New("locks: MultiLock takes neither WithFair nor WithReentrant")
 	}
 	seen := map[string]bool{}
 	bySlot := map[int][]keys{}
@@ -75,6 +70,9 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 
 // Lock waits until it holds every lock. On any error it holds none.
 func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
+	if err := checkCtx(ctx, "multilock: Lock"); err != nil {
+		return nil, err
+	}
 	owner := newToken()
 	for {
 		held, blocked, wait, err := ml.attempt(ctx, owner)
@@ -95,6 +93,9 @@ func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
 
 // TryLock makes one all-or-nothing attempt; ErrNotAcquired when any lock is held.
 func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
+	if err := checkCtx(ctx, "multilock: TryLock"); err != nil {
+		return nil, err
+	}
 	held, blocked, _, err := ml.attempt(ctx, newToken())
 	if err == nil && blocked == nil {
 		return &MultiLease{Leases: held}, nil
@@ -111,39 +112,32 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 // attempt takes the groups in order. It returns what it holds, and either
 // the lock that blocked it (with its remaining lease) or an error.
 func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, wait time.Duration, err error) {
-	ttl := ml.s.ttl.Milliseconds()
 	for _, g := range ml.groups {
-		keys := make([]string, 0, 2*len(g))
-		for _, k := range g {
-			keys = append(keys, k.lock, k.fence)
-		}
-		var script *registry.Script = ml.c.scripts.multiAcquire
-		args := []any{owner, ttl, ml.meta}
+		sent := ml.c.clock.Now()
 		if len(g) == 1 {
-			script, args = ml.c.scripts.acquire, []any{owner, ttl, "0", ml.meta}
+			// One name alone: the mutex script, which also refuses a name
+			// held by another kind of lock.
+			a, _, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, newAttempt(), ml.meta, false)
+			switch {
+			case runErr != nil:
+				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+			case a.wrongKind != "":
+				return held, nil, 0, fmt.Errorf("locks: multilock %s: a %s holds this name: %w", g[0].name, a.wrongKind, ErrWrongKind)
+			case !a.acquired:
+				return held, &g[0], a.wait, nil
+			}
+			held = append(held, newLease(ml.c, g[0], ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
+			continue
 		}
-		sent := time.Now()
-		reply, runErr := ml.c.backend.Run(ctx, script, keys, args...).Slice()
+		tokens, idx, w, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, ml.meta)
 		if runErr != nil {
 			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 		}
-		if reply[0] != int64(1) {
-			b := g[0]
-			if len(g) > 1 {
-				idx, _ := reply[1].(int64)
-				b = g[idx-1]
-				wait = time.Duration(reply[2].(int64)) * time.Millisecond
-			} else {
-				wait = time.Duration(reply[1].(int64)) * time.Millisecond
-			}
-			return held, &b, max(wait, time.Millisecond), nil
+		if idx >= 0 {
+			return held, &g[idx], w, nil
 		}
 		for i, k := range g {
-			token, _ := reply[1+i].(int64)
-			if len(g) == 1 {
-				token, _ = reply[1].(int64)
-			}
-			held = append(held, newLease(ml.c, k, ml.s, kindMutex, owner, token, sent, ml.s.ttl))
+			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, tokens[i], 0, sent, ml.s.ttl))
 		}
 	}
 	return held, nil, 0, nil
@@ -165,7 +159,7 @@ func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
 // waitFor sleeps until the blocking lock's release message or its lease's end.
 func (ml *MultiLock) waitFor(ctx context.Context, k *keys, wait time.Duration, owner string) error {
 	wake := make(chan struct{}, 1)
-	unsubscribe, err := ml.c.backend.Subscribe(ctx, k.channel, func(string) {
+	unsubscribe, err := ml.c.backend().Subscribe(ctx, k.channel, func(string) {
 		select {
 		case wake <- struct{}{}:
 		default:
@@ -179,20 +173,18 @@ func (ml *MultiLock) waitFor(ctx context.Context, k *keys, wait time.Duration, o
 	if info, err := ml.c.Inspect(ctx, k.name); err == nil && !info.Held {
 		return nil
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-wake:
-	case <-timer.C:
-	case <-ctx.Done():
-		ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: k.name, Owner: owner, Err: ctx.Err()})
-		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", ctx.Err())
+	if err := sleep(ctx, wake, wait); err != nil {
+		ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: k.name, Owner: owner, Err: err})
+		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", err)
 	}
 	return nil
 }
 
 // Unlock releases every lock; it reports every failure, joined.
 func (ml *MultiLease) Unlock(ctx context.Context) error {
+	if err := checkCtx(ctx, "multilock: Unlock"); err != nil {
+		return err
+	}
 	var errs []error
 	for _, l := range ml.Leases {
 		if err := l.Unlock(ctx); err != nil {

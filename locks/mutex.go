@@ -3,8 +3,6 @@ package locks
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -24,12 +22,18 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := c.defaults
-	for _, o := range opts {
-		o(&s)
+	kind := kindMutexK
+	if c.quorum() {
+		kind = kindQuorumK
 	}
-	if err := s.validate(name); err != nil {
+	s, err := c.apply(kind, name, opts)
+	if err != nil {
 		return nil, err
+	}
+	if s.replicas > 0 {
+		if err := c.canReplicate(); err != nil {
+			return nil, fmt.Errorf("locks: Mutex %s: %w", name, err)
+		}
 	}
 	if s.reentrant && s.owner == "" {
 		s.owner = newToken() // the Mutex value is the reentrancy identity
@@ -40,13 +44,6 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 // Name returns the lock's name.
 func (m *Mutex) Name() string { return m.k.name }
 
-// attempt is the outcome of one acquire script call.
-type attempt struct {
-	acquired bool
-	token    int64
-	wait     time.Duration // when not acquired: how long the wait may last before retrying
-}
-
 func (m *Mutex) owner() string {
 	if m.s.owner != "" {
 		return m.s.owner
@@ -54,230 +51,176 @@ func (m *Mutex) owner() string {
 	return newToken()
 }
 
-func (m *Mutex) try(ctx context.Context, owner string) (attempt, error) {
-	ttl := m.s.ttl.Milliseconds()
-	reentrant := "0"
-	if m.s.reentrant {
-		reentrant = "1"
-	}
-	var reply []any
-	var err error
-	if m.s.fair {
-		reply, err = m.c.backend.Run(ctx, m.c.scripts.fairAcquire, m.k.fairKeys, owner, ttl, m.s.waiterTTL.Milliseconds(), reentrant, m.meta).Slice()
-	} else {
-		reply, err = m.c.backend.Run(ctx, m.c.scripts.acquire, m.k.mutexKeys, owner, ttl, reentrant, m.meta).Slice()
-	}
-	if err != nil {
-		return attempt{}, wrapCtx(ctx, "locks: "+m.k.name, err)
-	}
-	if len(reply) < 2 {
-		return attempt{}, fmt.Errorf("locks: %s: unexpected reply %v from the acquire script", m.k.name, reply)
-	}
-	n, _ := reply[1].(int64)
-	if reply[0] == int64(1) {
-		return attempt{acquired: true, token: n}, nil
-	}
-	wait := time.Duration(n) * time.Millisecond
-	if wait <= 0 {
-		wait = time.Millisecond // the lock just expired or has no TTL: retry soon
-	}
-	return attempt{wait: wait}, nil
-}
+// newAttempt names one Lock or TryLock call on the server, so that an
+// acquisition the call gave up on can be undone even if it runs late.
+func newAttempt() string { return newToken()[:16] }
 
 // TryLock makes one attempt. It returns ErrNotAcquired when another owner
 // holds the lock.
 func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
-	owner := m.owner()
-	start := time.Now()
-	a, err := m.try(ctx, owner)
-	if err != nil {
-		return nil, m.failed(owner, start, err)
+	if err := checkCtx(ctx, m.k.name+": TryLock"); err != nil {
+		return nil, err
 	}
-	if !a.acquired {
-		if m.s.fair {
-			// A failed fair attempt queued us: leave the queue again.
-			_, _ = m.c.backend.Run(context.WithoutCancel(ctx), m.c.scripts.fairRelease, m.k.fairKeys, owner, m.k.channel).Result()
-		}
-		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: %s: %w", m.k.name, ErrNotAcquired)
+	if m.c.quorum() {
+		return m.quorumTryLock(ctx)
 	}
-	return m.granted(owner, a.token, start, start), nil
-}
-
-// Lock waits until it holds the lock or ctx ends. It does not poll: it wakes
-// on the release message, or when the holder's lease is due to run out.
-func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
-	owner := m.owner()
-	start := time.Now()
-	a, err := m.try(ctx, owner)
-	if err == nil && a.acquired {
-		return m.granted(owner, a.token, start, start), nil
-	}
-	if err != nil {
-		return nil, m.failed(owner, start, err)
-	}
-	// In plain mode, a holder in this Client hands the lock straight to its
-	// oldest local waiter on Unlock (see localWaiters). Queue before the
-	// contention is reported, so the report means "waiting in line".
-	var local *localWaiter
-	if !m.s.fair {
-		local = &localWaiter{owner: owner, m: m, grant: make(chan grant, 1)}
-		m.c.local.add(m.k.name, local)
+	owner, att, start := m.owner(), newAttempt(), time.Now()
+	sent := m.c.clock.Now()
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, false)
+	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
+		return l, err
 	}
 	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-
-	// Subscribe first, then try again: a release after this attempt cannot
-	// be missed.
-	wake := make(chan string, 8)
-	unsubscribe, err := m.c.backend.Subscribe(ctx, m.k.channel, func(p string) {
-		select {
-		case wake <- p:
-		default: // a wake-up is already pending; the next attempt will see the state
-		}
-	})
-	if err != nil {
-		m.dropLocal(local)
-		return nil, m.leave(ctx, owner, start, err)
-	}
-	defer unsubscribe()
-
-	for {
-		sent := time.Now()
-		a, err = m.try(ctx, owner)
-		if err != nil {
-			m.dropLocal(local)
-			return nil, m.leave(ctx, owner, start, err)
-		}
-		if a.acquired {
-			m.dropLocal(local)
-			return m.granted(owner, a.token, start, sent), nil
-		}
-		res, err := m.wait(ctx, owner, wake, a.wait, local)
-		if err != nil {
-			m.dropLocal(local)
-			return nil, m.leave(ctx, owner, start, err)
-		}
-		switch {
-		case res.local:
-			return m.granted(owner, res.token, start, res.sent), nil
-		case res.handedOver:
-			return m.handedOver(owner, res.token, start), nil
-		}
-	}
+	return nil, fmt.Errorf("locks: %s: %w", m.k.name, ErrNotAcquired)
 }
 
-// dropLocal takes a waiter that stops waiting out of the local queue. If an
-// Unlock already claimed it, the handoff is in flight: wait for it, and give
-// back a lock it brought.
-func (m *Mutex) dropLocal(w *localWaiter) {
-	if w == nil || m.c.local.remove(m.k.name, w) {
-		return
+// Lock waits until it holds the lock or ctx ends. It does not poll: a
+// waiter queues in Redis, and the release that frees the lock hands it to
+// the oldest live waiter and tells only that waiter's Client. A waiter
+// refreshes its place every third of its waiter TTL; the head of the queue
+// also looks again when the holder's lease is due to run out.
+func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
+	if err := checkCtx(ctx, m.k.name+": Lock"); err != nil {
+		return nil, err
 	}
-	g := <-w.grant
-	if g.ok {
-		l := newLease(m.c, m.k, m.s, kindMutex, w.owner, g.token, g.sent, m.s.ttl)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = l.Unlock(ctx) // passes it on to the next waiter, local or not
-		cancel()
+	if m.c.quorum() {
+		return m.quorumLock(ctx)
 	}
-}
+	owner, att, start := m.owner(), newAttempt(), time.Now()
+	channel := m.k.grantPrefix + m.c.id
+	// Queue on the first attempt only when grants can already reach us.
+	grants, subscribed := m.c.grants.register(channel, owner)
+	sent := m.c.clock.Now()
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, subscribed)
+	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
+		if subscribed {
+			m.c.grants.leave(channel, owner, grants)
+		}
+		return l, err
+	}
+	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+	if !subscribed {
+		if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner); err != nil {
+			return nil, m.giveUp(ctx, owner, att, start, err)
+		}
+	}
+	defer m.c.grants.leave(channel, owner, grants)
 
-// waitResult says how a wait ended without error.
-type waitResult struct {
-	local      bool // a local holder handed the lock over (mutex.handoff)
-	handedOver bool // fair.release granted the lock to us
-	token      int64
-	sent       time.Time
-}
-
-// wait blocks until a wake-up worth a new attempt, a grant to owner (fair
-// mode, or a local handoff), the end of d, or the end of ctx.
-func (m *Mutex) wait(ctx context.Context, owner string, wake <-chan string, d time.Duration, local *localWaiter) (waitResult, error) {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	var handed <-chan grant
-	if local != nil {
-		handed = local.grant
+	// queuedAt is when the last attempt that left us queued was sent: a
+	// grant made after that attempt lives at least min(TTL, waiter TTL)
+	// from then, on the server.
+	queuedAt := sent
+	if !subscribed {
+		a.wait = 0 // not queued yet: queue at once
 	}
 	for {
+		timer := time.NewTimer(a.wait)
 		select {
-		case g := <-handed:
-			if g.ok {
-				return waitResult{local: true, token: g.token, sent: g.sent}, nil
+		case token := <-grants:
+			timer.Stop()
+			if token > 0 {
+				if l, ok := m.handedOver(owner, token, start, queuedAt); ok {
+					return l, nil
+				}
+				// Granted while this process was stopped: the grant may be
+				// gone. The next attempt claims it if it is still ours.
 			}
-			// The handoff found nothing to hand over: queue again and retry.
-			m.c.local.add(m.k.name, local)
-			return waitResult{}, nil
-		case p := <-wake:
-			if token, ok := grantedTo(p, owner); ok {
-				return waitResult{handedOver: true, token: token}, nil
-			}
-			if !strings.HasPrefix(p, "granted ") {
-				return waitResult{}, nil // released, or the subscription reconnected
-			}
-			// Handed to another waiter: our turn has not come, keep waiting.
 		case <-timer.C:
-			return waitResult{}, nil
 		case <-ctx.Done():
-			return waitResult{}, ctx.Err()
+			timer.Stop()
+			return nil, m.giveUp(ctx, owner, att, start, ctx.Err())
+		}
+		sent = m.c.clock.Now()
+		a, replicated, err = m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+		if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
+			return l, err
+		}
+		if a.position > 0 {
+			queuedAt = sent
 		}
 	}
 }
 
-// grantedTo parses fair.release's "granted <fence> <owner>" message.
-func grantedTo(payload, owner string) (int64, bool) {
-	rest, ok := strings.CutPrefix(payload, "granted ")
-	if !ok {
-		return 0, false
+// settle turns an attempt into a lease or an error; settled is false when
+// the caller should wait.
+func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
+	switch {
+	case err != nil:
+		return nil, m.giveUp(ctx, owner, att, start, err), true
+	case a.wrongKind != "":
+		err := fmt.Errorf("locks: %s: a %s holds this name: %w", m.k.name, a.wrongKind, ErrWrongKind)
+		return nil, m.giveUp(ctx, owner, att, start, err), true
+	case a.acquired && !replicated:
+		err := fmt.Errorf("locks: %s: %w within %v (WithReplicas(%d)); the acquisition was undone", m.k.name, ErrNotReplicated, m.s.replicaTimeout, m.s.replicas)
+		return nil, m.giveUp(ctx, owner, att, start, err), true
+	case a.acquired:
+		l := newLease(m.c, m.k, m.s, mutexHold{}, owner, a.token, 0, sent, m.s.ttl)
+		m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+		return l, nil, true
 	}
-	token, who, ok := strings.Cut(rest, " ")
-	if !ok || who != owner {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(token, 10, 64)
-	return n, err == nil
+	return nil, nil, false
 }
 
-// leave ends a failed Lock: in fair mode it leaves the queue (and passes on
-// the lock if it was handed over meanwhile).
-func (m *Mutex) leave(ctx context.Context, owner string, start time.Time, err error) error {
-	if m.s.fair {
-		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_, _ = m.c.backend.Run(cleanup, m.c.scripts.fairRelease, m.k.fairKeys, owner, m.k.channel).Result()
-		cancel()
+// giveUp ends a failed Lock or TryLock: it leaves the queue and undoes an
+// acquisition this call may have made without learning of it (a timeout
+// whose script still ran, or runs later: the server then refuses it).
+func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, cause error) error {
+	cleanup, cancel := cleanupContext(ctx)
+	_, _ = m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att) // best effort: leases expire anyway
+	cancel()
+	err := cause
+	if ctx.Err() != nil || !isWrapped(cause) {
+		err = wrapCtx(ctx, "locks: "+m.k.name, cause)
 	}
-	return m.failed(owner, start, wrapCtx(ctx, "locks: "+m.k.name+": waiting", err))
-}
-
-func (m *Mutex) failed(owner string, start time.Time, err error) error {
 	m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 	return err
 }
 
-// handedOver builds the lease of a fair-mode grant. fair.release gave it
-// only the waiter lease, so that a waiter that died meanwhile cannot hold the
-// lock long; the full lease is confirmed in the background, off the path of
-// the new owner, which starts work at once.
-func (m *Mutex) handedOver(owner string, token int64, start time.Time) *Lease {
+// handedOver builds the lease of a lock a release handed to us. The grant
+// gave the lock min(TTL, waiter TTL) from the moment it was made, which is
+// after queuedAt: the lease counts from queuedAt, so a grant that reached a
+// process stopped for longer than that is not returned as held (ok false).
+// A longer lease is confirmed before the short one runs out: by the
+// watchdog, or by one extension; a reentrant owner claims it at once so that
+// its hold count is right.
+func (m *Mutex) handedOver(owner string, token int64, start, queuedAt time.Time) (*Lease, bool) {
 	first := min(m.s.ttl, m.s.waiterTTL)
-	// The grant happened before its message arrived; counting the lease from
-	// the arrival errs by one message delivery, far below the drift margin.
-	l := newLease(m.c, m.k, m.s, kindMutex, owner, token, time.Now(), first)
-	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-	if m.s.ttl > first {
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), first)
-			defer cancel()
-			_ = l.extend(ctx, m.s.ttl) // a failure shows as a lost lease at the short deadline
-		}()
+	if !m.c.clock.Now().Before(queuedAt.Add(first - driftMargin(first))) {
+		return nil, false
 	}
-	return l
+	if m.s.reentrant {
+		return nil, false // the next attempt claims it, with a round trip
+	}
+	l := newLease(m.c, m.k, m.s, mutexHold{}, owner, token, 0, queuedAt, first)
+	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
+	if m.s.ttl > first && !m.s.watchdog {
+		l.confirmLater(first)
+	}
+	return l, true
 }
 
-// granted builds the lease; sent is when the acquisition can have happened
-// at the earliest, from which the lease's local deadline counts.
-func (m *Mutex) granted(owner string, token int64, start, sent time.Time) *Lease {
-	l := newLease(m.c, m.k, m.s, kindMutex, owner, token, sent, m.s.ttl)
-	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-	return l
+// confirmLater extends a handed-over lease to its full TTL halfway through
+// its short first grant, unless it ended before. Short critical sections
+// never pay for it.
+func (l *Lease) confirmLater(first time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dogTimer = l.c.clock.AfterFunc(first/2, func() {
+		l.renewing.Lock() // Unlock waits for it, as for a watchdog renewal
+		defer l.renewing.Unlock()
+		l.mu.Lock()
+		stopped := l.dogStopped
+		l.mu.Unlock()
+		if stopped || l.Err() != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), first/2)
+		defer cancel()
+		_ = l.extend(ctx, l.s.ttl) // a failure shows as a lost lease at the short deadline
+	})
+}
+
+// isWrapped reports whether err already carries a "locks: " prefix.
+func isWrapped(err error) bool {
+	return len(err.Error()) > 7 && err.Error()[:7] == "locks: "
 }

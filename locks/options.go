@@ -1,107 +1,311 @@
 package locks
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 )
 
-// Defaults.
+// Defaults and limits.
 const (
 	// DefaultTTL is a lease's length when WithTTL is not given.
 	DefaultTTL = 30 * time.Second
-	// DefaultWaiterTTL is how long a fair-mode waiter stays queued without
-	// refreshing: the longest a crashed waiter can hold up the queue.
+	// MinTTL is the shortest lease: shorter ones would be born past their
+	// local deadline, which keeps a margin for clock drift.
+	MinTTL = 10 * time.Millisecond
+	// DefaultWaiterTTL is how long a waiter stays queued without refreshing:
+	// the longest a crashed waiter can hold up the queue.
 	DefaultWaiterTTL = 5 * time.Second
 	// DefaultRenewFraction is the share of the TTL after which the watchdog renews.
 	DefaultRenewFraction = 1.0 / 3
+	// minRenewEvery keeps a tiny watchdog fraction from renewing in a busy loop.
+	minRenewEvery = time.Millisecond
 )
 
-// Option configures a Client (as defaults for its locks) or one Mutex.
+// Option configures a Client (as defaults for its locks) or one lock. An
+// option that does not apply to a lock kind is an error when that lock is
+// made with it; given to the Client, it is a default that applies only to
+// the kinds it makes sense for (each option says which).
 type Option func(*settings)
 
 type settings struct {
-	ttl          time.Duration
-	watchdog     bool
-	renewAt      float64
-	reentrant    bool
-	owner        string
-	fair         bool
-	waiterTTL    time.Duration
-	label        string
-	observer     func(Event)
-	retryOnError time.Duration
-	preferReads  bool
+	ttl            time.Duration
+	watchdog       bool
+	renewAt        float64
+	reentrant      bool
+	owner          string
+	fair           bool
+	waiterTTL      time.Duration
+	label          string
+	observer       func(Event)
+	retryOnError   time.Duration
+	preferReads    bool
+	replicas       int
+	replicaTimeout time.Duration
+	clock          Clock
+
+	given []string // per-lock options, by name, for the kind check
+	errs  []error  // invalid option values, reported by validate
 }
 
 func defaults() settings {
 	return settings{ttl: DefaultTTL, renewAt: DefaultRenewFraction, waiterTTL: DefaultWaiterTTL, retryOnError: 50 * time.Millisecond}
 }
 
-// WithTTL sets the lease length. The lock frees itself this long after the
-// last acquisition or extension if its holder dies.
-func WithTTL(ttl time.Duration) Option { return func(s *settings) { s.ttl = ttl } }
+func (s *settings) note(option string) { s.given = append(s.given, option) }
+
+func (s *settings) invalid(format string, args ...any) {
+	s.errs = append(s.errs, fmt.Errorf(format, args...))
+}
+
+// WithTTL sets the lease length (at least MinTTL). The lock frees itself
+// this long after the last acquisition or renewal if its holder dies.
+// All kinds.
+func WithTTL(ttl time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithTTL")
+		if ttl < MinTTL {
+			s.invalid("WithTTL(%v): the TTL must be at least %v (the default is %v)", ttl, MinTTL, DefaultTTL)
+			return
+		}
+		s.ttl = ttl
+	}
+}
 
 // WithWatchdog renews each lease in the background while it is held, every
-// fraction of its TTL (0 means DefaultRenewFraction). When a renewal cannot
-// confirm ownership before the lease would expire, Lease.Done closes with
-// ErrLockLost and renewal stops. Unlock stops the watchdog before releasing.
+// fraction of its TTL: 0 means DefaultRenewFraction; otherwise it must be
+// above 0 and below 1. When a renewal cannot confirm ownership before the
+// lease would expire, Lease.Done closes with ErrLockLost and renewal stops.
+// Unlock stops the watchdog before releasing. All kinds.
 func WithWatchdog(fraction float64) Option {
 	return func(s *settings) {
-		s.watchdog = true
-		if fraction > 0 {
+		s.note("WithWatchdog")
+		switch {
+		case fraction == 0:
+			s.renewAt = DefaultRenewFraction
+		case fraction < 0 || fraction >= 1 || fraction != fraction:
+			s.invalid("WithWatchdog(%v): the fraction must be above 0 and below 1, such as 1.0/3 (0 means the default)", fraction)
+			return
+		default:
 			s.renewAt = fraction
 		}
+		s.watchdog = true
 	}
 }
 
 // WithReentrant lets the owner take the lock again while holding it, with a
-// hold count, as Redisson's RLock does. The owner is the Mutex's token
+// hold count, as Redisson's RLock does. The owner is the lock value's token
 // (WithOwner sets it; otherwise each Mutex gets a random one), so every
 // Lock on the same Mutex re-enters, and each Lease's Unlock drops one hold.
-func WithReentrant() Option { return func(s *settings) { s.reentrant = true } }
+// Mutex and RWMutex.
+func WithReentrant() Option {
+	return func(s *settings) { s.note("WithReentrant"); s.reentrant = true }
+}
 
 // WithOwner sets the owner token explicitly, for reentrancy across Mutex
-// values or processes that share an identity. It must be unique per owner.
-func WithOwner(token string) Option { return func(s *settings) { s.owner = token } }
-
-// WithFair grants the lock in arrival order. waiterTTL bounds how long a
-// waiter that died while queued holds up the queue (0 means DefaultWaiterTTL).
-func WithFair(waiterTTL time.Duration) Option {
+// values or processes that share an identity. It must be unique per owner
+// and not empty. Mutex and RWMutex.
+func WithOwner(token string) Option {
 	return func(s *settings) {
-		s.fair = true
-		if waiterTTL > 0 {
-			s.waiterTTL = waiterTTL
+		s.note("WithOwner")
+		if token == "" {
+			s.invalid("WithOwner(\"\"): the owner token is empty; pass a token unique to the owner, or leave WithOwner out for a random one")
+			return
 		}
+		s.owner = token
 	}
 }
 
-// WithReaderPreference lets new readers in while a writer waits (RWMutex).
-// The default is writer preference: a waiting writer holds new readers
-// back, so a steady stream of readers cannot starve it.
-func WithReaderPreference() Option { return func(s *settings) { s.preferReads = true } }
+// WithFair grants the lock strictly in arrival order: a newcomer never takes
+// a free lock ahead of a live waiter. waiterTTL bounds how long a waiter
+// that died while queued holds up the queue (0 means DefaultWaiterTTL; at
+// least 10ms otherwise). Without WithFair, waiters queue the same way and a
+// release hands the lock to the oldest one, but a newcomer may take a lock
+// that happens to be free. Mutex only.
+func WithFair(waiterTTL time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithFair")
+		switch {
+		case waiterTTL == 0:
+		case waiterTTL < 10*time.Millisecond:
+			s.invalid("WithFair(%v): the waiter TTL must be at least 10ms (0 means the default, %v)", waiterTTL, DefaultWaiterTTL)
+			return
+		default:
+			s.waiterTTL = waiterTTL
+		}
+		s.fair = true
+	}
+}
+
+// WithWaiterTTL sets how long a waiter stays queued without refreshing, in
+// every mode (at least 10ms; default DefaultWaiterTTL). Mutex and RWMutex
+// (a waiting writer).
+func WithWaiterTTL(waiterTTL time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithWaiterTTL")
+		if waiterTTL < 10*time.Millisecond {
+			s.invalid("WithWaiterTTL(%v): the waiter TTL must be at least 10ms", waiterTTL)
+			return
+		}
+		s.waiterTTL = waiterTTL
+	}
+}
+
+// WithReaderPreference lets new readers in while a writer waits. The
+// default is writer preference: a waiting writer holds new readers back, so
+// a steady stream of readers cannot starve it. RWMutex only.
+func WithReaderPreference() Option {
+	return func(s *settings) { s.note("WithReaderPreference"); s.preferReads = true }
+}
 
 // WithLabel adds a label to the holder metadata that Inspect reports, next
-// to the host name and process id.
-func WithLabel(label string) Option { return func(s *settings) { s.label = label } }
+// to the host name and process id. All kinds.
+func WithLabel(label string) Option {
+	return func(s *settings) { s.note("WithLabel"); s.label = label }
+}
 
 // WithObserver calls fn for every acquisition, wait, contention, renewal
 // failure and lost lease, for metrics and alerts (for example on a lock
 // whose failed attempts keep growing). fn must be quick and must not block.
-func WithObserver(fn func(Event)) Option { return func(s *settings) { s.observer = fn } }
+// All kinds.
+func WithObserver(fn func(Event)) Option {
+	return func(s *settings) {
+		s.note("WithObserver")
+		if fn == nil {
+			s.invalid("WithObserver(nil): pass a function, or leave the option out")
+			return
+		}
+		s.observer = fn
+	}
+}
 
-func (s *settings) validate(name string) error {
-	switch {
-	case s.ttl < time.Millisecond:
-		return fmt.Errorf("locks: %s: TTL %v is too short; use WithTTL with at least 1ms (the default is %v)", name, s.ttl, DefaultTTL)
-	case s.renewAt <= 0 || s.renewAt >= 1:
-		return fmt.Errorf("locks: %s: watchdog fraction %v must be between 0 and 1, such as 1.0/3", name, s.renewAt)
-	case s.fair && s.waiterTTL < 10*time.Millisecond:
-		return fmt.Errorf("locks: %s: waiter TTL %v is too short; use at least 10ms", name, s.waiterTTL)
+// WithReplicas makes every acquisition and every renewal wait until n
+// replicas acknowledged its write (WAIT n timeout, sent in the same
+// pipeline as the script, on the same connection), so a failover to one of
+// them keeps the lock. When fewer replicas confirm within timeout, an
+// acquisition is undone and fails with ErrNotReplicated, and a renewal
+// counts as failed (the watchdog retries until the lease would end). It
+// narrows the failover window; it is not consensus (docs/failure-model.md).
+// Needs a go-redis backend (locks.New). Mutex, RWMutex and Semaphore.
+func WithReplicas(n int, timeout time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithReplicas")
+		if n < 1 || timeout <= 0 {
+			s.invalid("WithReplicas(%d, %v): give at least 1 replica and a positive timeout, such as WithReplicas(1, 50*time.Millisecond)", n, timeout)
+			return
+		}
+		s.replicas, s.replicaTimeout = n, timeout
+	}
+}
+
+// WithClock makes leases measure their deadlines and run their watchdog on
+// clock instead of the wall clock: pass a simulate.VirtualClock with a
+// simulate.Server backend, and lease expiry and renewal follow virtual
+// time. Client only.
+func WithClock(clock Clock) Option {
+	return func(s *settings) {
+		s.note("WithClock")
+		if clock == nil {
+			s.invalid("WithClock(nil): pass a clock, or leave the option out for the wall clock")
+			return
+		}
+		s.clock = clock
+	}
+}
+
+// lockKind names what a set of options is for, in errors.
+type lockKind string
+
+const (
+	kindClient  lockKind = "Client"
+	kindMutexK  lockKind = "Mutex"
+	kindRWK     lockKind = "RWMutex"
+	kindSemK    lockKind = "Semaphore"
+	kindMultiK  lockKind = "MultiLock"
+	kindQuorumK lockKind = "quorum Mutex"
+)
+
+// notFor lists, per kind, the options that make no sense for it.
+var notFor = map[lockKind][]string{
+	kindMutexK:  {"WithReaderPreference", "WithClock"},
+	kindRWK:     {"WithFair", "WithClock"},
+	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
+	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
+	kindQuorumK: {"WithFair", "WithReaderPreference", "WithReplicas", "WithClock"},
+}
+
+// apply builds the settings of one lock of kind from the Client's defaults
+// and the lock's own options, and validates them.
+func (c *Client) apply(kind lockKind, name string, opts []Option) (settings, error) {
+	s := c.defaults
+	s.given, s.errs = nil, nil
+	for i, o := range opts {
+		if o == nil {
+			return s, fmt.Errorf("locks: %s %s: option %d is nil; pass options such as locks.WithTTL(time.Minute)", kind, name, i+1)
+		}
+		o(&s)
+	}
+	if err := s.validate(kind, name); err != nil {
+		return s, err
+	}
+	// Client-wide defaults that do not apply to this kind are dropped here,
+	// where the kind is known.
+	switch kind {
+	case kindRWK, kindSemK, kindMultiK, kindQuorumK:
+		s.fair = false
+	}
+	switch kind {
+	case kindSemK, kindMultiK:
+		s.reentrant, s.owner = false, ""
+	}
+	if kind == kindMultiK {
+		s.replicas = 0
+	}
+	return s, nil
+}
+
+func (s *settings) validate(kind lockKind, name string) error {
+	what := string(kind)
+	if name != "" {
+		what += " " + name
+	}
+	if len(s.errs) > 0 {
+		return fmt.Errorf("locks: %s: %w", what, errors.Join(s.errs...))
+	}
+	for _, bad := range notFor[kind] {
+		for _, g := range s.given {
+			if g == bad {
+				return fmt.Errorf("locks: %s: %s does not apply to a %s; leave it out%s", what, bad, kind, hint(bad, kind))
+			}
+		}
+	}
+	if every := time.Duration(float64(s.ttl) * s.renewAt); s.watchdog && every < minRenewEvery {
+		return fmt.Errorf("locks: %s: the watchdog would renew every %v (TTL %v × %v); use a larger fraction or TTL", what, every, s.ttl, s.renewAt)
 	}
 	return nil
 }
 
+func hint(option string, kind lockKind) string {
+	switch {
+	case option == "WithFair" && kind == kindRWK:
+		return " (an RWMutex has writer preference instead)"
+	case option == "WithClock":
+		return " (give it to locks.New or NewWithBackend)"
+	case option == "WithReplicas" && kind == kindQuorumK:
+		return " (a quorum of independent primaries replaces replicas)"
+	}
+	return ""
+}
+
+// meta is the holder metadata that Inspect reports. JSON escaping keeps
+// labels with quotes, control bytes or invalid UTF-8 readable.
 func (s *settings) meta(host string) string {
-	return fmt.Sprintf(`{"host":%q,"pid":%d,"label":%q}`, host, os.Getpid(), s.label)
+	b, _ := json.Marshal(struct {
+		Host  string `json:"host"`
+		PID   int    `json:"pid"`
+		Label string `json:"label"`
+	}{host, os.Getpid(), s.label}) // cannot fail: strings and an int
+	return string(b)
 }

@@ -122,10 +122,11 @@ func TestFairDeadWaiterDelaysAtMostItsWaiterLease(t *testing.T) {
 }
 
 // frozenBackend lets a waiter queue once and then drops all its traffic, as
-// a crashed process would.
+// a crashed process would: it dies right after the first attempt that
+// follows its subscription (the one that queues).
 type frozenBackend struct {
 	locks.Backend
-	frozen atomic.Bool
+	subscribed, frozen atomic.Bool
 }
 
 func (f *frozenBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
@@ -134,13 +135,17 @@ func (f *frozenBackend) Run(ctx context.Context, s *registry.Script, keys []stri
 		cmd.SetErr(errors.New("the process is dead"))
 		return cmd
 	}
-	return f.Backend.Run(ctx, s, keys, args...)
+	cmd := f.Backend.Run(ctx, s, keys, args...)
+	if f.subscribed.Load() {
+		f.frozen.Store(true)
+	}
+	return cmd
 }
 
 func (f *frozenBackend) Subscribe(ctx context.Context, ch string, deliver func(string)) (func(), error) {
-	f.frozen.Store(true) // dies right after its first, queueing attempt
-	<-ctx.Done()
-	return nil, ctx.Err()
+	unsubscribe, err := f.Backend.Subscribe(ctx, ch, deliver)
+	f.subscribed.Store(true)
+	return unsubscribe, err
 }
 
 func TestBadInput(t *testing.T) {
@@ -163,8 +168,15 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"", nil, "empty lock name"},
 		{"{x}", nil, "contains '{'"},
-		{"a", []locks.Option{locks.WithTTL(0)}, "TTL 0s is too short"},
-		{"a", []locks.Option{locks.WithWatchdog(1.5)}, "watchdog fraction"},
+		{"a", []locks.Option{locks.WithTTL(0)}, "WithTTL(0s): the TTL must be at least 10ms"},
+		{"a", []locks.Option{locks.WithTTL(2 * time.Millisecond)}, "at least 10ms"},
+		{"a", []locks.Option{locks.WithWatchdog(1.5)}, "WithWatchdog(1.5): the fraction must be above 0 and below 1"},
+		{"a", []locks.Option{locks.WithWatchdog(-1)}, "WithWatchdog(-1)"},
+		{"a", []locks.Option{locks.WithTTL(time.Second), locks.WithWatchdog(1e-9)}, "would renew every"},
+		{"a", []locks.Option{locks.WithFair(-time.Second)}, "WithFair(-1s)"},
+		{"a", []locks.Option{locks.WithOwner("")}, "owner token is empty"},
+		{"a", []locks.Option{nil}, "option 1 is nil"},
+		{"a", []locks.Option{locks.WithReaderPreference()}, "WithReaderPreference does not apply to a Mutex"},
 		{"a", []locks.Option{locks.WithFair(time.Microsecond)}, "waiter TTL"},
 	} {
 		if _, err := c.Mutex(tc.name, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // RWMutex is a named read-write lock: many readers or one writer. Each
@@ -25,17 +23,24 @@ type RWMutex struct {
 	meta string
 }
 
-// RWMutex returns the read-write lock called name. It must not share its
-// name with a Mutex.
+// RWMutex returns the read-write lock called name. A Mutex or Semaphore
+// holding the same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
-	m, err := c.Mutex(name, opts...)
+	k, err := keysFor(name)
 	if err != nil {
 		return nil, err
 	}
-	if m.s.fair {
-		return nil, fmt.Errorf("locks: %s: WithFair does not apply to RWMutex; it has writer preference instead", name)
+	if c.quorum() {
+		return nil, fmt.Errorf("locks: RWMutex %s: a quorum Client makes only Mutexes (readers would need a quorum per reader)", name)
 	}
-	return &RWMutex{c: c, k: m.k, s: m.s, meta: m.meta}, nil
+	s, err := c.apply(kindRWK, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.reentrant && s.owner == "" {
+		s.owner = newToken()
+	}
+	return &RWMutex{c: c, k: k, s: s, meta: s.meta(c.host)}, nil
 }
 
 func (rw *RWMutex) owner() string {
@@ -45,112 +50,101 @@ func (rw *RWMutex) owner() string {
 	return newToken()
 }
 
-func (rw *RWMutex) tryRead(ctx context.Context, owner string) (attempt, error) {
-	prefer := "1"
-	if rw.s.preferReads {
-		prefer = "0"
-	}
-	return rw.parse(ctx, rw.c.backend.Run(ctx, rw.c.scripts.rlock, rw.k.rwKeys, owner, rw.s.ttl.Milliseconds(), prefer))
+type rwTry func(ctx context.Context, owner string) (attempt, bool, error)
+
+func (rw *RWMutex) tryRead(ctx context.Context, owner string) (attempt, bool, error) {
+	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner)
 }
 
-func (rw *RWMutex) tryWrite(ctx context.Context, owner string) (attempt, error) {
-	return rw.parse(ctx, rw.c.backend.Run(ctx, rw.c.scripts.wlock, rw.k.rwKeys, owner, rw.s.ttl.Milliseconds(), rw.s.waiterTTL.Milliseconds(), rw.meta))
-}
-
-func (rw *RWMutex) parse(ctx context.Context, cmd *redis.Cmd) (attempt, error) {
-	reply, err := cmd.Slice()
-	if err != nil {
-		return attempt{}, wrapCtx(ctx, "locks: "+rw.k.name, err)
-	}
-	if len(reply) < 2 {
-		return attempt{}, fmt.Errorf("locks: %s: unexpected reply %v", rw.k.name, reply)
-	}
-	n, _ := reply[1].(int64)
-	if reply[0] == int64(1) {
-		return attempt{acquired: true, token: n}, nil
-	}
-	return attempt{wait: max(time.Duration(n)*time.Millisecond, time.Millisecond)}, nil
+func (rw *RWMutex) tryWrite(ctx context.Context, owner string) (attempt, bool, error) {
+	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, rw.meta)
 }
 
 // TryRLock makes one attempt at a read hold; ErrNotAcquired when a writer
 // holds the lock or (writer preference) waits for it.
 func (rw *RWMutex) TryRLock(ctx context.Context) (*Lease, error) {
-	return rw.once(ctx, kindRead, rw.tryRead)
+	return rw.acquire(ctx, readHold{}, rw.tryRead, false)
 }
 
 // TryLock makes one attempt at the write hold; ErrNotAcquired when anyone
 // else holds the lock.
 func (rw *RWMutex) TryLock(ctx context.Context) (*Lease, error) {
-	return rw.once(ctx, kindWrite, rw.tryWrite)
+	return rw.acquire(ctx, mutexHold{name: "write"}, rw.tryWrite, false)
 }
 
 // RLock waits for a read hold.
 func (rw *RWMutex) RLock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, kindRead, rw.tryRead)
+	return rw.acquire(ctx, readHold{}, rw.tryRead, true)
 }
 
 // Lock waits for the write hold. While it waits, new readers are held back
 // (unless WithReaderPreference).
 func (rw *RWMutex) Lock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, kindWrite, rw.tryWrite)
+	return rw.acquire(ctx, mutexHold{name: "write"}, rw.tryWrite, true)
 }
 
-func (rw *RWMutex) once(ctx context.Context, kind leaseKind, try func(context.Context, string) (attempt, error)) (*Lease, error) {
-	owner := rw.owner()
-	sent := time.Now()
-	a, err := try(ctx, owner)
-	if err != nil {
+// acquire takes a hold, waiting (await) when wait is set. A writer that gives
+// up leaves the waiting set at once instead of holding readers back until
+// its waiter lease runs out.
+func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait bool) (*Lease, error) {
+	what := "TryRLock"
+	if hold.kind() == "write" {
+		what = "TryLock"
+	}
+	if err := checkCtx(ctx, rw.k.name+": "+what); err != nil {
 		return nil, err
 	}
-	if !a.acquired {
-		if kind == kindWrite {
-			rw.leave(ctx, owner)
-		}
+	owner, start := rw.owner(), time.Now()
+	replicated := true
+	step := func(ctx context.Context) (attempt, error) {
+		a, ok, err := try(ctx, owner)
+		replicated = ok
+		return a, err
+	}
+	sent := rw.c.clock.Now()
+	a, err := step(ctx)
+	if err == nil && !a.acquired && a.wrongKind == "" {
 		rw.c.emit(&rw.s, Event{Kind: EventContended, Name: rw.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: %s: %w", rw.k.name, ErrNotAcquired)
-	}
-	return rw.granted(kind, owner, a.token, sent, sent), nil
-}
-
-// acquire waits like Mutex.Lock: subscribe before the attempt that may fail,
-// then sleep until the release message or the wait hint, which is bounded by
-// the holder's lease (and, for a queued writer, by its waiter-lease refresh).
-func (rw *RWMutex) acquire(ctx context.Context, kind leaseKind, try func(context.Context, string) (attempt, error)) (*Lease, error) {
-	owner := rw.owner()
-	start := time.Now()
-	a, err := try(ctx, owner)
-	if err == nil && a.acquired {
-		return rw.granted(kind, owner, a.token, start, start), nil
-	}
-	fail := func(err error) (*Lease, error) {
-		if kind == kindWrite {
-			rw.leave(ctx, owner)
+		if !wait {
+			if hold.kind() == "write" {
+				cleanup, cancel := cleanupContext(ctx)
+				_ = rw.c.writeLeave(cleanup, &rw.s, rw.k, owner)
+				cancel()
+			}
+			return nil, fmt.Errorf("locks: %s: %w", rw.k.name, ErrNotAcquired)
 		}
-		err = wrapCtx(ctx, "locks: "+rw.k.name+": waiting", err)
+		a, sent, err = rw.c.await(ctx, rw.k.channel, step)
+	}
+	switch {
+	case err != nil:
+	case a.wrongKind != "":
+		err = fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
+	case !replicated:
+		err = fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, rw.s.replicaTimeout, rw.s.replicas)
+	}
+	if err != nil {
+		rw.undo(ctx, hold, owner)
+		err = wrapCtx(ctx, "locks: "+rw.k.name, err)
 		rw.c.emit(&rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
-	if err != nil {
-		return fail(err)
-	}
-	rw.c.emit(&rw.s, Event{Kind: EventContended, Name: rw.k.name, Owner: owner})
-	a, sent, err := rw.c.await(ctx, rw.k.channel, func(ctx context.Context) (attempt, error) { return try(ctx, owner) })
-	if err != nil {
-		return fail(err)
-	}
-	return rw.granted(kind, owner, a.token, start, sent), nil
+	l := newLease(rw.c, rw.k, rw.s, hold, owner, a.token, 0, sent, rw.s.ttl)
+	rw.c.emit(&rw.s, Event{Kind: EventAcquired, Name: rw.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+	return l, nil
 }
 
-// leave takes a writer that gave up out of the waiting set at once, instead
-// of letting it hold readers back until its waiter lease runs out.
-func (rw *RWMutex) leave(ctx context.Context, owner string) {
-	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+// undo leaves the writers' waiting set and releases a hold that an attempt
+// may have taken without the caller learning of it (best effort: leases
+// expire anyway). A reentrant owner's earlier holds are left alone.
+func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner string) {
+	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	_ = rw.c.backend.Run(cleanup, rw.c.scripts.rleave, rw.k.waitingKey, owner, rw.k.channel).Err()
-}
-
-func (rw *RWMutex) granted(kind leaseKind, owner string, token int64, start, sent time.Time) *Lease {
-	l := newLease(rw.c, rw.k, rw.s, kind, owner, token, sent, rw.s.ttl)
-	rw.c.emit(&rw.s, Event{Kind: EventAcquired, Name: rw.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-	return l
+	if hold.kind() == "write" {
+		_ = rw.c.writeLeave(cleanup, &rw.s, rw.k, owner)
+	}
+	if rw.s.reentrant {
+		return
+	}
+	l := &Lease{c: rw.c, k: rw.k, s: rw.s, owner: owner}
+	_, _ = hold.release(cleanup, l)
 }

@@ -10,7 +10,7 @@ import (
 // Semaphore is a named counting semaphore: at most Permits holders at once,
 // across processes. Every permit is a lease, so the permits of a holder that
 // crashed come back when their TTL passes. The count can change at run time
-// (SetPermits); waiting works as for Mutex, woken by each release.
+// (SetPermits); waiting works as for an RWMutex, woken by each release.
 type Semaphore struct {
 	c       *Client
 	k       keys
@@ -19,37 +19,32 @@ type Semaphore struct {
 }
 
 // Semaphore returns the semaphore called name with permits permits (until
-// SetPermits changes the count for everyone). It must not share its name
-// with a Mutex or RWMutex.
+// SetPermits changes the count for everyone). A Mutex or RWMutex holding the
+// same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore, error) {
-	if permits < 1 {
-		return nil, fmt.Errorf("locks: semaphore %s: %d permits; give at least 1", name, permits)
-	}
-	m, err := c.Mutex(name, opts...)
+	k, err := keysFor(name)
 	if err != nil {
 		return nil, err
 	}
-	sem := &Semaphore{c: c, k: m.k, s: m.s}
+	if permits < 1 {
+		return nil, fmt.Errorf("locks: Semaphore %s: %d permits; give at least 1", name, permits)
+	}
+	if c.quorum() {
+		return nil, fmt.Errorf("locks: Semaphore %s: a quorum Client makes only Mutexes", name)
+	}
+	s, err := c.apply(kindSemK, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	sem := &Semaphore{c: c, k: k, s: s}
 	sem.permits.Store(int64(permits))
 	return sem, nil
 }
 
-func (sem *Semaphore) try(ctx context.Context, owner string, n int) (attempt, error) {
-	reply, err := sem.c.backend.Run(ctx, sem.c.scripts.semAcquire, sem.k.semKeys, owner, n, sem.s.ttl.Milliseconds(), sem.permits.Load()).Slice()
-	if err != nil {
-		return attempt{}, wrapCtx(ctx, "locks: semaphore "+sem.k.name, err)
+func (sem *Semaphore) check(ctx context.Context, what string, n int) error {
+	if err := checkCtx(ctx, "semaphore "+sem.k.name+": "+what); err != nil {
+		return err
 	}
-	if len(reply) < 2 {
-		return attempt{}, fmt.Errorf("locks: semaphore %s: unexpected reply %v", sem.k.name, reply)
-	}
-	v, _ := reply[1].(int64)
-	if reply[0] == int64(1) {
-		return attempt{acquired: true, token: v}, nil
-	}
-	return attempt{wait: max(time.Duration(v)*time.Millisecond, time.Millisecond)}, nil
-}
-
-func (sem *Semaphore) check(n int) error {
 	if n < 1 {
 		return fmt.Errorf("locks: semaphore %s: asked for %d permits; ask for at least 1", sem.k.name, n)
 	}
@@ -58,66 +53,73 @@ func (sem *Semaphore) check(n int) error {
 
 // TryAcquire takes n permits if that many are free now; ErrNotAcquired otherwise.
 func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
-	if err := sem.check(n); err != nil {
-		return nil, err
-	}
-	owner := newToken()
-	sent := time.Now()
-	a, err := sem.try(ctx, owner, n)
-	if err != nil {
-		return nil, err
-	}
-	if !a.acquired {
-		sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.name, n, ErrNotAcquired)
-	}
-	return sem.granted(owner, n, a.token, sent, sent), nil
+	return sem.acquire(ctx, "TryAcquire", n, false)
 }
 
 // Acquire waits until n permits are free and takes them together. The
-// returned Lease's Unlock gives all n back.
+// returned Lease's Unlock gives all n back. Asking for more permits than the
+// semaphore has is an error at once, not a wait that never ends.
 func (sem *Semaphore) Acquire(ctx context.Context, n int) (*Lease, error) {
-	if err := sem.check(n); err != nil {
+	return sem.acquire(ctx, "Acquire", n, true)
+}
+
+func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool) (*Lease, error) {
+	if err := sem.check(ctx, what, n); err != nil {
 		return nil, err
 	}
-	owner := newToken()
-	start := time.Now()
-	fail := func(err error) (*Lease, error) {
-		err = wrapCtx(ctx, "locks: semaphore "+sem.k.name+": waiting", err)
+	owner, start := newToken(), time.Now()
+	replicated := true
+	step := func(ctx context.Context) (attempt, error) {
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, n, sem.permits.Load())
+		replicated = ok
+		return a, err
+	}
+	sent := sem.c.clock.Now()
+	a, err := step(ctx)
+	if err == nil && a.limit > 0 && int64(n) > a.limit {
+		return nil, fmt.Errorf("locks: semaphore %s: asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", sem.k.name, n, a.limit, a.limit)
+	}
+	if err == nil && !a.acquired && a.wrongKind == "" {
+		sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner})
+		if !wait {
+			return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.name, n, ErrNotAcquired)
+		}
+		a, sent, err = sem.c.await(ctx, sem.k.channel, step)
+	}
+	switch {
+	case err != nil:
+	case a.wrongKind != "":
+		err = fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
+	case !replicated:
+		err = fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, sem.s.replicaTimeout, sem.s.replicas)
+	}
+	if err != nil {
+		// Give back permits an attempt may have taken unseen (best effort).
+		cleanup, cancel := cleanupContext(ctx)
+		_, _ = sem.c.semRelease(cleanup, &sem.s, sem.k, owner, n)
+		cancel()
+		err = wrapCtx(ctx, "locks: semaphore "+sem.k.name, err)
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
-	a, err := sem.try(ctx, owner, n)
-	if err != nil {
-		return fail(err)
-	}
-	if a.acquired {
-		return sem.granted(owner, n, a.token, start, start), nil
-	}
-	sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner})
-	a, sent, err := sem.c.await(ctx, sem.k.channel, func(ctx context.Context) (attempt, error) { return sem.try(ctx, owner, n) })
-	if err != nil {
-		return fail(err)
-	}
-	return sem.granted(owner, n, a.token, start, sent), nil
+	l := newLease(sem.c, sem.k, sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
+	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+	return l, nil
 }
 
 // SetPermits changes the permit count for every process using this
 // semaphore. Holders above a lowered count keep their permits until they
 // release them; new acquisitions wait until the count allows them.
 func (sem *Semaphore) SetPermits(ctx context.Context, permits int) error {
+	if err := checkCtx(ctx, "semaphore "+sem.k.name+": SetPermits"); err != nil {
+		return err
+	}
 	if permits < 1 {
 		return fmt.Errorf("locks: semaphore %s: %d permits; give at least 1", sem.k.name, permits)
 	}
-	if err := sem.c.backend.Run(ctx, sem.c.scripts.semLimit, sem.k.limitKey, permits, sem.k.channel).Err(); err != nil && !isNil(err) {
+	if err := sem.c.semSetLimit(ctx, &sem.s, sem.k, permits); err != nil {
 		return wrapCtx(ctx, "locks: semaphore "+sem.k.name+": set permits", err)
 	}
 	sem.permits.Store(int64(permits))
 	return nil
-}
-
-func (sem *Semaphore) granted(owner string, n int, token int64, start, sent time.Time) *Lease {
-	l := newCountedLease(sem.c, sem.k, sem.s, kindPermits, owner, token, n, sent, sem.s.ttl)
-	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-	return l
 }

@@ -25,7 +25,7 @@ func simulatorFixture(t *testing.T) fixture {
 		if w != nil {
 			b = w(b)
 		}
-		c, err := locks.NewWithBackend(b, opts...)
+		c, err := locks.NewWithBackend(b, append([]locks.Option{locks.WithClock(clock)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// The mutex scripts' contract, on miniredis and on a real server.
+// The version-1 mutex scripts' contract, on miniredis and on a real server.
 func TestMutexScripts(t *testing.T) {
 	t.Run("miniredis", func(t *testing.T) {
 		mr := miniredis.RunT(t)
@@ -37,7 +37,7 @@ func mutexContract(t *testing.T, c *redis.Client, elapse func(time.Duration)) {
 	}
 	defer r.Close()
 	get := func(name string) func(keys []string, args ...any) any {
-		s, err := reg.Get(name)
+		s, err := reg.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func mutexContract(t *testing.T, c *redis.Client, elapse func(time.Duration)) {
 			return v
 		}
 	}
-	acquire, release, extend, inspect := get("mutex.acquire"), get("mutex.release"), get("mutex.extend"), get("mutex.inspect")
+	acquire, release, extend, inspect := get("mutex.acquire@1"), get("mutex.release@1"), get("mutex.extend@1"), get("mutex.inspect@1")
 	lock := []string{"{orders}", "{orders}:fence"}
 	one := lock[:1]
 	inspectKeys := []string{"{orders}", "{orders}:queue"}

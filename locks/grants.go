@@ -1,0 +1,186 @@
+package locks
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// grantLinger is how long a grant channel stays subscribed after its last
+// waiter left, so that a lock contended again soon needs no new SUBSCRIBE
+// and its first attempt can already queue.
+const grantLinger = 10 * time.Second
+
+// grantHub routes the release script's "granted <token> <owner>" messages,
+// published on this Client's grant channel of a lock ("{name}:grant:<id>"),
+// to the waiting Lock calls of that owner. Each lock name has one
+// subscription per Client, however many of its goroutines wait.
+type grantHub struct {
+	mu   sync.Mutex
+	subs map[string]*grantSub // by channel
+}
+
+type grantSub struct {
+	ready       chan struct{} // closed once the subscription is confirmed (or failed)
+	err         error
+	unsubscribe func()
+	waiters     map[string][]chan int64 // owner -> its waiting calls
+	users       int
+	linger      func() bool // stops the idle timer
+}
+
+// register adds a waiting call for owner when the channel is already
+// subscribed; ok is false otherwise (join subscribes).
+func (h *grantHub) register(channel, owner string) (grants chan int64, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub := h.subs[channel]
+	if sub == nil || !isClosed(sub.ready) || sub.err != nil {
+		return nil, false
+	}
+	return h.add(sub, owner), true
+}
+
+// join registers a waiting call for owner, subscribing the channel first
+// when needed; it returns once the subscription is confirmed.
+func (h *grantHub) join(ctx context.Context, node Backend, channel, owner string) (chan int64, error) {
+	h.mu.Lock()
+	if h.subs == nil {
+		h.subs = map[string]*grantSub{}
+	}
+	sub := h.subs[channel]
+	if sub == nil || (isClosed(sub.ready) && sub.err != nil) {
+		sub = &grantSub{ready: make(chan struct{}), waiters: map[string][]chan int64{}}
+		h.subs[channel] = sub
+		go h.subscribe(node, channel, sub)
+	}
+	grants := h.add(sub, owner)
+	h.mu.Unlock()
+	select {
+	case <-sub.ready:
+		if sub.err != nil {
+			h.leave(channel, owner, grants)
+			return nil, sub.err
+		}
+		return grants, nil
+	case <-ctx.Done():
+		h.leave(channel, owner, grants)
+		return nil, ctx.Err()
+	}
+}
+
+// subscribe runs without a caller's context: the subscription outlives the
+// call that started it.
+func (h *grantHub) subscribe(node Backend, channel string, sub *grantSub) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	unsubscribe, err := node.Subscribe(ctx, channel, func(payload string) { h.deliver(channel, payload) })
+	h.mu.Lock()
+	sub.unsubscribe, sub.err = unsubscribe, err
+	if err == nil && sub.users == 0 {
+		sub.linger = time.AfterFunc(grantLinger, func() { h.drop(channel, sub) }).Stop
+	}
+	h.mu.Unlock()
+	close(sub.ready)
+}
+
+// add is register's and join's common part; h.mu is held.
+func (h *grantHub) add(sub *grantSub, owner string) chan int64 {
+	grants := make(chan int64, 1)
+	sub.waiters[owner] = append(sub.waiters[owner], grants)
+	sub.users++
+	if sub.linger != nil {
+		sub.linger()
+		sub.linger = nil
+	}
+	return grants
+}
+
+// leave unregisters a waiting call; the subscription lingers a while.
+func (h *grantHub) leave(channel, owner string, grants chan int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub := h.subs[channel]
+	if sub == nil {
+		return
+	}
+	list := sub.waiters[owner]
+	for i, g := range list {
+		if g == grants {
+			list = append(list[:i:i], list[i+1:]...)
+			sub.users--
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(sub.waiters, owner)
+	} else {
+		sub.waiters[owner] = list
+	}
+	if sub.users == 0 && isClosed(sub.ready) && sub.linger == nil {
+		sub.linger = time.AfterFunc(grantLinger, func() { h.drop(channel, sub) }).Stop
+	}
+}
+
+// drop unsubscribes an idle channel.
+func (h *grantHub) drop(channel string, sub *grantSub) {
+	h.mu.Lock()
+	if h.subs[channel] != sub || sub.users > 0 {
+		h.mu.Unlock()
+		return
+	}
+	delete(h.subs, channel)
+	h.mu.Unlock()
+	if sub.unsubscribe != nil {
+		sub.unsubscribe()
+	}
+}
+
+// deliver hands a grant to its owner's calls. An empty payload means the
+// subscription reconnected and messages may have been lost: every waiter
+// gets 0, "look again now".
+func (h *grantHub) deliver(channel, payload string) {
+	token, owner, ok := parseGrant(payload)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub := h.subs[channel]
+	if sub == nil {
+		return
+	}
+	for who, list := range sub.waiters {
+		if payload != "" && (!ok || who != owner) {
+			continue
+		}
+		for _, g := range list {
+			select {
+			case g <- token:
+			default: // a wake-up is already pending
+			}
+		}
+	}
+}
+
+// parseGrant parses "granted <token> <owner>".
+func parseGrant(payload string) (token int64, owner string, ok bool) {
+	rest, found := strings.CutPrefix(payload, "granted ")
+	if !found {
+		return 0, "", false
+	}
+	t, owner, found := strings.Cut(rest, " ")
+	if !found {
+		return 0, "", false
+	}
+	token, err := strconv.ParseInt(t, 10, 64)
+	return token, owner, err == nil && token > 0
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

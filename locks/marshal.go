@@ -1,0 +1,101 @@
+package locks
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unicode/utf8"
+)
+
+// marshalled is a Lease's portable form.
+type marshalled struct {
+	Name       string `json:"name,omitempty"`
+	NameBase64 string `json:"name_b64,omitempty"` // for names that are not valid UTF-8, which JSON cannot carry
+	Owner      string `json:"owner"`
+	Token      int64  `json:"token"`
+	TTLMillis  int64  `json:"ttl_ms"`
+	Fair       bool   `json:"fair,omitempty"`
+	Kind       string `json:"kind,omitempty"`    // "read", "write" (RWMutex) or "permits" (Semaphore)
+	Count      int    `json:"permits,omitempty"` // permits held, for a Semaphore lease
+}
+
+// Marshal returns the lease as a string that another process can pass to
+// Client.Resume to extend or release the lock. Any lock name survives the
+// trip, including bytes that are not UTF-8.
+func (l *Lease) Marshal() (string, error) {
+	m := marshalled{Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: l.hold.kind(), Count: l.count}
+	if utf8.ValidString(l.k.name) {
+		m.Name = l.k.name
+	} else {
+		m.NameBase64 = base64.StdEncoding.EncodeToString([]byte(l.k.name))
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// maxTTLMillis keeps a resumed TTL inside time.Duration.
+const maxTTLMillis = math.MaxInt64 / int64(time.Millisecond)
+
+// Resume rebuilds a lease marshalled by Lease.Marshal, possibly in another
+// process, so it can be extended or released. The resumed lease has no
+// watchdog; its local deadline counts from now, so Done may close late:
+// call Extend to confirm ownership. A string that is not a marshalled lease
+// is an error (it does not match ErrNotHeld: nothing was asked of the server).
+func (c *Client) Resume(s string) (*Lease, error) {
+	const how = "; pass the string Lease.Marshal returned"
+	var m marshalled
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("locks: Resume: not a marshalled lease (%v)%s", err, how)
+	}
+	name := m.Name
+	if m.NameBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(m.NameBase64)
+		if err != nil || m.Name != "" {
+			return nil, fmt.Errorf("locks: Resume: a malformed name_b64 field%s", how)
+		}
+		name = string(b)
+	}
+	k, err := keysFor(name)
+	if err != nil {
+		return nil, fmt.Errorf("locks: Resume: %w", err)
+	}
+	var problems []error
+	if m.Owner == "" {
+		problems = append(problems, errors.New("no owner"))
+	}
+	if m.TTLMillis < MinTTL.Milliseconds() || m.TTLMillis > maxTTLMillis {
+		problems = append(problems, fmt.Errorf("ttl_ms %d is outside %d..%d", m.TTLMillis, MinTTL.Milliseconds(), maxTTLMillis))
+	}
+	if m.Token < 1 {
+		problems = append(problems, fmt.Errorf("token %d is not positive", m.Token))
+	}
+	var hold holdKind = mutexHold{}
+	switch m.Kind {
+	case "":
+	case "read":
+		hold = readHold{}
+	case "write":
+		hold = mutexHold{name: "write"}
+	case "permits":
+		hold = permitHold{}
+		if m.Count < 1 {
+			problems = append(problems, fmt.Errorf("a semaphore lease with %d permits", m.Count))
+		}
+	default:
+		problems = append(problems, fmt.Errorf("unknown lease kind %q", m.Kind))
+	}
+	if m.Kind != "permits" && m.Count != 0 {
+		problems = append(problems, fmt.Errorf("permits %d on a %q lease", m.Count, m.Kind))
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("locks: Resume: %w%s", errors.Join(problems...), how)
+	}
+	st := c.defaults
+	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond
+	st.fair = m.Fair
+	st.watchdog = false
+	return newLease(c, k, st, hold, m.Owner, m.Token, m.Count, c.clock.Now(), st.ttl), nil
+}

@@ -1,0 +1,258 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/evalsha"
+)
+
+// NewQuorum returns a Client whose Mutexes are held on a majority of
+// independent Redis primaries (Redlock): clients must be separate servers
+// that do not replicate each other, at least three. Each acquisition tries
+// every server at once with a short timeout and holds the lock when a
+// majority granted it within the lease's validity, TTL minus the time spent
+// minus a drift margin; otherwise it releases everywhere, including where
+// the attempt seemed to fail. Unlock releases everywhere; Extend and the
+// watchdog renew on a majority.
+//
+// Only Mutex (plain, optionally reentrant) is offered on a quorum: a fair
+// queue would need one order agreed by all servers, and RWMutex and
+// Semaphore hold one entry per holder whose majority a release could not
+// keep consistent without a protocol Redis does not run. The fencing token
+// of a quorum lease is the largest of the majority's tokens; tokens derive
+// from each server's clock, so they grow across holders as long as the
+// servers' clocks differ by less than a lease (docs/failure-model.md).
+func NewQuorum(clients []redis.UniversalClient, opts ...Option) (*Client, error) {
+	if len(clients) < 3 {
+		return nil, fmt.Errorf("locks: NewQuorum needs at least 3 independent primaries, got %d", len(clients))
+	}
+	nodes := make([]Backend, len(clients))
+	runners := make([]*evalsha.Runner, len(clients))
+	for i, rc := range clients {
+		if isNilClient(rc) {
+			return nil, fmt.Errorf("locks: NewQuorum: client %d is nil", i+1)
+		}
+		r, err := evalsha.New(rc)
+		if err != nil {
+			return nil, fmt.Errorf("locks: NewQuorum: client %d: %w", i+1, err)
+		}
+		nodes[i], runners[i] = r, r
+	}
+	c, err := NewQuorumWithBackends(nodes, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.closer = func() error {
+		var errs []error
+		for _, r := range runners {
+			errs = append(errs, r.Close())
+		}
+		return errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// NewQuorumWithBackends is NewQuorum on any Backends, such as several
+// simulate.Servers.
+func NewQuorumWithBackends(backends []Backend, opts ...Option) (*Client, error) {
+	if len(backends) < 3 {
+		return nil, fmt.Errorf("locks: a quorum needs at least 3 independent primaries, got %d", len(backends))
+	}
+	for i, b := range backends {
+		if isNilClient(b) {
+			return nil, fmt.Errorf("locks: quorum backend %d is nil", i+1)
+		}
+	}
+	c, err := newClient(backends, opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.defaults.replicas > 0 {
+		return nil, errors.New("locks: WithReplicas does not apply to a quorum Client (a quorum of independent primaries replaces replicas)")
+	}
+	return c, nil
+}
+
+func (c *Client) quorum() bool { return len(c.nodes) > 1 }
+
+func (c *Client) majority() int { return len(c.nodes)/2 + 1 }
+
+// nodeTimeout bounds one server's answer, as Redlock asks: far below the
+// TTL, so a dead server costs little of the validity.
+func nodeTimeout(ttl time.Duration) time.Duration { return max(ttl/20, 5*time.Millisecond) }
+
+// fanOut runs f on every node at once, each with its own timeout.
+func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, f func(context.Context, Backend) (T, error)) ([]T, []error) {
+	results, errs := make([]T, len(nodes)), make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			results[i], errs[i] = f(nctx, n)
+		}()
+	}
+	wg.Wait()
+	return results, errs
+}
+
+// quorumAttempt makes one Redlock round. It returns a lease, or the wait
+// hint before the next round; err when a majority can no longer answer.
+func (m *Mutex) quorumAttempt(ctx context.Context, owner, att string, start time.Time) (*Lease, time.Duration, error) {
+	c := m.c
+	sent := c.clock.Now()
+	attempts, errs := fanOut(ctx, c.nodes, nodeTimeout(m.s.ttl), func(ctx context.Context, n Backend) (attempt, error) {
+		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
+		return a, err
+	})
+	granted, failed, token, wait := 0, 0, int64(0), m.s.ttl
+	var failures []error
+	for i, a := range attempts {
+		switch {
+		case errs[i] != nil:
+			failed++
+			failures = append(failures, fmt.Errorf("server %d: %w", i+1, errs[i]))
+		case a.acquired:
+			granted++
+			token = max(token, a.token)
+		default:
+			wait = min(wait, a.wait)
+		}
+	}
+	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
+	if granted >= c.majority() && validity > 0 {
+		l := newLease(c, m.k, m.s, quorumHold{}, owner, token, 0, sent, m.s.ttl)
+		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
+		return l, 0, nil
+	}
+	// Undo everywhere, also where the attempt seemed to fail: it may have
+	// taken the lock after its timeout.
+	m.quorumUndo(ctx, owner, att)
+	if failed > len(c.nodes)-c.majority() {
+		return nil, 0, fmt.Errorf("locks: %s: %d of %d servers failed, a majority of %d cannot be reached: %w: %w",
+			m.k.name, failed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...))
+	}
+	// Split votes retry after a random pause so that contenders desynchronise.
+	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(2*time.Millisecond))), nil
+}
+
+func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
+	cleanup, cancel := cleanupContext(ctx)
+	defer cancel()
+	fanOut(cleanup, m.c.nodes, nodeTimeout(m.s.ttl), func(ctx context.Context, n Backend) (outcome, error) {
+		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att)
+	})
+}
+
+func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
+	owner, att, start := m.owner(), newAttempt(), time.Now()
+	l, _, err := m.quorumAttempt(ctx, owner, att, start)
+	switch {
+	case err != nil:
+		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		return nil, err
+	case l == nil:
+		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+		return nil, fmt.Errorf("locks: %s: %w", m.k.name, ErrNotAcquired)
+	}
+	return l, nil
+}
+
+// quorumLock retries Redlock rounds, woken by a release on any server.
+func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
+	owner, att, start := m.owner(), newAttempt(), time.Now()
+	wake := make(chan struct{}, 1)
+	for _, n := range m.c.nodes {
+		unsubscribe, err := n.Subscribe(ctx, m.k.channel, func(string) {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		})
+		if err == nil { // a server that cannot subscribe only costs wake-ups
+			defer unsubscribe()
+		}
+	}
+	for {
+		l, wait, err := m.quorumAttempt(ctx, owner, att, start)
+		if err == nil && l != nil {
+			return l, nil
+		}
+		if err == nil {
+			m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+			if err = sleep(ctx, wake, wait); err != nil {
+				err = wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
+			}
+		}
+		if err != nil { // quorumAttempt's errors name the lock already
+			m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+			return nil, err
+		}
+	}
+}
+
+// quorumHold is a quorum Mutex's hold: renewed and released on every server.
+type quorumHold struct{}
+
+func (quorumHold) kind() string { return "quorum" }
+
+func (quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(ttl), func(ctx context.Context, n Backend) (outcome, error) {
+		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, ttl)
+		return o, err
+	})
+	return tally(l.c, results, errs)
+}
+
+func (quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(l.s.ttl), func(ctx context.Context, n Backend) (outcome, error) {
+		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "")
+	})
+	o, _, err := tally(l.c, results, errs)
+	return o, err
+}
+
+// tally turns per-server outcomes into one: OK when a majority confirmed,
+// lost when a majority says another owner or no one holds it, an error
+// otherwise.
+func tally(c *Client, results []outcome, errs []error) (outcome, bool, error) {
+	ok, taken, expired := 0, 0, 0
+	var failures []error
+	for i, o := range results {
+		switch {
+		case errs[i] != nil:
+			failures = append(failures, fmt.Errorf("server %d: %w", i+1, errs[i]))
+		case o == outcomeOK || o == outcomeStillHeld || o == outcomeHandedOn:
+			ok++
+		case o == outcomeTaken:
+			taken++
+		default:
+			expired++
+		}
+	}
+	switch need := c.majority(); {
+	case ok >= need:
+		return outcomeOK, true, nil
+	case taken >= need || taken+expired >= need:
+		if taken > 0 {
+			return outcomeTaken, true, nil
+		}
+		return outcomeExpired, true, nil
+	case ok+len(failures) < need:
+		// Not enough servers left that could still confirm.
+		if taken > 0 {
+			return outcomeTaken, true, nil
+		}
+		return outcomeExpired, true, nil
+	}
+	return 0, false, fmt.Errorf("%w: only %d of %d servers confirmed: %w", ErrNoQuorum, ok, len(results), errors.Join(failures...))
+}

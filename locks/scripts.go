@@ -1,0 +1,294 @@
+package locks
+
+// This file is the one place that knows the lock scripts' contracts: which
+// script version each call pins, the order of its KEYS, how its ARGV are
+// encoded and what its reply means. Changing a script means: add
+// lua/<name>.v<N+1>.lua, record it in lua/scripts.sum (go run ./cmd/luasum
+// record lua), and switch the one typed method below to the new version.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+)
+
+// scriptSet holds the pinned script versions a Client runs. A released
+// script never changes; a new version is adopted here deliberately.
+type scriptSet struct {
+	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
+	rlock, runlock, rextend, wlock, wleave                *registry.Script
+	writeRelease                                          *registry.Script
+	semAcquire, semRelease, semExtend, semLimit           *registry.Script
+	multiAcquire                                          *registry.Script
+}
+
+// embeddedScripts parses lua.FS once per process: the scripts are immutable.
+var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		return nil, fmt.Errorf("locks: embedded scripts: %w", err)
+	}
+	var missing error
+	pick := func(id string) *registry.Script {
+		s, err := reg.Lookup(id)
+		if err != nil && missing == nil {
+			missing = fmt.Errorf("locks: embedded scripts: %w", err)
+		}
+		return s
+	}
+	set := &scriptSet{
+		mutexAcquire: pick("mutex.acquire@2"), mutexRelease: pick("mutex.release@2"),
+		mutexExtend: pick("mutex.extend@1"), mutexInspect: pick("mutex.inspect@1"),
+		rlock: pick("rw.rlock@2"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
+		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"), writeRelease: pick("mutex.release@2"),
+		semAcquire: pick("sem.acquire@2"), semRelease: pick("sem.release@2"),
+		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
+		multiAcquire: pick("multi.acquire@2"),
+	}
+	return set, missing
+})
+
+// outcome is what a release or extend script reports.
+type outcome int64
+
+const (
+	outcomeExpired   outcome = -1 // no one holds the lock: the lease ran out, or it was released or deleted
+	outcomeTaken     outcome = 0  // another owner holds the lock
+	outcomeOK        outcome = 1  // released (the lock is free) or extended
+	outcomeStillHeld outcome = 2  // released one reentrant hold; others remain
+	outcomeHandedOn  outcome = 3  // released and handed to the next waiter
+)
+
+func (o outcome) lostCause() string {
+	if o == outcomeTaken {
+		return "another owner holds the lock"
+	}
+	return "no one holds the lock (the lease ran out, or an operator or another process released it)"
+}
+
+// attempt is the outcome of one acquire script call.
+type attempt struct {
+	acquired  bool
+	token     int64
+	wait      time.Duration // when not acquired: how long the wait may last before trying again
+	position  int64         // place in the queue, 0 when not queued
+	wrongKind string        // another kind of lock holds the name
+	limit     int64         // a semaphore's permit count, when not acquired
+}
+
+// run runs a script on node; with WithReplicas a writing script waits for
+// the replicas in the same round trip, and replicated says whether enough
+// acknowledged.
+func (c *Client) run(ctx context.Context, node Backend, s *settings, script *registry.Script, keys []string, args ...any) (cmd *redis.Cmd, replicated bool, err error) {
+	if s.replicas == 0 || script.ReadOnly() {
+		cmd = node.Run(ctx, script, keys, args...)
+		return cmd, true, cmd.Err()
+	}
+	rr, ok := node.(replicatedRunner)
+	if !ok {
+		return nil, false, fmt.Errorf("WithReplicas needs a backend that can send WAIT (%T cannot)", node)
+	}
+	cmd, acked, err := rr.RunReplicated(ctx, script, s.replicas, s.replicaTimeout, keys, args...)
+	return cmd, acked >= s.replicas, err
+}
+
+// parseAttempt decodes an acquire script's {1, token, ...} / {0, wait_ms, ...} / {-1, kind}.
+func parseAttempt(script *registry.Script, reply []any) (attempt, error) {
+	if len(reply) < 2 {
+		return attempt{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
+	}
+	code, _ := reply[0].(int64)
+	switch code {
+	case 1:
+		token, _ := reply[1].(int64)
+		return attempt{acquired: true, token: token}, nil
+	case -1:
+		kind, _ := reply[1].(string)
+		return attempt{wrongKind: kind}, nil
+	}
+	ms, _ := reply[1].(int64)
+	a := attempt{wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}
+	if len(reply) > 2 {
+		a.position, _ = reply[2].(int64)
+	}
+	return a, nil
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// mutexAcquire runs mutex.acquire@2. queue false makes it a single attempt
+// that never queues (TryLock, the first attempt of Lock, quorum nodes).
+func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
+	waiterTTL := int64(0)
+	if queue {
+		waiterTTL = s.waiterTTL.Milliseconds()
+	}
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
+		[]string{k.lock, k.fence, k.queue, k.waiters, k.readers, k.permits, k.gone},
+		owner, s.ttl.Milliseconds(), boolArg(s.reentrant), meta, waiterTTL, boolArg(s.fair), c.id, attempt_)
+	if err != nil {
+		return attempt{}, false, err
+	}
+	reply, err := cmd.Slice()
+	if err != nil {
+		return attempt{}, false, err
+	}
+	a, err := parseAttempt(c.scripts.mutexAcquire, reply)
+	return a, replicated, err
+}
+
+// mutexRelease runs mutex.release@2: an Unlock (attempt "") or, with an
+// attempt id, the undoing of an acquisition whose caller gave up.
+func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_ string) (outcome, error) {
+	goneTTL := max(s.ttl, s.waiterTTL) * 2
+	cmd, _, err := c.run(ctx, node, s, c.scripts.mutexRelease,
+		[]string{k.lock, k.fence, k.queue, k.waiters, k.gone},
+		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds())
+	if err != nil {
+		return 0, err
+	}
+	n, err := cmd.Int64()
+	return outcome(n), err
+}
+
+// mutexExtend runs mutex.extend@1 (also the write hold of an RWMutex).
+func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds())
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := cmd.Int64()
+	return outcome(n), replicated, err
+}
+
+// rwKeys are the KEYS of rw.rlock@2 and rw.lock@2.
+func rwKeys(k keys) []string {
+	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits}
+}
+
+func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner string) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k), owner, s.ttl.Milliseconds(), boolArg(!s.preferReads))
+	return c.decodeAttempt(c.scripts.rlock, cmd, replicated, err)
+}
+
+func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, meta string) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k), owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta)
+	return c.decodeAttempt(c.scripts.wlock, cmd, replicated, err)
+}
+
+func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
+	if err != nil {
+		return attempt{}, false, err
+	}
+	reply, err := cmd.Slice()
+	if err != nil {
+		return attempt{}, false, err
+	}
+	a, err := parseAttempt(script, reply)
+	return a, replicated, err
+}
+
+// writeLeave runs rw.leave@2: a writer that stopped waiting holds no reader back.
+func (c *Client) writeLeave(ctx context.Context, s *settings, k keys, owner string) error {
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.wleave, []string{k.writersWaiting}, owner, k.channel, c.publish)
+	return err
+}
+
+func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
+	cmd, _, err := c.run(ctx, c.backend(), s, c.scripts.runlock, []string{k.readers, k.holds}, owner, k.channel, c.publish)
+	if err != nil {
+		return 0, err
+	}
+	n, err := cmd.Int64()
+	return outcome(n), err
+}
+
+func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, []string{k.readers, k.holds}, owner, ttl.Milliseconds())
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := cmd.Int64()
+	return outcome(n), replicated, err
+}
+
+func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
+		[]string{k.permits, k.limit, k.fence, k.lock, k.readers}, owner, n, s.ttl.Milliseconds(), permits)
+	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
+	if err == nil && !a.acquired {
+		a.limit, a.position = a.position, 0 // sem.acquire's third reply is the permit count
+	}
+	return a, replicated, err
+}
+
+// semRelease runs sem.release@2; it reports how many of the n permits were
+// still held (the others had expired).
+func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int) (int64, error) {
+	cmd, _, err := c.run(ctx, c.backend(), s, c.scripts.semRelease, []string{k.permits}, owner, n, k.channel, c.publish)
+	if err != nil {
+		return 0, err
+	}
+	return cmd.Int64()
+}
+
+func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.permits}, owner, n, ttl.Milliseconds())
+	if err != nil {
+		return 0, false, err
+	}
+	v, err := cmd.Int64()
+	return outcome(v), replicated, err
+}
+
+func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, []string{k.limit}, permits, k.channel, c.publish)
+	if isNil(err) {
+		return nil // no earlier count
+	}
+	return err
+}
+
+// multiAcquire runs multi.acquire@2 on one slot group: all or none. It
+// returns the tokens in the group's order, or the index of the first held
+// lock and its remaining lease.
+func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, meta string) (tokens []int64, blocked int, wait time.Duration, err error) {
+	ks := make([]string, 0, 2*len(group))
+	for _, k := range group {
+		ks = append(ks, k.lock, k.fence)
+	}
+	reply, err := c.backend().Run(ctx, c.scripts.multiAcquire, ks, owner, s.ttl.Milliseconds(), meta).Slice()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if len(reply) == 0 {
+		return nil, 0, 0, fmt.Errorf("unexpected empty reply from %s", c.scripts.multiAcquire.ID())
+	}
+	if reply[0] != int64(1) {
+		if len(reply) < 3 {
+			return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
+		}
+		idx, _ := reply[1].(int64)
+		ms, _ := reply[2].(int64)
+		return nil, int(idx) - 1, max(time.Duration(ms)*time.Millisecond, time.Millisecond), nil
+	}
+	for _, v := range reply[1:] {
+		t, _ := v.(int64)
+		tokens = append(tokens, t)
+	}
+	if len(tokens) != len(group) {
+		return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
+	}
+	return tokens, -1, 0, nil
+}

@@ -1,0 +1,154 @@
+package lua_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/internal/redistest"
+)
+
+// mutex.acquire@2 and mutex.release@2 on a real server: a release hands the
+// lock to the oldest live waiter and tells only that waiter's client; an
+// attempt given up on takes nothing when it arrives late; another kind of
+// lock on the name is refused; fencing tokens come from server time and
+// survive the loss of every key.
+func TestMutexV2Contract(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	reg := scripts(t)
+	r, err := evalsha.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run := func(id string, keys []string, args ...any) []any {
+		t.Helper()
+		s, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := r.Run(ctx, s, keys, args...).Result()
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if list, ok := v.([]any); ok {
+			return list
+		}
+		return []any{v}
+	}
+	keys := []string{"{o}", "{o}:fence", "{o}:queue", "{o}:waiters", "{o}:readers", "{o}:permits", "{o}:gone"}
+	relKeys := []string{"{o}", "{o}:fence", "{o}:queue", "{o}:waiters", "{o}:gone"}
+	acquire := func(owner string, waiterTTL int, client, attempt string) []any {
+		return run("mutex.acquire@2", keys, owner, 10000, "0", `{"x":1}`, waiterTTL, "0", client, attempt)
+	}
+	release := func(owner, attempt string) int64 {
+		return run("mutex.release@2", relKeys, owner, "{o}:released", "{o}:grant:", "PUBLISH", attempt, 20000)[0].(int64)
+	}
+
+	before := time.Now().UnixMicro()
+	got := acquire("alice", 0, "ca", "a1")
+	if got[0] != int64(1) || got[1].(int64) < before {
+		t.Fatalf("free lock = %v, want {1, token >= %d (server time in µs)}", got, before)
+	}
+	first := got[1].(int64)
+	if got := acquire("bob", 0, "cb", "b1"); got[0] != int64(0) || got[2] != int64(0) {
+		t.Fatalf("TryLock while held = %v, want {0, pttl, 0}: not queued", got)
+	}
+	if got := acquire("bob", 3000, "cb", "b2"); got[0] != int64(0) || got[2] != int64(1) {
+		t.Fatalf("Lock while held = %v, want {0, hint, 1}: queued first", got)
+	}
+	if got := acquire("carol", 3000, "cc", "c1"); got[2] != int64(2) {
+		t.Fatalf("second waiter = %v, want position 2", got)
+	}
+
+	var mu sync.Mutex
+	heard := map[string][]string{}
+	for _, ch := range []string{"{o}:grant:cb", "{o}:grant:cc", "{o}:released"} {
+		unsub, err := r.Subscribe(ctx, ch, func(p string) { mu.Lock(); heard[ch] = append(heard[ch], p); mu.Unlock() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unsub()
+	}
+	if n := release("alice", ""); n != 3 {
+		t.Fatalf("release with waiters = %d, want 3 (handed on)", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(heard["{o}:grant:cb"])
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	if len(heard["{o}:grant:cb"]) != 1 || len(heard["{o}:grant:cc"]) != 0 || len(heard["{o}:released"]) != 0 {
+		t.Fatalf("messages %v: want one grant to bob's client and nothing else", heard)
+	}
+	mu.Unlock()
+	owner, _ := srv.Do(ctx, "HGET", "{o}", "owner").Text()
+	if owner != "bob" {
+		t.Fatalf("after the handoff the owner is %q, want bob", owner)
+	}
+	if pttl, _ := srv.Do(ctx, "PTTL", "{o}").Int64(); pttl > 3000 {
+		t.Fatalf("a handed-over lock lives %d ms, want at most the waiter lease 3000", pttl)
+	}
+	// bob claims it: the full lease, a token above alice's.
+	got = acquire("bob", 3000, "cb", "b2")
+	if got[0] != int64(1) || got[1].(int64) <= first || got[2] != int64(1) {
+		t.Fatalf("claim = %v, want {1, token > %d, 1}", got, first)
+	}
+	if pttl, _ := srv.Do(ctx, "PTTL", "{o}").Int64(); pttl <= 3000 {
+		t.Fatalf("a claimed lock lives %d ms, want the full 10000", pttl)
+	}
+
+	// carol gives up (an ambiguous timeout): her attempt, arriving late,
+	// neither queues nor takes the lock.
+	if n := release("carol", "c1"); n != 0 {
+		t.Fatalf("carol leaving = %d, want 0 (bob holds it)", n)
+	}
+	if n := release("bob", ""); n != 1 {
+		t.Fatalf("release with no live waiter = %d, want 1", n)
+	}
+	if got := acquire("carol", 3000, "cc", "c1"); got[0] != int64(0) || got[2] != int64(0) {
+		t.Fatalf("a given-up attempt arriving late = %v, want {0, 0, 0}", got)
+	}
+	if n, _ := srv.Do(ctx, "EXISTS", "{o}").Int64(); n != 0 {
+		t.Fatal("a given-up attempt took the lock")
+	}
+
+	// Another kind of lock on the name is refused.
+	if err := srv.Do(ctx, "ZADD", "{o}:permits", time.Now().Add(time.Minute).UnixMilli(), "p:1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquire("dave", 0, "cd", "d1"); got[0] != int64(-1) || got[1] != "semaphore" {
+		t.Fatalf("mutex on a semaphore's name = %v, want {-1, semaphore}", got)
+	}
+	srv.Do(ctx, "DEL", "{o}:permits")
+
+	// Fencing after every key is gone (a restart without persistence).
+	got = acquire("erin", 0, "ce", "e1")
+	last := got[1].(int64)
+	if err := srv.Do(ctx, "FLUSHALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := acquire("frank", 0, "cf", "f1"); got[1].(int64) <= last {
+		t.Fatalf("token after losing every key = %d, want above %d", got[1], last)
+	}
+	release("frank", "")
+	if n, _ := srv.Do(ctx, "DBSIZE").Int64(); n > 2 {
+		keys, _ := srv.Do(ctx, "KEYS", "*").StringSlice()
+		t.Fatalf("keys left after release: %v", keys)
+	}
+	if ttl, _ := srv.Do(ctx, "PTTL", "{o}:fence").Int64(); ttl < 0 {
+		t.Fatalf("the fence key has no TTL (%d): it would stay forever", ttl)
+	}
+	_ = redis.Nil
+}
