@@ -92,22 +92,27 @@ func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) erro
 func (r *raw) Close() { r.c.Close() }
 
 type redlua struct {
-	rc *redis.Client
-	c  *locks.Client
+	rcs []*redis.Client // closed after c: locks.Client does not close them
+	c   *locks.Client
 }
 
 func newRedlua(fair bool) func(string) (Locker, error) {
+	if fair {
+		return newRedluaWith(locks.WithFair(0))
+	}
+	return newRedluaWith()
+}
+
+// newRedluaWith is redlua on one server with TTL 10 s and opts.
+func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 	return func(addr string) (Locker, error) {
 		rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
-		opts := []locks.Option{locks.WithTTL(ttl)}
-		if fair {
-			opts = append(opts, locks.WithFair(0))
-		}
-		c, err := locks.New(rc, opts...)
+		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl)}, opts...)...)
 		if err != nil {
+			rc.Close()
 			return nil, err
 		}
-		return &redlua{rc: rc, c: c}, nil
+		return &redlua{rcs: []*redis.Client{rc}, c: c}, nil
 	}
 }
 
@@ -123,7 +128,12 @@ func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) e
 	return l.Unlock, nil
 }
 
-func (r *redlua) Close() { r.c.Close(); r.rc.Close() }
+func (r *redlua) Close() {
+	r.c.Close()
+	for _, rc := range r.rcs {
+		rc.Close()
+	}
+}
 
 type rsync struct {
 	rc *redis.Client

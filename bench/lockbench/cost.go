@@ -10,6 +10,8 @@ import (
 	"github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	goredislib "github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
 )
 
 // QuorumContender is a lock kept on several independent Redis primaries.
@@ -22,7 +24,36 @@ type QuorumContender struct {
 func QuorumContenders() []QuorumContender {
 	return []QuorumContender{
 		{Name: "redsync-quorum", Settings: "redsync v4 with one pool per server, defaults, expiry 10s", New: newRedsyncQuorum},
+		{Name: "redlua-quorum", Settings: "locks.NewQuorum over the same servers, TTL 10s", New: newRedluaQuorum},
 	}
+}
+
+// ReplicaContenders are redlua plain and replica-acknowledged, both for a
+// primary that has one replica.
+func ReplicaContenders() []Contender {
+	return []Contender{
+		{Name: "redlua", Settings: "locks.New, TTL 10s", New: newRedlua(false), Waits: true},
+		{Name: "redlua-replicas", Settings: "locks.New with WithReplicas(1, 1s), TTL 10s", New: newRedluaWith(locks.WithReplicas(1, time.Second)), Waits: true},
+	}
+}
+
+func newRedluaQuorum(addrs []string) (Locker, error) {
+	r := &redlua{}
+	var clients []goredislib.UniversalClient
+	for _, a := range addrs {
+		rc := goredislib.NewClient(&goredislib.Options{Addr: a, PoolSize: 128})
+		r.rcs = append(r.rcs, rc)
+		clients = append(clients, rc)
+	}
+	c, err := locks.NewQuorum(clients, locks.WithTTL(ttl))
+	if err != nil {
+		for _, rc := range r.rcs {
+			rc.Close()
+		}
+		return nil, err
+	}
+	r.c = c
+	return r, nil
 }
 
 type rsyncQuorum struct {

@@ -56,6 +56,9 @@ func (r ProcessRun) validate() error {
 	return err
 }
 
+// warmUpLimit bounds a worker's warm-up acquisition, which nobody contends.
+const warmUpLimit = 30 * time.Second
+
 // workerEnv marks a process as a worker; its stdin carries the protocol.
 const workerEnv = "LOCKBENCH_WORKER"
 
@@ -299,12 +302,14 @@ func runWorker(in io.Reader, out io.Writer) error {
 	ctx := context.Background()
 	// Warm up on a lock of this process's own: connections dialled and
 	// scripts loaded, as in a service that has been running a while.
-	unlock, err := l.Lock(ctx, fmt.Sprintf("%s:warm:%d", spec.Lock, os.Getpid()))
+	warmCtx, cancel := context.WithTimeout(ctx, warmUpLimit)
+	unlock, err := l.Lock(warmCtx, fmt.Sprintf("%s:warm:%d", spec.Lock, os.Getpid()))
 	if err == nil {
-		err = unlock(ctx)
+		err = unlock(warmCtx)
 	}
+	cancel()
 	if err != nil {
-		return fmt.Errorf("%s: warm-up: %w", c.Name, err)
+		return fmt.Errorf("%s: warm-up (Lock+Unlock of a lock nobody else uses, limit %v): %w", c.Name, warmUpLimit, err)
 	}
 	if _, err := fmt.Fprintln(out, "ready"); err != nil {
 		return err

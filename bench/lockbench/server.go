@@ -76,7 +76,9 @@ func StartServers(n int) ([]string, func(), error) {
 // StartPrimaryReplica starts a primary and one replica of it on loopback and
 // waits until the replica is in sync; it returns the primary's address.
 func StartPrimaryReplica() (string, func(), error) {
-	primary, stopPrimary, err := startServer()
+	// Without the delay the replica's first full sync starts at once
+	// rather than after Redis 7's default 5 s wait for more replicas.
+	primary, stopPrimary, err := startServer("--repl-diskless-sync-delay", "0")
 	if err != nil {
 		return "", nil, err
 	}

@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -24,11 +25,11 @@ import (
 
 // config is what the flags choose.
 type config struct {
-	addr                     string
-	dur, contended, procsDur time.Duration
-	only                     map[string]bool
-	shared, procs, many      bool
-	asJSON                   bool
+	addr                      string
+	dur, contended, procsDur  time.Duration
+	only                      map[string]bool
+	shared, procs, many, cost bool
+	asJSON                    bool
 }
 
 func main() {
@@ -44,6 +45,7 @@ func main() {
 	flag.BoolVar(&cfg.shared, "shared", true, "run workloads (i)-(iv) in this process (goroutines sharing one client)")
 	flag.BoolVar(&cfg.procs, "procs", true, "run the contended workloads in separate processes (8 and 32 processes on one lock)")
 	flag.BoolVar(&cfg.many, "waiters", true, "run 1,000 waiters over 16 processes on one lock")
+	flag.BoolVar(&cfg.cost, "cost", true, "compare uncontended cost: replica-acknowledged vs plain (primary + 1 replica started here), quorum vs redsync (3 servers started here)")
 	flag.BoolVar(&cfg.asJSON, "json", false, "print JSON instead of markdown tables")
 	render := flag.String("render", "", "print the markdown tables of a report saved with -json, and run nothing")
 	flag.Parse()
@@ -104,6 +106,9 @@ func run(cfg config, only string) error {
 			rep.Waiters1000 = append(rep.Waiters1000, runProcs(ctx, cfg, c, 16, 1000))
 		}
 	}
+	if cfg.cost {
+		rep.Cost = runCost(ctx, cfg)
+	}
 	if cfg.shared && (cfg.only == nil || cfg.only["redlua"]) {
 		fmt.Fprintln(os.Stderr, "running redlua RWMutex...")
 		r, err := lockbench.ReadWrite(ctx, cfg.addr, 8, time.Millisecond, 20*time.Millisecond, cfg.contended)
@@ -141,6 +146,7 @@ type report struct {
 	Shared                       []sharedRow
 	Procs8, Procs32, Waiters1000 []procRow
 	RW                           *lockbench.ReadWriteResult
+	Cost                         []costRow
 }
 
 // Slices of the interleaved workloads (i) and (iii): every contender runs
@@ -244,4 +250,92 @@ func renderSaved(path string) error {
 	}
 	rep.print(os.Stdout)
 	return nil
+}
+
+// costRow compares redlua's uncontended pairs/s in one mode with a baseline
+// measured in the same run, interleaved.
+type costRow struct {
+	Comparison, Name, Baseline string
+	Rate, BaseRate, Target     float64
+	Err                        string
+}
+
+// runCost measures the cost rows of issue 10 on servers started here: a
+// primary with one replica, and three independent primaries.
+func runCost(ctx context.Context, cfg config) []costRow {
+	rounds := max(1, int(cfg.dur/uncontendedSlice))
+	compare := func(row costRow, newLockers func() ([]lockbench.Locker, error)) costRow {
+		fmt.Fprintf(os.Stderr, "running cost: %s...\n", row.Comparison)
+		lockers, err := newLockers()
+		if err != nil {
+			row.Err = err.Error()
+			return row
+		}
+		defer func() {
+			for _, l := range lockers {
+				l.Close()
+			}
+		}()
+		rates, errs, err := lockbench.Interleaved(ctx, lockers, "bench:cost", rounds, uncontendedSlice)
+		if err == nil {
+			err = errors.Join(errs...)
+		}
+		if err != nil {
+			row.Err = err.Error()
+			fmt.Fprintln(os.Stderr, "  error:", err)
+			return row
+		}
+		row.BaseRate, row.Rate = rates[0], rates[1]
+		fmt.Fprintf(os.Stderr, "  %s %.0f pairs/s, %s %.0f pairs/s: %.2f× (target ≥ %.1f×)\n", row.Name, row.Rate, row.Baseline, row.BaseRate, row.Rate/row.BaseRate, row.Target)
+		return row
+	}
+	var rows []costRow
+	replica := costRow{Comparison: "replica-acknowledged vs plain, primary + 1 replica on loopback", Name: "redlua WithReplicas(1, 1s)", Baseline: "redlua plain", Target: 0.8}
+	if primary, stop, err := lockbench.StartPrimaryReplica(); err != nil {
+		replica.Err = err.Error()
+		rows = append(rows, replica)
+	} else {
+		rows = append(rows, compare(replica, func() ([]lockbench.Locker, error) {
+			return newAll(primary, lockbench.ReplicaContenders())
+		}))
+		stop()
+	}
+	quorum := costRow{Comparison: "quorum over 3 independent servers vs redsync over the same 3", Name: "redlua NewQuorum", Baseline: "redsync, 3 pools", Target: 1.0}
+	if addrs, stop, err := lockbench.StartServers(3); err != nil {
+		quorum.Err = err.Error()
+		rows = append(rows, quorum)
+	} else {
+		rows = append(rows, compare(quorum, func() ([]lockbench.Locker, error) {
+			var ls []lockbench.Locker
+			for _, c := range lockbench.QuorumContenders() {
+				l, err := c.New(addrs)
+				if err != nil {
+					for _, l := range ls {
+						l.Close()
+					}
+					return nil, fmt.Errorf("%s: %w", c.Name, err)
+				}
+				ls = append(ls, l)
+			}
+			return ls, nil
+		}))
+		stop()
+	}
+	return rows
+}
+
+// newAll makes a Locker of each contender on addr.
+func newAll(addr string, cs []lockbench.Contender) ([]lockbench.Locker, error) {
+	var ls []lockbench.Locker
+	for _, c := range cs {
+		l, err := c.New(addr)
+		if err != nil {
+			for _, l := range ls {
+				l.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		ls = append(ls, l)
+	}
+	return ls, nil
 }

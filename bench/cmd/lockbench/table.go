@@ -114,6 +114,20 @@ func (rep report) print(w io.Writer) {
 			fmt.Fprintf(w, "- error, %s in one process: %s\n", r.Name, e)
 		}
 	}
+	if len(rep.Cost) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Cost of the safer modes, (i) uncontended Lock+Unlock pairs/s, interleaved with the baseline in one process:")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| comparison | redlua mode | pairs/s | baseline | pairs/s | ratio | target |")
+		fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|")
+		for _, r := range rep.Cost {
+			if r.Err != "" {
+				fmt.Fprintf(w, "| %s | %s | error: %s | %s | | | ≥ %.1f× |\n", r.Comparison, r.Name, r.Err, r.Baseline, r.Target)
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %.0f | %s | ≥ %.1f× |\n", r.Comparison, r.Name, r.Rate, r.Baseline, r.BaseRate, ratio(r.Rate, r.BaseRate), r.Target)
+		}
+	}
 	if rep.RW != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "(iv) RWMutex, 8 readers holding 1 ms each, 1 writer every 20 ms, in one process (redlua only: the peers have no read-write lock):")
