@@ -56,8 +56,34 @@ func (r ProcessRun) validate() error {
 	return err
 }
 
-// warmUpLimit bounds a worker's warm-up acquisition, which nobody contends.
-const warmUpLimit = 30 * time.Second
+// A worker's warm-up acquisition, which nobody contends, gets warmUpTries
+// attempts of warmUpLimit each, on fresh names: when 32 processes start at
+// once on 2 busy cores, a client with a short internal timeout (rueidislock's
+// 20 ms TryNextAfter) can stall its first attempt until the lock's validity
+// ends, which says nothing about how it contends once running.
+const (
+	warmUpLimit = 10 * time.Second
+	warmUpTries = 3
+)
+
+// warmUp dials connections and loads scripts with one acquisition on a lock
+// of this process's own, as in a service that has been running a while.
+func warmUp(ctx context.Context, l Locker, prefix string) error {
+	var errs []error
+	for try := range warmUpTries {
+		warmCtx, cancel := context.WithTimeout(ctx, warmUpLimit)
+		unlock, err := l.Lock(warmCtx, fmt.Sprintf("%s:warm:%d:%d", prefix, os.Getpid(), try))
+		if err == nil {
+			err = unlock(warmCtx)
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("warm-up (Lock+Unlock of a lock nobody else uses) failed %d times, %v each: %w", warmUpTries, warmUpLimit, errors.Join(errs...))
+}
 
 // workerEnv marks a process as a worker; its stdin carries the protocol.
 const workerEnv = "LOCKBENCH_WORKER"
@@ -300,16 +326,8 @@ func runWorker(in io.Reader, out io.Writer) error {
 	}
 	defer l.Close()
 	ctx := context.Background()
-	// Warm up on a lock of this process's own: connections dialled and
-	// scripts loaded, as in a service that has been running a while.
-	warmCtx, cancel := context.WithTimeout(ctx, warmUpLimit)
-	unlock, err := l.Lock(warmCtx, fmt.Sprintf("%s:warm:%d", spec.Lock, os.Getpid()))
-	if err == nil {
-		err = unlock(warmCtx)
-	}
-	cancel()
-	if err != nil {
-		return fmt.Errorf("%s: warm-up (Lock+Unlock of a lock nobody else uses, limit %v): %w", c.Name, warmUpLimit, err)
+	if err := warmUp(ctx, l, spec.Lock); err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
 	}
 	if _, err := fmt.Fprintln(out, "ready"); err != nil {
 		return err

@@ -269,6 +269,7 @@ func runCost(ctx context.Context, cfg config) []costRow {
 		lockers, err := newLockers()
 		if err != nil {
 			row.Err = err.Error()
+			fmt.Fprintln(os.Stderr, "  error:", err)
 			return row
 		}
 		defer func() {

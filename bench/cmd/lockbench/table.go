@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -27,7 +28,7 @@ func us(d time.Duration) string {
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 func ratio(v, base float64) string {
-	if base == 0 {
+	if base == 0 || v == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f×", v/base)
@@ -87,15 +88,35 @@ func (rep report) print(w io.Writer) {
 		base := map[string]float64{}
 		par := map[string]float64{}
 		for _, r := range rep.Shared {
-			base[r.Name], par[r.Name] = r.Uncontended, r.Parallel
+			if !r.failed("(i)") {
+				base[r.Name] = r.Uncontended
+			}
+			if !r.failed("(iii)") {
+				par[r.Name] = r.Parallel
+			}
+		}
+		// A workload that failed part-way shows the rate of its completed
+		// slices, marked, and is no baseline for ratios.
+		rate := func(r sharedRow, workload string, v float64) string {
+			if r.failed(workload) {
+				return fmt.Sprintf("%.0f, then failed (below)", v)
+			}
+			return fmt.Sprintf("%.0f", v)
 		}
 		fmt.Fprintln(w, "(i) one goroutine, Lock+Unlock pairs/s; (iii) 64 goroutines each on its own lock, total pairs/s. In one process, goroutines sharing one client.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| contender | (i) pairs/s | vs raw | vs redsync | (iii) pairs/s | vs raw | vs rueidislock |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 		for _, r := range rep.Shared {
-			fmt.Fprintf(w, "| %s | %.0f | %s | %s | %.0f | %s | %s |\n", r.Name, r.Uncontended, ratio(r.Uncontended, base["raw"]),
-				ratio(r.Uncontended, base["redsync"]), r.Parallel, ratio(r.Parallel, par["raw"]), ratio(r.Parallel, par["rueidislock"]))
+			u, p := r.Uncontended, r.Parallel
+			if r.failed("(i)") {
+				u = 0 // no ratio
+			}
+			if r.failed("(iii)") {
+				p = 0
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Name, rate(r, "(i)", r.Uncontended), ratio(u, base["raw"]),
+				ratio(u, base["redsync"]), rate(r, "(iii)", r.Parallel), ratio(p, par["raw"]), ratio(p, par["rueidislock"]))
 		}
 		fmt.Fprintln(w)
 		for _, r := range rep.Shared {
@@ -186,4 +207,14 @@ func sharedCells(r sharedRow) string {
 	}
 	x := r.Contended
 	return fmt.Sprintf("%s | %s | %s | %.3f", pct(x.Busy), ms(x.P50), ms(x.P99), x.Jain)
+}
+
+// failed reports whether the workload ("(i)", "(ii)", "(iii)") had an error.
+func (r sharedRow) failed(workload string) bool {
+	for _, e := range r.Errs {
+		if strings.HasPrefix(e, workload+":") {
+			return true
+		}
+	}
+	return false
 }
