@@ -115,7 +115,7 @@ func TestRunAfterFlush(t *testing.T) {
 	_, c := miniClient(t)
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, c); err != nil {
+	if err := evalsha.Load(ctx, c, reg); err != nil {
 		t.Fatal(err)
 	}
 	var events []evalsha.EventKind
@@ -181,7 +181,7 @@ func pipelineContract(t *testing.T, client redis.UniversalClient, flush func()) 
 	ctx := context.Background()
 	reg := testRegistry(t)
 	r := newRunner(t, client)
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		t.Fatal(err)
 	}
 	flush()

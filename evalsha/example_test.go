@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"testing/fstest"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -72,4 +73,21 @@ func ExampleRunner_RunMany() {
 	}
 	fmt.Println(err)
 	// Output: 1 10 2 <nil>
+}
+
+// Load puts every script on every node, so the first EVALSHA finds it.
+func ExampleLoad() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	reg, _ := registry.New(fstest.MapFS{"hello.v1.lua": {Data: []byte("-- name: hello\n-- version: 1\n-- description: Greet.\n-- keys:\n-- args: who\nreturn 'hello ' .. ARGV[1]\n")}})
+	if err := evalsha.Load(context.Background(), client, reg); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, _ := reg.Get("hello")
+	reply, _ := client.EvalSha(context.Background(), s.SHA1, nil, "world").Text()
+	fmt.Println(reply)
+	// Output: hello world
 }

@@ -28,7 +28,7 @@ const maxRounds = 4
 //
 // A call that needed a fallback runs after the calls that did not, in a
 // later round trip. When calls depend on each other's writes and the scripts
-// may not be cached yet, run registry.Load first.
+// may not be cached yet, run evalsha.Load first.
 func (r *Runner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error) {
 	cmds := make([]*redis.Cmd, len(calls))
 	steps := make([]attempt, len(calls))

@@ -3,7 +3,6 @@ package evalsha
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,7 +177,7 @@ func (r *Runner) nextAttempt(s *registry.Script, last attempt, err error) (attem
 		r.noScript.Add(1)
 		r.emit(Event{Kind: EventNoScript, Script: s, Err: err})
 		return attemptEval, true
-	case last == attemptEval && s.HasShebang() && registry.ShebangUnsupported(err):
+	case last == attemptEval && needsLegacySource(s, err):
 		if !r.legacy.Swap(true) {
 			r.emit(Event{Kind: EventLegacyServer, Script: s, Err: err})
 		}
@@ -258,7 +257,7 @@ func checkCall(s *registry.Script, keys []string, args []any) error {
 		return errors.New("evalsha: nil script; get scripts from a registry.Registry (reg.Get(\"name\"))")
 	}
 	if err := s.CheckCall(len(keys), len(args)); err != nil {
-		return &ScriptError{Script: s.ID(), Err: fmt.Errorf("%w; pass what the header's keys: and args: lines declare", err)}
+		return &ScriptError{Script: s.ID(), Err: err}
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func TestRunAfterScriptFlushRealServer(t *testing.T) {
 	c := srv.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, c); err != nil {
+	if err := evalsha.Load(ctx, c, reg); err != nil {
 		t.Fatal(err)
 	}
 	r := newRunner(t, c)
@@ -126,7 +126,7 @@ func TestClusterLoadAndRoute(t *testing.T) {
 	client := cl.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	for _, node := range cl.Nodes {
@@ -176,7 +176,7 @@ func BenchmarkRunVsRawEvalSha(b *testing.B) {
 	c := srv.Client()
 	ctx := context.Background()
 	reg := testRegistry(b)
-	if err := reg.Load(ctx, c); err != nil {
+	if err := evalsha.Load(ctx, c, reg); err != nil {
 		b.Fatal(err)
 	}
 	incr := script(b, reg, "counter.incr")
@@ -214,7 +214,7 @@ func TestSentinelLoadAndRun(t *testing.T) {
 	client := set.Client()
 	ctx := context.Background()
 	reg := testRegistry(t)
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		t.Fatalf("Load through Sentinel: %v", err)
 	}
 	for _, s := range reg.Scripts() {

@@ -1,8 +1,8 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -22,12 +22,16 @@ type Pass struct {
 	Analyzer *Analyzer
 	File     *File
 	Config   *Config
-	// Script is the parsed redlua header when the file has one (a line
-	// "-- name:"), else nil; HeaderErr is what the registry said of it.
+	// Script is the parsed redlua header when the file has a valid one,
+	// else nil; HeaderErr is what the registry said of the shebang and
+	// header (registry.ParseHeader), Header the header's field lines as
+	// far as they could be read.
 	Script    *registry.Script
 	HeaderErr error
+	Header    []registry.HeaderField
 
-	res *resolution
+	res   *resolution
+	flags []string // from the shebang, by the registry's flag parser
 	// inline options and the problems found in them (021-023)
 	dirs        []directive
 	reachCache  *reachInfo
@@ -39,7 +43,7 @@ type Pass struct {
 // Reportf records a diagnostic for code (e.g. "113") over the node's
 // first line.
 func (p *Pass) Reportf(at Node, code string, sev Severity, symbol, format string, args ...any) {
-	p.reportSpan(span{at.Start(), at.EndOffset()}, code, sev, symbol, fmt.Sprintf(format, args...))
+	p.reportSpan(spanAt(at.Start(), at.EndOffset()), code, sev, symbol, fmt.Sprintf(format, args...))
 }
 
 func (p *Pass) reportSpan(s span, code string, sev Severity, symbol, msg string) {
@@ -48,15 +52,15 @@ func (p *Pass) reportSpan(s span, code string, sev Severity, symbol, msg string)
 		letter = "E"
 	}
 	*p.diags = append(*p.diags, Diagnostic{
-		File: p.File.Name, Line: s.pos.Line, Column: s.pos.Col, EndColumn: endColumn(p.File.lx, s.pos, s.end),
+		File: p.File.Name, Line: s.Pos.Line, Column: s.Pos.Col, EndColumn: p.File.EndColumn(s.Pos, s.End),
 		Code: letter + code, Analyzer: p.Analyzer.Name, Symbol: symbol, Message: msg, Severity: sev,
 	})
 }
 
 // reportLine reports over columns from..to (1-based, inclusive) of a line.
 func (p *Pass) reportLine(line, from, to int, code string, sev Severity, msg string) {
-	start := p.File.lx.lineStarts[line-1]
-	s := span{pos: Pos{Line: line, Col: from, Offset: start + from - 1}, end: start + to - 1}
+	start := p.File.LineStarts()[line-1]
+	s := spanAt(Pos{Line: line, Col: from, Offset: start + from - 1}, start+to-1)
 	p.reportSpan(s, code, sev, "", msg)
 }
 
@@ -83,9 +87,7 @@ func Check(file string, src []byte, cfg *Config) []Diagnostic {
 	var diags []Diagnostic
 	pass := &Pass{File: f, Config: cfg, res: resolve(f), globals: globalsFor(cfg), diags: &diags}
 	pass.dirs, pass.dirProblems = parseDirectives(f, pass.res)
-	if hasHeader(f.Src) {
-		pass.Script, pass.HeaderErr = registry.ParseScript(file, headerOnly(src))
-	}
+	pass.readHeader(file, src)
 	analyzers := cfg.Analyzers
 	if analyzers == nil {
 		analyzers = Analyzers()
@@ -100,38 +102,39 @@ func Check(file string, src []byte, cfg *Config) []Diagnostic {
 	return diags
 }
 
-// headerOnly keeps the shebang and the leading comment block, so the
-// registry judges the header alone: the body's own problems are the other
-// analyzers' to report, with positions.
-func headerOnly(src []byte) []byte {
-	lines := strings.SplitAfter(string(src), "\n")
-	n := 0
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if (i == 0 && strings.HasPrefix(t, "#!")) || (strings.HasPrefix(t, "--") && !strings.HasPrefix(t, "--[[")) {
-			n = i + 1
-			continue
-		}
-		break
+// readHeader asks the registry for the shebang and header, so lint and
+// registration judge them by the same rules. A file without a header is
+// plain Lua: only its shebang's problems concern it.
+func (p *Pass) readHeader(file string, src []byte) {
+	s, found, err := registry.ParseHeader(file, src)
+	if s != nil {
+		p.flags = s.Flags
 	}
-	return []byte(strings.Join(lines[:n], ""))
+	if !found {
+		var shebang []error
+		for _, e := range registry.Problems(err) {
+			if e.Part == registry.PartShebang {
+				shebang = append(shebang, e)
+			}
+		}
+		p.HeaderErr = errors.Join(shebang...)
+		return
+	}
+	p.HeaderErr = err
+	if s != nil {
+		p.Header = s.Header
+	}
+	if err == nil {
+		p.Script = s
+	}
 }
 
-// hasHeader reports whether the source carries a redlua header: a "-- name:"
-// line among its leading comment lines.
-func hasHeader(src string) bool {
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(line, "#!"), line == "":
-			continue
-		case strings.HasPrefix(line, "--"):
-			if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(line, "--")), "name:") {
-				return true
-			}
-			continue
+// readOnly reports whether the shebang declares no-writes.
+func (p *Pass) readOnly() bool {
+	for _, f := range p.flags {
+		if f == registry.FlagNoWrites {
+			return true
 		}
-		return false
 	}
 	return false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/redlua/redlua/internal/cmdtable"
+	"github.com/redlua/redlua/internal/luasyntax"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -23,53 +24,20 @@ var HeaderAnalyzer = &Analyzer{
 }
 
 func runHeader(p *Pass) {
-	var problems []*registry.Error
-	switch {
-	case p.Script == nil && p.HeaderErr != nil:
-		problems = registry.Problems(p.HeaderErr)
-	case p.Script == nil && strings.HasPrefix(p.File.Src, "#!"):
-		// No header: only the shebang is checked, by the same rules.
-		_, err := registry.ParseScript(p.File.Name, []byte(p.File.Src))
-		for _, e := range registry.Problems(err) {
-			if e.Line == 1 {
-				problems = append(problems, e)
-			}
-		}
-	}
-	for _, e := range problems {
-		if strings.HasPrefix(e.Msg, "KEYS[") || strings.HasPrefix(e.Msg, "ARGV[") || strings.HasPrefix(e.Msg, "Lua ") {
-			continue // body checks: the keys/args and syntax analyzers own these
-		}
-		line := max(e.Line, 1)
-		if line > len(p.File.lx.lineStarts) {
-			line = len(p.File.lx.lineStarts)
-		}
+	for _, e := range registry.Problems(p.HeaderErr) {
+		line := min(max(e.Line, 1), len(p.File.LineStarts()))
 		code := "942"
-		if line == 1 && strings.HasPrefix(p.File.Src, "#!") {
+		if e.Part == registry.PartShebang {
 			code = "941"
 		}
-		col, end := 1, 1
-		p.File.lines(func(l, _ int, text string) {
+		end := 1
+		p.File.Lines(func(l, _ int, text string) {
 			if l == line {
 				end = max(len(text), 1)
 			}
 		})
-		p.reportLine(line, col, end, code, Error, e.Msg)
+		p.reportLine(line, 1, end, code, Error, e.Msg)
 	}
-}
-
-// shebangFlags returns the flags of a "#!lua flags=..." first line.
-func shebangFlags(src string) []string {
-	if !strings.HasPrefix(src, "#!") {
-		return nil
-	}
-	line, _, _ := strings.Cut(src, "\n")
-	for _, f := range strings.Fields(strings.TrimPrefix(line, "#!")) {
-		if v, ok := strings.CutPrefix(f, "flags="); ok {
-			return strings.Split(v, ",")
-		}
-	}
-	return nil
 }
 
 // redisCall is one redis.call / redis.pcall with a literal command name.
@@ -88,7 +56,7 @@ type redisCall struct {
 // commands come back with cmd == nil.
 func redisCalls(p *Pass) []redisCall {
 	var out []redisCall
-	walkAllExprs(p.File.Block, func(e Expr) bool {
+	luasyntax.WalkAllExprs(p.File.Block, func(e Expr) bool {
 		c, ok := e.(*CallExpr)
 		if !ok || len(c.Args) == 0 {
 			return true
@@ -99,7 +67,7 @@ func redisCalls(p *Pass) []redisCall {
 		}
 		obj, ok := ix.Obj.(*NameExpr)
 		key, ok2 := ix.Key.(*StringExpr)
-		if !ok || !ok2 || obj.Name != "redis" || obj.Var != nil || (key.Value != "call" && key.Value != "pcall") {
+		if !ok || !ok2 || obj.Name != "redis" || p.res.varOf(obj) != nil || (key.Value != "call" && key.Value != "pcall") {
 			return true
 		}
 		name, ok := c.Args[0].(*StringExpr)
@@ -137,16 +105,7 @@ var CommandsAnalyzer = &Analyzer{
 }
 
 func runCommands(p *Pass) {
-	flags := shebangFlags(p.File.Src)
-	if p.Script != nil {
-		flags = p.Script.Flags
-	}
-	noWrites := false
-	for _, f := range flags {
-		if f == "no-writes" {
-			noWrites = true
-		}
-	}
+	noWrites := p.readOnly()
 	for _, rc := range redisCalls(p) {
 		at := rc.call.Args[0]
 		if rc.cmd == nil {
@@ -231,7 +190,7 @@ func runKeys(p *Pass) {
 				continue
 			}
 			arg := rc.args[pos-1]
-			switch classifyKey(arg, values, 0) {
+			switch classifyKey(p.res, arg, values, 0) {
 			case keyLiteral:
 				p.Reportf(arg, "901", Warning, rc.name, "key argument of %s is a literal, not from KEYS: pass the key in KEYS (it fails on Redis Cluster and under ACL key patterns)", strings.ToUpper(rc.name))
 			case keyFromARGV:
@@ -250,14 +209,15 @@ func localValues(p *Pass) map[*Var][]Expr {
 	vals := map[*Var][]Expr{}
 	unknown := map[*Var]bool{}
 	add := func(n *NameExpr, e Expr) {
-		if n.Var == nil {
+		v := p.res.varOf(n)
+		if v == nil {
 			return
 		}
 		if e == nil {
-			unknown[n.Var] = true
+			unknown[v] = true
 			return
 		}
-		vals[n.Var] = append(vals[n.Var], e)
+		vals[v] = append(vals[v], e)
 	}
 	assign := func(targets []*NameExpr, exprs []Expr) {
 		for i, t := range targets {
@@ -268,7 +228,7 @@ func localValues(p *Pass) map[*Var][]Expr {
 			}
 		}
 	}
-	walkStmts(p.File.Block, func(s Stmt) bool {
+	luasyntax.WalkStmts(p.File.Block, func(s Stmt) bool {
 		switch s := s.(type) {
 		case *LocalStmt:
 			if len(s.Exprs) > 0 {
@@ -287,7 +247,7 @@ func localValues(p *Pass) map[*Var][]Expr {
 		case *GenForStmt:
 			// for _, k in ipairs(KEYS): k comes from KEYS
 			if len(s.Vars) >= 2 && len(s.Exprs) == 1 {
-				if c, ok := s.Exprs[0].(*CallExpr); ok && len(c.Args) == 1 && isGlobal(c.Args[0], "KEYS") {
+				if c, ok := s.Exprs[0].(*CallExpr); ok && len(c.Args) == 1 && isGlobal(p.res, c.Args[0], "KEYS") {
 					add(s.Vars[1], &IndexExpr{Obj: c.Args[0], Key: &NilExpr{}})
 					add(s.Vars[0], nil)
 					break
@@ -314,27 +274,27 @@ func localValues(p *Pass) map[*Var][]Expr {
 	return vals
 }
 
-func isGlobal(e Expr, name string) bool {
+func isGlobal(res *resolution, e Expr, name string) bool {
 	n, ok := e.(*NameExpr)
-	return ok && n.Var == nil && n.Name == name
+	return ok && res.varOf(n) == nil && n.Name == name
 }
 
 // classifyKey follows a key expression back to its origin; for a local, the
 // worst of its values.
-func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
+func classifyKey(res *resolution, e Expr, values map[*Var][]Expr, depth int) keySource {
 	if depth > 8 {
 		return keyUnknown
 	}
 	switch e := e.(type) {
 	case *ParenExpr:
-		return classifyKey(e.X, values, depth+1)
+		return classifyKey(res, e.X, values, depth+1)
 	case *StringExpr, *NumberExpr:
 		return keyLiteral
 	case *IndexExpr:
 		switch {
-		case isGlobal(e.Obj, "KEYS"):
+		case isGlobal(res, e.Obj, "KEYS"):
 			return keyFromKEYS
-		case isGlobal(e.Obj, "ARGV"):
+		case isGlobal(res, e.Obj, "ARGV"):
 			return keyFromARGV
 		}
 	case *BinaryExpr:
@@ -342,7 +302,7 @@ func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
 			return keyConcat
 		}
 	case *CallExpr:
-		if ix, ok := e.Fn.(*IndexExpr); ok && isGlobal(ix.Obj, "string") {
+		if ix, ok := e.Fn.(*IndexExpr); ok && isGlobal(res, ix.Obj, "string") {
 			if k, ok := ix.Key.(*StringExpr); ok && (k.Value == "format" || k.Value == "rep") {
 				return keyConcat
 			}
@@ -352,16 +312,16 @@ func classifyKey(e Expr, values map[*Var][]Expr, depth int) keySource {
 			return keyConcat
 		}
 	case *NameExpr:
-		if e.Var == nil {
+		if res.varOf(e) == nil {
 			return keyUnknown
 		}
-		vs, ok := values[e.Var]
+		vs, ok := values[res.varOf(e)]
 		if !ok || vs == nil {
 			return keyUnknown
 		}
 		worst := keyFromKEYS
 		for _, v := range vs {
-			switch c := classifyKey(v, values, depth+1); c {
+			switch c := classifyKey(res, v, values, depth+1); c {
 			case keyUnknown:
 				return keyUnknown
 			case keyFromKEYS:
@@ -396,13 +356,13 @@ func runScriptArgs(p *Pass) {
 		switch e := e.(type) {
 		case *IndexExpr:
 			for _, table := range []string{"KEYS", "ARGV"} {
-				if !isGlobal(e.Obj, table) {
+				if !isGlobal(p.res, e.Obj, table) {
 					continue
 				}
 				num, ok := e.Key.(*NumberExpr)
 				if !ok {
 					all[table] = true
-					walkExpr(e.Key, visit)
+					luasyntax.WalkExpr(e.Key, visit)
 					return false
 				}
 				idx, err := strconv.ParseFloat(num.Raw, 64)
@@ -410,29 +370,26 @@ func runScriptArgs(p *Pass) {
 					all[table] = true
 					return false
 				}
-				names, code, variadic := s.Keys, "911", s.Variadic&registry.VariadicKeys != 0
+				code := "911"
 				if table == "ARGV" {
-					names, code, variadic = s.Args, "912", s.Variadic&registry.VariadicArgs != 0
+					code = "912"
 				}
-				switch {
-				case idx < 1 || idx != float64(int(idx)):
-					p.Reportf(e, code, Error, table, "%s[%s] is never set: Redis fills %s from index 1", table, num.Raw, table)
-				case int(idx) > len(names) && !variadic:
-					p.Reportf(e, code, Error, table, "%s[%d] is beyond the %d the header declares (%s); declare it or fix the index", table, int(idx), len(names), strings.Join(names, ", "))
-				default:
+				if msg := s.IndexProblem(table, num.Raw); msg != "" {
+					p.Reportf(e, code, Error, table, "%s", msg)
+				} else {
 					used[table][int(idx)] = true
 				}
 				return false
 			}
 		case *NameExpr:
 			// KEYS or ARGV used whole: #KEYS, ipairs(ARGV), unpack(KEYS)
-			if e.Var == nil && (e.Name == "KEYS" || e.Name == "ARGV") {
+			if p.res.varOf(e) == nil && (e.Name == "KEYS" || e.Name == "ARGV") {
 				all[e.Name] = true
 			}
 		}
 		return true
 	}
-	walkAllExprs(p.File.Block, visit)
+	luasyntax.WalkAllExprs(p.File.Block, visit)
 	for _, table := range []string{"KEYS", "ARGV"} {
 		if all[table] {
 			continue
@@ -441,7 +398,8 @@ func runScriptArgs(p *Pass) {
 		if table == "ARGV" {
 			names, code, field = s.Args, "914", "args"
 		}
-		line, text := headerField(p.File, field)
+		f, _ := s.Field(field)
+		line, text := max(f.Line, 1), f.Text
 		for i, n := range names {
 			if used[table][i+1] {
 				continue
@@ -453,16 +411,4 @@ func runScriptArgs(p *Pass) {
 			p.reportLine(line, col, col+len(n)-1, code, Warning, fmt.Sprintf("%s[%d] (%s, declared in the header) is never used; drop it from \"-- %s:\" in a new version, or use it", table, i+1, n, field))
 		}
 	}
-}
-
-// headerField finds the "-- field:" line of the header.
-func headerField(f *File, field string) (int, string) {
-	found, foundText := 1, ""
-	f.lines(func(line, _ int, text string) {
-		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "--"))
-		if foundText == "" && strings.HasPrefix(t, field+":") && strings.HasPrefix(strings.TrimSpace(text), "--") {
-			found, foundText = line, text
-		}
-	})
-	return found, foundText
 }

@@ -2,8 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -24,31 +22,9 @@ var LineLengthAnalyzer = &Analyzer{
 	Run:   runLineLength,
 }
 
-// lines yields each line's number, start offset and text without its
-// line break.
-func (f *File) lines(fn func(line, start int, text string)) {
-	starts := f.lx.lineStarts
-	for i, start := range starts {
-		end := len(f.Src)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		text := f.Src[start:end]
-		for len(text) > 0 && (text[len(text)-1] == '\n' || text[len(text)-1] == '\r') {
-			text = text[:len(text)-1]
-		}
-		fn(i+1, start, text)
-	}
-}
-
-func inSpans(spans [][2]int, off int) bool {
-	i := sort.Search(len(spans), func(i int) bool { return spans[i][1] >= off })
-	return i < len(spans) && spans[i][0] <= off
-}
-
 func runWhitespace(p *Pass) {
 	f := p.File
-	f.lines(func(line, start int, text string) {
+	f.Lines(func(line, start int, text string) {
 		end := len(text)
 		ws := end
 		for ws > 0 && (text[ws-1] == ' ' || text[ws-1] == '\t' || text[ws-1] == '\f' || text[ws-1] == '\v') {
@@ -59,12 +35,13 @@ func runWhitespace(p *Pass) {
 		}
 		off := start + ws
 		switch {
-		case inSpans(f.lx.stringSpans, off):
-			p.reportLine(line, ws+1, end, "613", Warning, "trailing whitespace in a string")
-		case inSpans(f.lx.commentSpans, off):
-			p.reportLine(line, ws+1, end, "614", Warning, "trailing whitespace in a comment")
 		case ws == 0:
+			// Inside a long string or comment too, as luacheck does.
 			p.reportLine(line, 1, end, "611", Warning, "line contains only whitespace")
+		case f.InString(off):
+			p.reportLine(line, ws+1, end, "613", Warning, "trailing whitespace in a string")
+		case f.InComment(off):
+			p.reportLine(line, ws+1, end, "614", Warning, "trailing whitespace in a comment")
 		default:
 			p.reportLine(line, ws+1, end, "612", Warning, "line contains trailing whitespace")
 		}
@@ -83,8 +60,8 @@ func maxLineLength(cfg *Config) int {
 
 func runLineLength(p *Pass) {
 	configured := maxLineLength(p.Config)
-	header := headerFieldLines(p.File)
-	p.File.lines(func(line, start int, text string) {
+	header := headerFieldLines(p)
+	p.File.Lines(func(line, start int, text string) {
 		limit := lineLimit(p.dirs, line, configured)
 		if limit < 0 {
 			return
@@ -100,30 +77,13 @@ func runLineLength(p *Pass) {
 // "-- description:", ...) in the leading comment block. The registry
 // requires each field on one line, so a long description cannot be
 // wrapped; W631 leaves those lines alone.
-func headerFieldLines(f *File) map[int]bool {
-	if !hasHeader(f.Src) {
-		return nil
-	}
+func headerFieldLines(p *Pass) map[int]bool {
 	out := map[int]bool{}
-	stop := false
-	f.lines(func(line, _ int, text string) {
-		t := strings.TrimSpace(text)
-		if stop || (line == 1 && strings.HasPrefix(t, "#!")) {
-			return
-		}
-		if !strings.HasPrefix(t, "--") {
-			stop = true
-			return
-		}
-		field, _, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "--")), ":")
-		if ok && headerFields[field] {
-			out[line] = true
-		}
-	})
+	for _, f := range p.Header {
+		out[f.Line] = true
+	}
 	return out
 }
-
-var headerFields = map[string]bool{"name": true, "version": true, "description": true, "keys": true, "args": true, "returns": true}
 
 // Lua51Analyzer reports Lua 5.2+ syntax (931): goto and labels, integer
 // division, bitwise operators, empty statements, statements after break,
@@ -134,8 +94,8 @@ var Lua51Analyzer = &Analyzer{
 	Doc:   "syntax newer than Lua 5.1, which Redis's Lua 5.1 rejects",
 	Codes: []string{"931"},
 	Run: func(p *Pass) {
-		for _, n := range p.File.news {
-			p.reportSpan(n.span, "931", Error, "", n.what+" is Lua 5.2+ syntax; Redis runs Lua 5.1, which rejects the script")
+		for _, n := range p.File.NewSyntax() {
+			p.reportSpan(n.Span, "931", Error, "", n.Message())
 		}
 	},
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/redlua/redlua/internal/luasyntax"
 )
 
 // GlobalsAnalyzer reports globals: setting (111), mutating (112) or reading
@@ -82,7 +84,7 @@ func runUnused(p *Pass) {
 		}
 		if !reached && v.isFunc {
 			for _, r := range v.reads {
-				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.pos.Offset)) {
+				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.Pos.Offset)) {
 					reached = true
 				}
 			}
@@ -102,7 +104,7 @@ func runUnused(p *Pass) {
 		if v.Name == "_" && (v.hasValue || len(v.reads) > 0 || len(v.sets) > 1 || v.Kind != LocalVar) {
 			continue
 		}
-		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && isNameStart(v.Name[1]) {
+		if v.Kind == ArgVar && len(v.Name) > 1 && v.Name[0] == '_' && luasyntax.IsNameStart(v.Name[1]) {
 			continue
 		}
 		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", VarargVar: "2", LoopVar: "3"}[v.Kind]
@@ -116,14 +118,16 @@ func runUnused(p *Pass) {
 			laterSets-- // the declaration's own value
 		}
 		reads := len(v.reads)
-		if fn := funcOf[v]; fn != nil && v.isFunc && laterSets == 0 && reads > 0 && !used.marked[fn] {
-			// read only by closures nothing running reaches
-			msg := "unused mutually recursive function '" + v.Name + "'"
-			if used.self[fn] {
-				msg = "unused recursive function '" + v.Name + "'"
+		if fn := funcOf[v]; fn != nil && reads > 0 && !used.marked[fn] {
+			if at, ok := functionVar(v, laterSets); ok {
+				// read only by closures nothing running reaches
+				msg := "unused mutually recursive function '" + v.Name + "'"
+				if used.self[fn] {
+					msg = "unused recursive function '" + v.Name + "'"
+				}
+				p.reportSpan(at, "211", Warning, v.Name, msg)
+				continue
 			}
-			p.reportSpan(v.Decl, "211", Warning, v.Name, msg)
-			continue
 		}
 		switch {
 		case reads == 0 && v.mutated && v.Kind == LocalVar && v.onlyTables:
@@ -144,7 +148,7 @@ func runUnused(p *Pass) {
 				if !s.used && !s.implicit {
 					msg := "value assigned to variable '" + v.Name + "' is unused"
 					if s.overwrittenBy != nil {
-						msg = "value assigned to variable '" + v.Name + "' is overwritten on line " + strconv.Itoa(s.overwrittenBy.at.pos.Line) + " before use"
+						msg = "value assigned to variable '" + v.Name + "' is overwritten on line " + strconv.Itoa(s.overwrittenBy.at.Pos.Line) + " before use"
 					}
 					p.reportSpan(s.at, "311", Warning, v.Name, msg)
 				}
@@ -166,6 +170,25 @@ func unusedMessage(v *Var) string {
 		return "unused function '" + v.Name + "'"
 	}
 	return "unused variable '" + v.Name + "'"
+}
+
+// functionVar reports whether v holds one function and nothing else, as
+// luacheck's is_function_var: declared with it ("local function f",
+// "local f = function"), or declared empty and given it once ("local f;
+// function f() end", "local a, b; a = function"). at is where the function
+// is given, where luacheck reports an unused one.
+func functionVar(v *Var, laterSets int) (span, bool) {
+	switch {
+	case v.isFunc && laterSets == 0:
+		return v.Decl, true
+	case !v.hasValue && laterSets == 1:
+		for _, s := range v.sets {
+			if !s.implicit {
+				return s.at, true
+			}
+		}
+	}
+	return span{}, false
 }
 
 // closureUse is luacheck's graph of closures: a closure is used by its
@@ -247,7 +270,7 @@ func runRedefined(p *Pass) {
 		if r.v.Name == "_" {
 			continue
 		}
-		msg := fmt.Sprintf(redefinedFormats[r.code], r.v.Name, r.prev.Decl.pos.Line)
+		msg := fmt.Sprintf(redefinedFormats[r.code], r.v.Name, r.prev.Decl.Pos.Line)
 		p.reportSpan(r.v.Decl, r.code, Warning, r.v.Name, msg)
 	}
 }

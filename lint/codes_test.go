@@ -32,3 +32,34 @@ func TestAnalyzersDocumented(t *testing.T) {
 		}
 	}
 }
+
+// Every code has an anchor in CODES.md, so HelpURL never points nowhere,
+// and every analyzer a diagnostic can name has a doc.
+func TestHelpAnchors(t *testing.T) {
+	doc, err := os.ReadFile("CODES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range Analyzers() {
+		for _, c := range a.Codes {
+			for _, letter := range []string{"w", "e"} {
+				if strings.Contains(string(doc), "| "+strings.ToUpper(letter)+c) || strings.Contains(string(doc), ", "+strings.ToUpper(letter)+c) {
+					if !strings.Contains(string(doc), `<a id="`+letter+c+`"></a>`) {
+						t.Errorf("CODES.md has no anchor for %s%s", letter, c)
+					}
+				}
+			}
+		}
+		if AnalyzerDoc(a.Name) != a.Doc {
+			t.Errorf("AnalyzerDoc(%q) is not the analyzer's doc", a.Name)
+		}
+	}
+	for _, name := range []string{"syntax", "inline-options"} {
+		if AnalyzerDoc(name) == "" {
+			t.Errorf("no doc for %s diagnostics", name)
+		}
+	}
+	if got := HelpURL("W113"); !strings.HasSuffix(got, "CODES.md#w113") {
+		t.Errorf("HelpURL = %s", got)
+	}
+}

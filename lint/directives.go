@@ -100,13 +100,13 @@ func lineLimit(dirs []directive, line, configured int) int {
 
 // closureEnd is the last line of the innermost function containing off.
 func closureEnd(f *File, res *resolution, off int) int {
-	best, bestSize := len(f.lx.lineStarts), -1
+	best, bestSize := len(f.LineStarts()), -1
 	for _, fn := range res.funcs {
-		if fn == f.Main || off < fn.pos.Offset || off > fn.end {
+		if fn == f.Main || off < fn.Pos.Offset || off > fn.End {
 			continue
 		}
-		if size := fn.end - fn.pos.Offset; bestSize < 0 || size < bestSize {
-			best, bestSize = f.lx.posAt(fn.end).Line, size
+		if size := fn.End - fn.Pos.Offset; bestSize < 0 || size < bestSize {
+			best, bestSize = f.PosAt(fn.End).Line, size
 		}
 	}
 	return best
@@ -134,7 +134,7 @@ func parseDirectives(f *File, res *resolution) ([]directive, []Diagnostic) {
 	}
 	var problems []Diagnostic
 	report := func(c Comment, code, msg string) {
-		problems = append(problems, Diagnostic{File: f.Name, Line: c.Pos.Line, Column: c.Pos.Col, EndColumn: endColumn(f.lx, c.Pos, c.End), Code: "W" + code, Analyzer: "inline-options", Message: msg, Severity: Warning})
+		problems = append(problems, Diagnostic{File: f.Name, Line: c.Pos.Line, Column: c.Pos.Col, EndColumn: f.EndColumn(c.Pos, c.End), Code: "W" + code, Analyzer: "inline-options", Message: msg, Severity: Warning})
 	}
 	// pair push with pop
 	var stack []*pending

@@ -30,3 +30,19 @@ func ExampleConfig() {
 	// Output:
 	// 0
 }
+
+// Layered options, as a driver with a config file and a command line has
+// them: the most specific layer's rules come first, and the first enable
+// or ignore that matches decides.
+func ExampleFilter() {
+	rules := []lint.Rule{
+		{Kind: lint.RuleEnable, Patterns: []string{"211/debug_.*"}}, // command line
+		{Kind: lint.RuleIgnore, Patterns: []string{"21"}},           // config file
+	}
+	src := []byte("local debug_x = 1\nlocal y = 2\nreturn 3\n")
+	for _, d := range lint.Check("layers.lua", src, &lint.Config{Rules: rules}) {
+		fmt.Println(d, lint.HelpURL(d.Code))
+	}
+	// Output:
+	// layers.lua:1:7: (W211) unused variable 'debug_x' https://github.com/redlua/redlua/blob/main/lint/CODES.md#w211
+}

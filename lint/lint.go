@@ -56,9 +56,14 @@ type Config struct {
 	Globals, ReadGlobals []string
 	// Only keeps just the diagnostics matching one of these luacheck
 	// patterns ("1", "21", "foo", "211/_.*"); Ignore drops those matching;
-	// Enable takes back diagnostics that Ignore dropped. Syntax errors are
-	// never filtered.
+	// Enable takes back diagnostics that Ignore dropped. Syntax errors and
+	// invalid inline options (0xx) are never filtered.
 	Only, Ignore, Enable []string
+	// Rules are further filter rules in luacheck's order, applied after
+	// Only, Ignore and Enable: a driver that layers options (a config
+	// file, its per-file overrides, the command line) lists the most
+	// specific layer's rules first. See Filter.
+	Rules []Rule
 	// MaxLineLength is W631's limit: 0 means luacheck's default of 120, a
 	// negative value turns the check off.
 	MaxLineLength int

@@ -110,7 +110,13 @@ type resolution struct {
 	sets      map[*NameExpr]*setSite
 	funcs     []*FunctionExpr
 	parentOf  map[*FunctionExpr]*FunctionExpr
+	// refs maps each name that refers to a local to that local; names
+	// not in it are globals.
+	refs map[*NameExpr]*Var
 }
+
+// varOf is the local n refers to, or nil for a global.
+func (res *resolution) varOf(n *NameExpr) *Var { return res.refs[n] }
 
 type resolver struct {
 	stmtEnd int // end offset of the statement being resolved
@@ -121,7 +127,7 @@ type resolver struct {
 }
 
 func resolve(f *File) *resolution {
-	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}, funcValue: map[*FunctionExpr]*Var{}}}
+	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}, funcValue: map[*FunctionExpr]*Var{}, refs: map[*NameExpr]*Var{}}}
 	r.function(f.Main, nil)
 	return r.res
 }
@@ -142,8 +148,8 @@ func (r *resolver) pop()  { r.sc = r.sc.parent }
 
 // declare adds a local to the current scope, noting what it redefines.
 func (r *resolver) declare(n *NameExpr, kind VarKind) *Var {
-	v := &Var{Name: n.Name, Kind: kind, Decl: n.span, Func: r.fn, scope: r.sc}
-	n.Var = v
+	v := &Var{Name: n.Name, Kind: kind, Decl: n.Span, Func: r.fn, scope: r.sc}
+	r.res.refs[n] = v
 	if prev := r.lookup(n.Name); prev != nil && kind != VarargVar {
 		var code string
 		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", LoopVar: "3"}[prev.Kind]
@@ -169,7 +175,7 @@ func (r *resolver) addImplicit(v *Var, n *NameExpr) {
 }
 
 func (r *resolver) addSet(v *Var, n *NameExpr) *setSite {
-	s := &setSite{v: v, at: n.span, fn: r.fn, after: max(r.stmtEnd, n.end)}
+	s := &setSite{v: v, at: n.Span, fn: r.fn, after: max(r.stmtEnd, n.End)}
 	v.sets = append(v.sets, s)
 	r.res.sets[n] = s
 	return s
@@ -182,7 +188,7 @@ func (r *resolver) function(fn *FunctionExpr, self *span) {
 	r.fn = fn
 	r.sc = &scope{parent: outerSc, fn: fn}
 	if self != nil {
-		v := r.declare(&NameExpr{span: *self, Name: "self"}, SelfVar)
+		v := r.declare(&NameExpr{Span: *self, Name: "self"}, SelfVar)
 		v.hasValue = true
 	}
 	for _, p := range fn.Params {
@@ -190,8 +196,8 @@ func (r *resolver) function(fn *FunctionExpr, self *span) {
 		v.hasValue = true
 		r.addImplicit(v, p)
 	}
-	if fn.IsVararg && fn != nil && fn.VarargAt.end > 0 {
-		v := r.declare(&NameExpr{span: fn.VarargAt, Name: "..."}, VarargVar)
+	if fn.IsVararg && fn != nil && fn.VarargAt.End > 0 {
+		v := r.declare(&NameExpr{Span: fn.VarargAt, Name: "..."}, VarargVar)
 		v.hasValue = true
 	}
 	r.stmts(fn.Body.Stmts)
@@ -256,14 +262,18 @@ func (r *resolver) stmt(s Stmt) {
 		var self *span
 		if s.Func.IsMethod {
 			ix := s.Target.(*IndexExpr)
-			at := span{pos: ix.Key.Start(), end: ix.Key.EndOffset()}
+			at := spanAt(ix.Key.Start(), ix.Key.EndOffset())
 			// luacheck places self on the ':' before the method name
-			at.pos.Col--
-			at.pos.Offset--
-			at.end = at.pos.Offset
+			at.Pos.Col--
+			at.Pos.Offset--
+			at.End = at.Pos.Offset
 			self = &at
 		}
 		r.target(s.Target)
+		if n, ok := s.Target.(*NameExpr); ok && r.res.varOf(n) != nil {
+			// "local f; function f() end": f's value is this closure
+			r.res.funcValue[s.Func] = r.res.varOf(n)
+		}
 		r.function(s.Func, self)
 	case *AssignStmt:
 		for _, e := range s.Exprs {
@@ -271,16 +281,16 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		for i, t := range s.Targets {
 			r.target(t)
-			if n, ok := t.(*NameExpr); ok && n.Var != nil && i < len(s.Exprs) {
+			if n, ok := t.(*NameExpr); ok && r.res.varOf(n) != nil && i < len(s.Exprs) {
 				if fn, ok := s.Exprs[i].(*FunctionExpr); ok {
-					r.res.funcValue[fn] = n.Var
+					r.res.funcValue[fn] = r.res.varOf(n)
 				}
 			}
-			if n, ok := t.(*NameExpr); ok && n.Var != nil {
+			if n, ok := t.(*NameExpr); ok && r.res.varOf(n) != nil {
 				if i >= len(s.Exprs) {
-					n.Var.onlyTables = false
+					r.res.varOf(n).onlyTables = false
 				} else if _, ok := s.Exprs[i].(*TableExpr); !ok {
-					n.Var.onlyTables = false
+					r.res.varOf(n).onlyTables = false
 				}
 			}
 		}
@@ -342,7 +352,7 @@ func (r *resolver) target(t Expr) {
 	switch t := t.(type) {
 	case *NameExpr:
 		if v := r.lookup(t.Name); v != nil {
-			t.Var = v
+			r.res.refs[t] = v
 			r.addSet(v, t)
 			return
 		}
@@ -351,7 +361,7 @@ func (r *resolver) target(t Expr) {
 		root, fields, known := indexChain(t)
 		if n, ok := root.(*NameExpr); ok {
 			if v := r.lookup(n.Name); v != nil {
-				n.Var = v
+				r.res.refs[n] = v
 				v.mutated = true
 			} else {
 				r.res.globals = append(r.res.globals, globalUse{name: n.Name, node: n, kind: globalMutate, field: fields, fieldKnown: known})
@@ -403,7 +413,7 @@ func (r *resolver) read(n *NameExpr) {
 		r.res.globals = append(r.res.globals, globalUse{name: n.Name, node: n, kind: globalRead})
 		return
 	}
-	n.Var = v
+	r.res.refs[n] = v
 	a := &access{node: n, fn: r.fn}
 	// a read straight from its own body (not from a closure inside it,
 	// which may escape) is a recursive call, as luacheck counts them

@@ -1,298 +1,559 @@
 package locks_test
 
 import (
-	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redlua/redlua/explore"
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 	"github.com/redlua/redlua/simulate"
 )
 
-// The read-write lock's scripts, explored exhaustively: two readers and one
-// writer, each able to attempt, release, and see its lease expire when the
-// virtual clock jumps past it. Every interleaving up to each actor's budget
-// is visited (depth-first, each state reached by replaying its path on a
-// fresh simulator, states memoised), and in every one:
-//   - the server never has a live writer together with a live reader, and
-//   - no two actors believe at once, with unexpired leases, that they hold
-//     conflicting holds, and
-//   - from every state, once holders stop, the writer can take the lock
-//     after at most one tick (nothing blocks it forever).
-func TestModelRWMutexAllInterleavings(t *testing.T) {
+// The lock scripts of lua/, model checked with package explore: every
+// interleaving of a few clients calling them as the locks package does
+// (same KEYS order and ARGV), with leases running out (clock ticks), and
+// for the replica-acknowledged mutex a primary crash and promotion. Each
+// model also runs on a copy of one script with one condition broken, and
+// must then fail: that is what shows the model checks something.
+//
+// Bounds are in each model (steps per actor, ticks); docs/modelcheck.md
+// lists them with the number of states.
+
+const (
+	mcTTL     = 100 * time.Millisecond
+	mcWaitTTL = 30 * time.Millisecond // the rw lock's waiting writers' lease
+	// The fair queue's waiter lease is longer than the lock's, so that a
+	// waiter can outlive a holder's lease without refreshing: the clock only
+	// stops at deadlines, and this puts "lock free, waiter still queued"
+	// within two ticks, where barging would show.
+	mcFairWaitTTL = 150 * time.Millisecond
+)
+
+var (
+	mcMutexKeys = []string{"{m}", "{m}:fence"}
+	mcFairKeys  = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters"}
+	mcRWKeys    = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
+	mcSemKeys   = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
+)
+
+// mcScripts returns the repository's scripts by "name@version".
+func mcScripts(t testing.TB) func(id string) *registry.Script {
 	reg, err := registry.New(lua.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(id string) *registry.Script {
+	return func(id string) *registry.Script {
 		s, err := reg.Lookup(id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	m := &model{rlock: get("rw.rlock@1"), runlock: get("rw.runlock@1"), wlock: get("rw.lock@1"), wunlock: get("mutex.release@1")}
-	m.visited = map[string]bool{}
-	if err := m.explore(t, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("explored %d distinct states, %d of them final", len(m.visited), m.paths)
-	if len(m.visited) < 50 {
-		t.Fatalf("only %d states: the model explores too little to mean anything", len(m.visited))
-	}
 }
 
-// The explorer finds a bug when there is one: with an rw.rlock that ignores
-// the writer, some interleaving has a writer and a reader together.
-func TestModelFindsABrokenScript(t *testing.T) {
-	reg, err := registry.New(lua.FS)
+// mcBreak returns a copy of s with the first occurrence of from replaced
+// by to (one condition changed), failing the test if from is absent.
+func mcBreak(t testing.TB, s *registry.Script, from, to string) *registry.Script {
+	t.Helper()
+	if !strings.Contains(s.Source, from) {
+		t.Fatalf("%s no longer contains %q; update the mutation", s.ID(), from)
+	}
+	b, err := registry.ParseScript(s.ID()+".broken.lua", []byte(strings.Replace(s.Source, from, to, 1)))
+	if err != nil || b.SHA1 == s.SHA1 {
+		t.Fatalf("could not break %s: %v", s.ID(), err)
+	}
+	return b
+}
+
+// mcMustFail explores m and fails the test unless a property is violated.
+func mcMustFail(t *testing.T, m *explore.Model, property string) {
+	t.Helper()
+	res, err := explore.Run(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, _ := reg.Lookup("rw.rlock@1")
-	broken, err := registry.ParseScript("broken.lua", []byte(strings.Replace(good.Source, "if holder and holder ~= owner then", "if false then", 1)))
-	if err != nil || broken.SHA1 == good.SHA1 {
-		t.Fatalf("could not break the script: %v", err)
+	if res.Violation == nil {
+		t.Fatalf("the broken copy passed: %s", res)
 	}
-	get := func(id string) *registry.Script { s, _ := reg.Lookup(id); return s }
-	m := &model{rlock: broken, runlock: get("rw.runlock@1"), wlock: get("rw.lock@1"), wunlock: get("mutex.release@1"), visited: map[string]bool{}}
-	if err := m.explore(t, nil); err == nil || !strings.Contains(err.Error(), "writer") {
-		t.Fatalf("the explorer accepted a read lock that ignores the writer (err %v)", err)
+	if res.Violation.Property != property {
+		t.Fatalf("the broken copy failed %q, want %q:\n%s", res.Violation.Property, property, res.Violation)
+	}
+	t.Logf("the broken copy fails as it should after %d steps (%d states)", len(res.Violation.Trace), res.States)
+}
+
+// mcTaken reports whether a script's reply says "taken" ({1, ...}).
+func mcTaken(c *explore.Ctx) bool { return c.Int() == 1 }
+
+// --- mutex -----------------------------------------------------------------
+
+type mutexScripts struct{ acquire, release *registry.Script }
+
+// mcMutexClient takes the mutex (reentrant: twice) and releases it as many
+// times, then starts over; "holds" counts the holds it believes it has.
+func mcMutexClient(name string, s mutexScripts, reentrant bool) explore.Actor {
+	re := "0"
+	if reentrant {
+		re = "1"
+	}
+	acquire := func(label, next string) explore.Step {
+		return explore.Step{Label: label, Script: s.acquire, Keys: mcMutexKeys, Args: []any{name, mcTTL.Milliseconds(), re, ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
+				}
+				c.Acquire(mcTTL)
+				c.SetVar("holds", c.Elem(2))
+				c.SetVar("token", c.Elem(1))
+				return next
+			}}
+	}
+	release := func(label string) explore.Step {
+		return explore.Step{Label: label, Script: s.release, Keys: mcMutexKeys[:1], Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string {
+				// 1 or 2: this hold is given back; the client still has the
+				// others it took (each is its own Lease in the locks package).
+				if n := c.Int(); n == 1 || n == 2 {
+					c.SetVar("holds", c.Var("holds")-1)
+					if c.Var("holds") > 0 {
+						return "release"
+					}
+				}
+				c.Release()
+				c.SetVar("holds", 0)
+				return "acquire"
+			}}
+	}
+	steps := []explore.Step{acquire("acquire", "release"), release("release")}
+	if reentrant {
+		steps = []explore.Step{acquire("acquire", "reenter"), acquire("reenter", "release"), release("release")}
+	}
+	return explore.Actor{Name: name, Steps: steps, Vars: []string{"holds", "token"}}
+}
+
+// mcHoldCount: an actor that believes it holds the lock has exactly the
+// holds it counted on the server.
+var mcHoldCount = explore.Invariant{Name: "hold count", Check: func(v *explore.View) error {
+	d, ok := v.Key("{m}")
+	for _, name := range v.Holders() {
+		if !ok {
+			return fmt.Errorf("%s believes it holds the lock but the server has none", name)
+		}
+		h := d.Value.(map[string]string)
+		if h["owner"] != name || h["count"] != fmt.Sprint(v.Var(name, "holds")) {
+			return fmt.Errorf("%s believes it has %d holds, the server says owner %s count %s", name, v.Var(name, "holds"), h["owner"], h["count"])
+		}
+	}
+	return nil
+}}
+
+// mcFencing: a holder's fencing token is the one the lock carries, and
+// every token another actor was given earlier is smaller (tokens only
+// grow, so a resource that checks them refuses the older holder).
+var mcFencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
+	for _, h := range v.Holders() {
+		token := v.Var(h, "token")
+		if d, ok := v.Key("{m}"); ok && d.Value.(map[string]string)["fence"] != fmt.Sprint(token) {
+			return fmt.Errorf("%s holds token %d, the lock carries %s", h, token, d.Value.(map[string]string)["fence"])
+		}
+		for _, other := range []string{"a", "b"} {
+			if t := v.Var(other, "token"); other != h && t != 0 && t >= token {
+				return fmt.Errorf("%s holds token %d, but %s was given %d before it", h, token, other, t)
+			}
+		}
+	}
+	return nil
+}}
+
+func mcMutexModel(name string, s mutexScripts, reentrant bool) *explore.Model {
+	invariants := []explore.Invariant{explore.MutualExclusion(), mcFencing}
+	if reentrant {
+		invariants = append(invariants, mcHoldCount)
+	}
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcMutexClient("a", s, reentrant), mcMutexClient("b", s, reentrant)},
+		Invariants: invariants,
+		Progress:   []explore.Progress{{Name: "a crashed holder does not block", Actor: mcMutexClient("late", s, false), Within: 3}},
+		Bounds:     explore.Bounds{MaxSteps: 5, MaxTicks: 2},
 	}
 }
 
-const (
-	modelTTL  = 100 * time.Millisecond
-	modelWait = 30 * time.Millisecond // the writer's waiter lease
-	tick      = modelTTL + time.Millisecond
+func TestModelMutex(t *testing.T) {
+	get := mcScripts(t)
+	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
+	explore.Check(t, mcMutexModel("mutex", s, false))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if not holder then", "if true then")
+	mcMustFail(t, mcMutexModel("mutex, acquire ignores the holder", broken, false), "mutual exclusion")
+	broken = s
+	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+	mcMustFail(t, mcMutexModel("mutex, release ignores the owner", broken, false), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "local token = redis.call('INCR', fence)", "local token = redis.call('INCRBY', fence, 0) + 1")
+	mcMustFail(t, mcMutexModel("mutex, stale fencing token", broken, false), "fencing token")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', lock, ttl)", "-- no lease")
+	mcMustFail(t, mcMutexModel("mutex without a lease", broken, false), "a crashed holder does not block")
+}
+
+func TestModelMutexReentrant(t *testing.T) {
+	get := mcScripts(t)
+	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
+	explore.Check(t, mcMutexModel("reentrant mutex", s, true))
+
+	broken := s
+	broken.release = mcBreak(t, s.release, "'count', -1) > 0 then", "'count', -1) > 1 then")
+	mcMustFail(t, mcMutexModel("reentrant mutex, first release frees", broken, true), "hold count")
+}
+
+// --- replica-acknowledged mutex ---------------------------------------------
+
+// mcAckedClient takes the mutex, then sends WAIT 1 (as the locks package
+// sends it in the acquire's pipeline) and believes it holds the lock only
+// when a replica acknowledged; its lease runs from the acquire request.
+func mcAckedClient(name string, s mutexScripts, waitForReplica bool) explore.Actor {
+	return explore.Actor{Name: name, Vars: []string{"sent"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcMutexKeys, Args: []any{name, mcTTL.Milliseconds(), "0", ""},
+			Then: func(c *explore.Ctx) string {
+				c.SetVar("sent", c.Now().Milliseconds())
+				switch {
+				case !mcTaken(c):
+					return "acquire"
+				case !waitForReplica:
+					c.Acquire(mcTTL)
+					return "release"
+				}
+				return "wait"
+			}},
+		{Label: "wait", Command: []any{"WAIT", 1, 50}, Then: func(c *explore.Ctx) string {
+			if c.Int() >= 1 {
+				c.AcquireUntil(time.Duration(c.Var("sent"))*time.Millisecond + mcTTL)
+			}
+			return "release" // release either way: unacknowledged, it must not be used
+		}},
+		{Label: "release", Script: s.release, Keys: mcMutexKeys[:1], Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
+}
+
+func mcAckedModel(name string, s mutexScripts, waitForReplica bool) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Replica:    true,
+		Actors:     []explore.Actor{mcAckedClient("a", s, waitForReplica), mcAckedClient("b", s, waitForReplica)},
+		Invariants: []explore.Invariant{explore.MutualExclusion()},
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 1, MaxFailovers: 1},
+	}
+}
+
+func TestModelMutexReplicaAcknowledged(t *testing.T) {
+	get := mcScripts(t)
+	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
+	explore.Check(t, mcAckedModel("mutex + WAIT 1 on primary+replica", s, true))
+	// Broken: believing the grant before the replica has it.
+	mcMustFail(t, mcAckedModel("mutex without WAIT on primary+replica", s, false), "mutual exclusion")
+}
+
+// --- fair mutex --------------------------------------------------------------
+
+type fairScripts struct{ acquire, release *registry.Script }
+
+// mcFairClient calls fair.acquire until it holds (each call also refreshes
+// its place in the queue), then releases, which may hand the lock to the
+// next live waiter; that waiter learns it on its next call.
+func mcFairClient(name string, s fairScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcFairKeys, Args: []any{name, mcTTL.Milliseconds(), mcFairWaitTTL.Milliseconds(), "0", ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
+				}
+				c.Acquire(mcTTL)
+				return "release"
+			}},
+		{Label: "release", Script: s.release, Keys: mcFairKeys, Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
+}
+
+// mcFairOrder: the owner of the lock (taken or handed over) has left the
+// queue, so it cannot be handed the lock a second time.
+var mcFairOrder = explore.Invariant{Name: "holder not queued", Check: func(v *explore.View) error {
+	lock, ok := v.Key("{m}")
+	if !ok {
+		return nil
+	}
+	q, ok := v.Key("{m}:queue")
+	if !ok {
+		return nil
+	}
+	owner := lock.Value.(map[string]string)["owner"]
+	for _, z := range q.Value.([]simulate.ZMember) {
+		if z.Member == owner {
+			return fmt.Errorf("%s holds the lock and is still queued", owner)
+		}
+	}
+	return nil
+}}
+
+// mcFairFIFO: whenever the lock gets a new owner (taken, or handed over
+// by a release), that owner is the first waiter in the queue whose waiter
+// lease is still live; with no live waiter, anyone may take it.
+var mcFairFIFO = explore.Invariant{Name: "first come, first served", Step: func(before, after *explore.View) error {
+	owner := func(v *explore.View) string {
+		if d, ok := v.Key("{m}"); ok {
+			return d.Value.(map[string]string)["owner"]
+		}
+		return ""
+	}
+	next := owner(after)
+	if next == "" || next == owner(before) {
+		return nil
+	}
+	q, ok := before.Key("{m}:queue")
+	if !ok {
+		return nil
+	}
+	waiters := map[string]string{}
+	if w, ok := before.Key("{m}:waiters"); ok {
+		waiters = w.Value.(map[string]string)
+	}
+	now := 1_700_000_000_000 + after.Now().Milliseconds()
+	for _, z := range q.Value.([]simulate.ZMember) { // in arrival order
+		var deadline int64
+		fmt.Sscan(waiters[z.Member], &deadline)
+		if deadline <= now {
+			continue // its waiter lease ran out: it may be passed over
+		}
+		if z.Member != next {
+			return fmt.Errorf("the lock went to %s while %s waited ahead of it", next, z.Member)
+		}
+		return nil
+	}
+	return nil
+}}
+
+// mcWaiterDeadlines lets the clock stop when a waiter's lease runs out:
+// fair.acquire keeps those deadlines in the waiters hash.
+func mcWaiterDeadlines(v *explore.View) []time.Duration {
+	w, ok := v.Key("{m}:waiters")
+	if !ok {
+		return nil
+	}
+	var out []time.Duration
+	for _, entry := range w.Value.(map[string]string) {
+		var deadline int64
+		if _, err := fmt.Sscan(entry, &deadline); err == nil {
+			out = append(out, time.Duration(deadline-1_700_000_000_000)*time.Millisecond)
+		}
+	}
+	return out
+}
+
+func mcFairModel(name string, s fairScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcFairClient("a", s), mcFairClient("b", s), mcFairClient("c", s)},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), mcFairOrder, mcFairFIFO},
+		Deadlines:  mcWaiterDeadlines,
+		Unobserved: []string{"{m}:fence"},
+		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcFairClient("late", s), Within: 6}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelFairMutex(t *testing.T) {
+	get := mcScripts(t)
+	s := fairScripts{acquire: get("fair.acquire@1"), release: get("fair.release@1")}
+	explore.Check(t, mcFairModel("fair mutex", s))
+
+	broken := s
+	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+	mcMustFail(t, mcFairModel("fair mutex, release ignores the owner", broken), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "if head == nil or head == owner then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, newcomers barge in", broken), "first come, first served")
+	broken = s
+	broken.release = mcBreak(t, s.release, "if tonumber(deadline) > now then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, hands over to dead waiters", broken), "first come, first served")
+}
+
+// --- read-write lock ----------------------------------------------------------
+
+type rwScripts struct{ rlock, runlock, wlock, wunlock *registry.Script }
+
+func mcReader(name string, s rwScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "rlock", Script: s.rlock, Keys: mcRWKeys, Args: []any{name, mcTTL.Milliseconds(), "1"},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "rlock"
+				}
+				c.Acquire(mcTTL)
+				return "runlock"
+			}},
+		{Label: "runlock", Script: s.runlock, Keys: mcRWKeys[1:3], Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "rlock" }},
+	}}
+}
+
+func mcWriter(name string, s rwScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "lock", Script: s.wlock, Keys: mcRWKeys, Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "lock"
+				}
+				c.Acquire(mcTTL)
+				return "unlock"
+			}},
+		{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "lock" }},
+	}}
+}
+
+// What the hand-written explorer this file replaces checked: the server
+// never has a live writer with a live reader, no writer believes it holds
+// with another holder (reader or writer), and (as progress) a writer gets
+// in even when every holder crashed.
+var (
+	mcRWServer = explore.Invariant{Name: "server: no writer with live readers", Check: func(v *explore.View) error {
+		if _, writer := v.Key("{m}"); !writer {
+			return nil
+		}
+		d, ok := v.Key("{m}:readers")
+		if !ok {
+			return nil
+		}
+		now := float64(1_700_000_000_000 + v.Now().Milliseconds())
+		for _, z := range d.Value.([]simulate.ZMember) {
+			if z.Score > now {
+				return fmt.Errorf("the server has a writer and the live reader %s", z.Member)
+			}
+		}
+		return nil
+	}}
+	mcRWBeliefs = explore.Invariant{Name: "beliefs: a writer holds alone", Check: func(v *explore.View) error {
+		if h := v.Holders(); v.Holds("w") && len(h) > 1 {
+			return fmt.Errorf("the writer holds the lock together with %v", h)
+		}
+		return nil
+	}}
 )
 
-var modelKeys = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
-
-type model struct {
-	rlock, runlock, wlock, wunlock *registry.Script
-	visited                        map[string]bool
-	paths                          int
-}
-
-// actor is one participant's belief: whether it holds, and until when.
-type actor struct {
-	name     string
-	writer   bool
-	holding  bool
-	deadline time.Time
-	attempts int // budget: each actor attempts at most twice
-}
-
-type world struct {
-	srv    *simulate.Server
-	clock  *simulate.VirtualClock
-	actors []actor
-	ticks  int
-}
-
-func (m *model) fresh() *world {
-	clock := simulate.NewVirtualClock(time.Unix(1_700_000_000, 0))
-	return &world{
-		srv:    simulate.New(simulate.WithClock(clock)),
-		clock:  clock,
-		actors: []actor{{name: "r1"}, {name: "r2"}, {name: "w", writer: true}},
+func mcRWModel(name string, s rwScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcReader("r1", s), mcReader("r2", s), mcWriter("w", s)},
+		Invariants: []explore.Invariant{mcRWServer, mcRWBeliefs},
+		Unobserved: []string{"{m}:fence"},
+		Progress:   []explore.Progress{{Name: "a writer gets in", Actor: mcWriter("late-writer", s), Within: 4}},
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
 	}
 }
 
-// step names: "a:<i>" attempt, "r:<i>" release, "t" tick.
-func (m *model) enabled(w *world) []string {
-	var out []string
-	for i, a := range w.actors {
-		if a.holding {
-			out = append(out, fmt.Sprint("r:", i))
-		} else if a.attempts < 2 {
-			out = append(out, fmt.Sprint("a:", i))
-		}
-	}
-	if w.ticks < 2 {
-		out = append(out, "t")
-	}
-	return out
+func rwScriptsOf(t testing.TB) rwScripts {
+	get := mcScripts(t)
+	return rwScripts{rlock: get("rw.rlock@1"), runlock: get("rw.runlock@1"), wlock: get("rw.lock@1"), wunlock: get("mutex.release@1")}
 }
 
-func (m *model) apply(t *testing.T, w *world, step string) {
-	ctx := context.Background()
-	if step == "t" {
-		w.clock.Advance(tick)
-		w.ticks++
-		return
+func TestModelRWMutex(t *testing.T) {
+	s := rwScriptsOf(t)
+	res := explore.Check(t, mcRWModel("rw lock, 2 readers + 1 writer", s))
+	if res != nil && res.States < 1000 {
+		t.Fatalf("only %d states: the model explores too little to mean anything", res.States)
 	}
-	var i int
-	kind := step[0]
-	fmt.Sscanf(step[2:], "%d", &i)
-	a := &w.actors[i]
-	switch {
-	case kind == 'a' && a.writer:
-		a.attempts++
-		reply, err := w.srv.Run(ctx, m.wlock, modelKeys, a.name, modelTTL.Milliseconds(), modelWait.Milliseconds(), "").Slice()
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		if reply[0] == int64(1) {
-			a.holding, a.deadline = true, w.clock.Now().Add(modelTTL)
-		}
-	case kind == 'a':
-		a.attempts++
-		reply, err := w.srv.Run(ctx, m.rlock, modelKeys, a.name, modelTTL.Milliseconds(), "1").Slice()
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		if reply[0] == int64(1) {
-			a.holding, a.deadline = true, w.clock.Now().Add(modelTTL)
-		}
-	case kind == 'r' && a.writer:
-		if err := w.srv.Run(ctx, m.wunlock, modelKeys[:1], a.name, "{m}:released").Err(); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		a.holding = false
-	default:
-		if err := w.srv.Run(ctx, m.runlock, modelKeys[1:3], a.name, "{m}:released").Err(); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		a.holding = false
-	}
+
+	broken := s
+	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
+	mcMustFail(t, mcRWModel("rw lock, rlock ignores the writer", broken), "server: no writer with live readers")
+	broken = s
+	broken.wlock = mcBreak(t, s.wlock, "if not holder and others == 0 then", "if not holder then")
+	mcMustFail(t, mcRWModel("rw lock, writer ignores readers", broken), "server: no writer with live readers")
 }
 
-func (m *model) replay(t *testing.T, path []string) *world {
-	w := m.fresh()
-	for _, s := range path {
-		m.apply(t, w, s)
-	}
-	return w
-}
+// --- semaphore ----------------------------------------------------------------
 
-// key abstracts a world: actor beliefs (with lease still valid or not) and
-// the keyspace without absolute times.
-func (m *model) key(w *world) string {
-	var b strings.Builder
-	now := w.clock.Now()
-	for _, a := range w.actors {
-		fmt.Fprintf(&b, "%s:%v:%v:%d|", a.name, a.holding, a.holding && now.Before(a.deadline), a.attempts)
-	}
-	fmt.Fprintf(&b, "t%d|", w.ticks)
-	for _, d := range w.srv.Dump() {
-		if d.Key == "{m}:fence" {
-			continue
-		}
-		fmt.Fprintf(&b, "%s=%v;", d.Key, normalise(d.Value, now))
-	}
-	return b.String()
-}
+type semScripts struct{ acquire, release *registry.Script }
 
-// normalise turns sorted-set deadlines into "live"/"expired" relative to now.
-func normalise(v any, now time.Time) any {
-	zs, ok := v.([]simulate.ZMember)
-	if !ok {
-		if h, ok := v.(map[string]string); ok {
-			keys := make([]string, 0, len(h))
-			for k := range h {
-				if k != "fence" {
-					keys = append(keys, k+"="+h[k])
+func mcSemClient(name string, s semScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcSemKeys, Args: []any{name, 1, mcTTL.Milliseconds(), 2},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
 				}
-			}
-			sort.Strings(keys)
-			return keys
-		}
-		return v
-	}
-	var out []string
-	for _, z := range zs {
-		state := "live"
-		if float64(now.UnixMilli()) >= z.Score {
-			state = "expired"
-		}
-		out = append(out, z.Member+":"+state)
-	}
-	return out
+				c.Acquire(mcTTL)
+				return "release"
+			}},
+		{Label: "release", Script: s.release, Keys: mcSemKeys[:1], Args: []any{name, 1, "{s}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
 }
 
-func (m *model) check(path []string, w *world) error {
-	now := w.clock.Now()
-	// Server view.
-	liveReaders := 0
-	writer := false
-	for _, d := range w.srv.Dump() {
-		switch d.Key {
-		case "{m}:readers":
-			for _, z := range d.Value.([]simulate.ZMember) {
-				if float64(now.UnixMilli()) < z.Score {
-					liveReaders++
+func mcSemModel(name string, s semScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcSemClient("a", s), mcSemClient("b", s), mcSemClient("c", s)},
+		Invariants: []explore.Invariant{explore.AtMostHolders(2)},
+		Progress:   []explore.Progress{{Name: "crashed holders give their permits back", Actor: mcSemClient("late", s), Within: 3}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelSemaphore(t *testing.T) {
+	get := mcScripts(t)
+	s := semScripts{acquire: get("sem.acquire@1"), release: get("sem.release@1")}
+	explore.Check(t, mcSemModel("semaphore of 2 permits, 3 clients", s))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+	mcMustFail(t, mcSemModel("semaphore, off by one", broken), "at most 2 holders")
+}
+
+// --- multi-lock -----------------------------------------------------------------
+
+// mcMultiClient takes two locks of one slot at once with multi.acquire,
+// then releases them one by one with mutex.release.
+func mcMultiClient(name string, acquire, release *registry.Script, a, b string) explore.Actor {
+	keys := []string{a, a + ":fence", b, b + ":fence"}
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: acquire, Keys: keys, Args: []any{name, mcTTL.Milliseconds(), ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
 				}
-			}
-		case "{m}":
-			writer = true
-		}
-	}
-	if writer && liveReaders > 0 {
-		return fmt.Errorf("after %v the server has a writer and %d live readers", path, liveReaders)
-	}
-	// Beliefs with unexpired leases.
-	believeW, believeR := 0, 0
-	for _, a := range w.actors {
-		if a.holding && now.Before(a.deadline) {
-			if a.writer {
-				believeW++
-			} else {
-				believeR++
-			}
-		}
-	}
-	if believeW > 1 || (believeW == 1 && believeR > 0) {
-		return fmt.Errorf("after %v a writer and %d readers believe they hold valid leases", path, believeR)
-	}
-	return nil
+				c.Acquire(mcTTL)
+				return "release " + a
+			}},
+		{Label: "release " + a, Script: release, Keys: []string{a}, Args: []any{name, "{g}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "" }},
+		{Label: "release " + b, Script: release, Keys: []string{b}, Args: []any{name, "{g}:released"},
+			Then: func(c *explore.Ctx) string { return "acquire" }},
+	}}
 }
 
-// liveness: holders release, one tick passes, and the writer gets the lock.
-func (m *model) liveness(t *testing.T, path []string) error {
-	w := m.replay(t, path)
-	for i, a := range w.actors {
-		if a.holding {
-			m.apply(t, w, fmt.Sprint("r:", i))
-		}
+func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model {
+	return &explore.Model{
+		Name: name,
+		// x and y share lock b.
+		Actors: []explore.Actor{
+			mcMultiClient("x", acquire, release, "{g}:a", "{g}:b"),
+			mcMultiClient("y", acquire, release, "{g}:b", "{g}:c"),
+		},
+		Invariants: []explore.Invariant{explore.MutualExclusion()},
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
 	}
-	w.clock.Advance(tick)
-	reply, err := w.srv.Run(context.Background(), m.wlock, modelKeys, "late-writer", modelTTL.Milliseconds(), modelWait.Milliseconds(), "").Slice()
-	if err != nil || reply[0] != int64(1) {
-		return fmt.Errorf("after %v, with every holder gone, a writer cannot take the lock: %v %v", path, reply, err)
-	}
-	return nil
 }
 
-// explore visits every state reachable from path; it stops at the first
-// violation and returns it.
-func (m *model) explore(t *testing.T, path []string) error {
-	w := m.replay(t, path)
-	if err := m.check(path, w); err != nil {
-		return err
-	}
-	k := m.key(w)
-	if m.visited[k] {
-		return nil
-	}
-	m.visited[k] = true
-	if err := m.liveness(t, path); err != nil {
-		return err
-	}
-	steps := m.enabled(w)
-	if len(steps) == 0 {
-		m.paths++
-		return nil
-	}
-	for _, s := range steps {
-		if err := m.explore(t, append(append([]string(nil), path...), s)); err != nil {
-			return err
-		}
-	}
-	return nil
+func TestModelMultiLock(t *testing.T) {
+	get := mcScripts(t)
+	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", get("multi.acquire@1"), get("mutex.release@1")))
+
+	broken := mcBreak(t, get("multi.acquire@1"), "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
+	mcMustFail(t, mcMultiModel("multi-lock, last lock unchecked", broken, get("mutex.release@1")), "mutual exclusion")
 }

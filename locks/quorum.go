@@ -107,8 +107,10 @@ func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, 
 
 // quorumAttempt makes one Redlock round. It returns a lease, or the wait
 // hint before the next round; err when a majority can no longer answer.
-func (m *Mutex) quorumAttempt(ctx context.Context, owner, att string, start time.Time) (*Lease, time.Duration, error) {
-	c := m.c
+// Each round has its own attempt id: undoing a round marks its id as given
+// up on every server, and a later round must not be refused for it.
+func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time) (*Lease, time.Duration, error) {
+	c, att := m.c, newAttempt()
 	sent := c.clock.Now()
 	attempts, errs := fanOut(ctx, c.nodes, nodeTimeout(m.s.ttl), func(ctx context.Context, n Backend) (attempt, error) {
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
@@ -142,7 +144,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner, att string, start time
 			m.k.name, failed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...))
 	}
 	// Split votes retry after a random pause so that contenders desynchronise.
-	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(2*time.Millisecond))), nil
+	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
@@ -154,8 +156,8 @@ func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 }
 
 func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
-	owner, att, start := m.owner(), newAttempt(), time.Now()
-	l, _, err := m.quorumAttempt(ctx, owner, att, start)
+	owner, start := m.owner(), time.Now()
+	l, _, err := m.quorumAttempt(ctx, owner, start)
 	switch {
 	case err != nil:
 		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
@@ -169,7 +171,7 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 
 // quorumLock retries Redlock rounds, woken by a release on any server.
 func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
-	owner, att, start := m.owner(), newAttempt(), time.Now()
+	owner, start := m.owner(), time.Now()
 	wake := make(chan struct{}, 1)
 	for _, n := range m.c.nodes {
 		unsubscribe, err := n.Subscribe(ctx, m.k.channel, func(string) {
@@ -183,13 +185,19 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 		}
 	}
 	for {
-		l, wait, err := m.quorumAttempt(ctx, owner, att, start)
+		l, wait, err := m.quorumAttempt(ctx, owner, start)
 		if err == nil && l != nil {
 			return l, nil
 		}
 		if err == nil {
 			m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-			if err = sleep(ctx, wake, wait); err != nil {
+			err = sleep(ctx, wake, wait)
+			if err == nil {
+				// Every server announces the release: contenders that all
+				// retry at once split the votes, so each waits a random bit.
+				err = sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond))))
+			}
+			if err != nil {
 				err = wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
 			}
 		}

@@ -20,8 +20,27 @@ type Error struct {
 	File   string // path of the script within its fs.FS
 	Line   int    // 1-based; 0 when the problem concerns the whole file
 	Column int    // 1-based; 0 when unknown
+	Part   Part   // which part of the file is wrong
 	Msg    string // what is wrong and how to fix it
 }
+
+// Part says which part of a script file a problem is in, so a tool that
+// checks some parts itself (lint checks the body) can pick the others.
+type Part int
+
+// The parts of a script file.
+const (
+	// PartFile: the file as a whole (its encoding, its name).
+	PartFile Part = iota + 1
+	// PartShebang: the "#!lua" first line.
+	PartShebang
+	// PartHeader: the header's comment lines.
+	PartHeader
+	// PartSyntax: the Lua syntax of the body.
+	PartSyntax
+	// PartIndex: a literal KEYS[i] or ARGV[i] against the header.
+	PartIndex
+)
 
 func (e *Error) Error() string {
 	switch {

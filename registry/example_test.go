@@ -1,12 +1,8 @@
 package registry_test
 
 import (
-	"context"
 	"fmt"
 	"testing/fstest"
-
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -51,23 +47,18 @@ return redis.call('GET', KEYS[2])
 `))
 	fmt.Println(err)
 	// Output:
-	// bad.lua:6: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
+	// bad.lua:6:26: KEYS[2] is beyond the keys the header declares: 1 (first); add a name to "-- keys:" or fix the index
 }
 
-// Load puts every script on every node, so the first EVALSHA finds it.
-func ExampleRegistry_Load() {
-	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-
-	reg, _ := registry.New(fstest.MapFS{"hello.lua": {Data: []byte("-- name: hello\n-- version: 1\n-- description: Greet.\n-- keys:\n-- args: who\nreturn 'hello ' .. ARGV[1]\n")}})
-	if err := reg.Load(context.Background(), client); err != nil {
-		fmt.Println(err)
-		return
+// The one flag parser: the registry, lint and the simulator all read a
+// "#!lua" line with it.
+func ExampleParseShebang() {
+	flags, problems := registry.ParseShebang("#!lua flags=no-writes,fast")
+	fmt.Println(flags)
+	for _, p := range problems {
+		fmt.Println(p)
 	}
-	s, _ := reg.Get("hello")
-	reply, _ := client.EvalSha(context.Background(), s.SHA1, nil, "world").Text()
-	fmt.Println(reply)
-	// Output: hello world
+	// Output:
+	// [no-writes]
+	// unknown script flag "fast"; Redis 7 knows no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys
 }

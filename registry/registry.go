@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,36 +22,36 @@ type Registry struct {
 // New parses every *.lua file in each of the given file systems (walked
 // recursively): redlua's own scripts (lua.FS), a user's os.DirFS("scripts"),
 // or both. All problems are reported at once, joined; each names file:line.
-// Two files that declare the same name@version are an error.
+// Each file must be named after its header, "name.vVERSION.lua"; two files
+// that declare the same name@version are an error, and so is a file system
+// without any script.
 func New(sources ...fs.FS) (*Registry, error) {
 	var scripts []*Script
 	var errs []error
+	if len(sources) == 0 {
+		return nil, errors.New("registry: New needs at least one fs.FS; pass lua.FS, os.DirFS(dir) or an fstest.MapFS")
+	}
 	for _, fsys := range sources {
 		if fsys == nil {
 			errs = append(errs, errors.New("registry: a nil fs.FS was passed to New; pass lua.FS, os.DirFS(dir) or an fstest.MapFS"))
 			continue
 		}
-		err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || path.Ext(p) != ".lua" {
-				return nil
-			}
-			src, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				return err
-			}
-			s, err := ParseScript(p, src)
+		found, err := walkScripts(fsys, func(s *Script, err error) {
 			if err != nil {
 				errs = append(errs, err)
-				return nil
+				return
+			}
+			if e := fileNameProblem(s); e != nil {
+				errs = append(errs, e)
+				return
 			}
 			scripts = append(scripts, s)
-			return nil
 		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("registry: reading scripts: %w", err))
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("registry: reading scripts from %s: %w; pass a directory that exists and can be read", describeFS(fsys), err))
+		case found == 0:
+			errs = append(errs, fmt.Errorf("registry: no scripts found in %s: New reads files ending in .lua, in any subdirectory; check the path", describeFS(fsys)))
 		}
 	}
 	r, err := build(scripts)
@@ -61,6 +62,41 @@ func New(sources ...fs.FS) (*Registry, error) {
 		return nil, errors.Join(errs...)
 	}
 	return r, nil
+}
+
+// walkScripts parses every .lua file of fsys and hands each result to
+// add; it returns how many files it found and the first error reading
+// the file system itself.
+func walkScripts(fsys fs.FS, add func(*Script, error)) (int, error) {
+	found := 0
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ".lua" {
+			return nil
+		}
+		found++
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		add(ParseScript(p, src))
+		return nil
+	})
+	return found, err
+}
+
+// describeFS names a file system in errors: the directory of an os.DirFS
+// (a string type), or what it says of itself, else its type.
+func describeFS(fsys fs.FS) string {
+	if s, ok := fsys.(fmt.Stringer); ok {
+		return s.String()
+	}
+	if v := reflect.ValueOf(fsys); v.Kind() == reflect.String {
+		return fmt.Sprintf("directory %s", v.String())
+	}
+	return fmt.Sprintf("the %T", fsys)
 }
 
 // FromScripts builds a registry from scripts parsed with ParseScript.

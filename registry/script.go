@@ -49,9 +49,12 @@ type Script struct {
 	File string
 	// HeaderLine is the 1-based line on which the header's "name:" field stands.
 	HeaderLine int
+	// Header lists the header's fields in the order written, with their lines.
+	Header []HeaderField
 
 	legacySource string
 	legacySHA1   string
+	id           string // name@version, formatted once
 }
 
 // Variadic marks which of a script's declared lists takes a variable count.
@@ -64,10 +67,25 @@ const (
 )
 
 // ID names the script as "name@version", the form used in errors and logs.
-func (s *Script) ID() string { return fmt.Sprintf("%s@%d", s.Name, s.Version) }
+func (s *Script) ID() string {
+	if s.id != "" {
+		return s.id
+	}
+	return fmt.Sprintf("%s@%d", s.Name, s.Version) // a Script built by hand
+}
 
 // String returns ID.
 func (s *Script) String() string { return s.ID() }
+
+// Field returns the header field called name ("keys", "args", ...).
+func (s *Script) Field(name string) (HeaderField, bool) {
+	for _, f := range s.Header {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return HeaderField{}, false
+}
 
 // HasFlag reports whether the shebang line declares flag.
 func (s *Script) HasFlag(flag string) bool {
@@ -110,8 +128,9 @@ func minCount(declared int, variadic bool, tailMin int) int {
 	return declared
 }
 
-// CheckCall reports an error naming the script when a call passes fewer (or,
-// for a fixed list, more) keys or args than the header declares.
+// CheckCall reports a *CallError when a call passes fewer (or, for a
+// fixed list, more) keys or args than the header declares. Both evalsha
+// and simulate refuse such calls with it before running anything.
 func (s *Script) CheckCall(nkeys, nargs int) error {
 	if err := checkCount(s, "KEYS", s.Keys, s.Variadic&VariadicKeys != 0, s.MinKeys(), nkeys); err != nil {
 		return err
@@ -119,27 +138,53 @@ func (s *Script) CheckCall(nkeys, nargs int) error {
 	return checkCount(s, "ARGV", s.Args, s.Variadic&VariadicArgs != 0, s.MinArgs(), nargs)
 }
 
-func checkCount(s *Script, what string, names []string, variadic bool, min, got int) error {
+// CallError is a call with the wrong number of KEYS or ARGV for a script.
+type CallError struct {
+	Script string   // name@version
+	List   string   // "KEYS" or "ARGV"
+	Names  []string // the names the header declares for the list
+	// Want is the count the header asks for; AtLeast says it is a minimum.
+	Want    int
+	AtLeast bool
+	Got     int
+}
+
+// Error names the script, the counts and the fix: the one place the
+// hint is worded.
+func (e *CallError) Error() string {
+	atLeast := ""
+	if e.AtLeast {
+		atLeast = "at least "
+	}
+	return fmt.Sprintf("%s takes %s%d %s (%s), got %d; pass what the header's keys: and args: lines declare",
+		e.Script, atLeast, e.Want, e.List, strings.Join(e.Names, ", "), e.Got)
+}
+
+func checkCount(s *Script, list string, names []string, variadic bool, min, got int) error {
 	switch {
 	case got < min:
-		return fmt.Errorf("redlua: %s takes at least %d %s (%s), got %d", s.ID(), min, what, strings.Join(names, ", "), got)
+		return &CallError{Script: s.ID(), List: list, Names: names, Want: min, AtLeast: true, Got: got}
 	case !variadic && got > len(names):
-		return fmt.Errorf("redlua: %s takes %d %s (%s), got %d", s.ID(), len(names), what, strings.Join(names, ", "), got)
+		return &CallError{Script: s.ID(), List: list, Names: names, Want: len(names), Got: got}
 	}
 	return nil
 }
 
-func sha1Hex(s string) string {
-	sum := sha1.Sum([]byte(s))
+// SourceSHA1 is the lower-case hex SHA1 of a script source, as SCRIPT LOAD
+// returns it and EVALSHA takes it: the one SHA1 helper of redlua.
+func SourceSHA1(source string) string {
+	sum := sha1.Sum([]byte(source))
 	return hex.EncodeToString(sum[:])
 }
 
-// finish fills the derived fields (SHA1s and the legacy source).
+// finish fills the derived fields once: the ID, the SHA1s and the legacy
+// source.
 func (s *Script) finish() {
-	s.SHA1 = sha1Hex(s.Source)
+	s.id = fmt.Sprintf("%s@%d", s.Name, s.Version)
+	s.SHA1 = SourceSHA1(s.Source)
 	s.legacySource = s.Source
 	if s.HasShebang() {
 		s.legacySource = "--" + s.Source[1:]
 	}
-	s.legacySHA1 = sha1Hex(s.legacySource)
+	s.legacySHA1 = SourceSHA1(s.legacySource)
 }

@@ -64,6 +64,9 @@ func (s Sum) Write(w io.Writer) error {
 // script should be recorded. The problems are joined; the unrecorded ones wrap
 // ErrNotRecorded, so a caller can tell "record it" from "you changed history".
 func VerifySum(r *Registry, sum Sum) error {
+	if r == nil {
+		return errors.New("registry: VerifySum needs a registry, got nil; build one with registry.New")
+	}
 	var errs []error
 	ids := make([]string, 0, len(sum))
 	for id := range sum {

@@ -2,8 +2,6 @@ package simulate
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,7 +40,8 @@ type scriptFlags struct {
 
 // parseShebang is evalExtractShebangFlags: it returns the body Lua
 // compiles (the shebang line blanked, its newline kept so line numbers
-// stay) and the flags, or Redis's error text.
+// stay) and the flags, or Redis's error text. The flags are parsed by
+// registry.ParseShebang; this maps its first problem to Redis's words.
 func parseShebang(src string) (string, scriptFlags, string) {
 	var f scriptFlags
 	if !strings.HasPrefix(src, "#!") {
@@ -52,35 +51,29 @@ func parseShebang(src string) (string, scriptFlags, string) {
 	if nl < 0 {
 		return "", f, "ERR Invalid script shebang"
 	}
-	parts := strings.Fields(src[:nl])
-	if len(parts) == 0 {
-		return "", f, "ERR Invalid engine in script shebang"
-	}
-	if parts[0] != "#!lua" {
-		return "", f, "ERR Unexpected engine in script shebang: " + parts[0]
+	flags, problems := registry.ParseShebang(src[:nl])
+	for _, p := range problems {
+		switch p.Problem {
+		case registry.ShebangBadEngine:
+			return "", f, "ERR Unexpected engine in script shebang: " + p.Value
+		case registry.ShebangUnknownOption:
+			return "", f, "ERR Unknown lua shebang option: " + p.Value
+		case registry.ShebangUnknownFlag:
+			return "", f, "ERR Unexpected flag in script shebang: " + p.Value
+		}
+		// ShebangRepeatedFlags is the registry's rule; Redis takes both lists.
 	}
 	f.shebang = true
-	for _, p := range parts[1:] {
-		list, ok := strings.CutPrefix(p, "flags=")
-		if !ok {
-			return "", f, "ERR Unknown lua shebang option: " + p
+	for _, name := range flags {
+		switch name {
+		case registry.FlagNoWrites:
+			f.noWrites = true
+		case registry.FlagAllowCrossSlotKeys:
+			f.allowCrossSlot = true
 		}
-		if list == "" {
-			continue
-		}
-		for _, name := range strings.Split(list, ",") {
-			switch name {
-			case registry.FlagNoWrites:
-				f.noWrites = true
-			case registry.FlagAllowCrossSlotKeys:
-				f.allowCrossSlot = true
-			case registry.FlagAllowOOM, registry.FlagAllowStale, registry.FlagNoCluster:
-				// These change behaviour under memory pressure, on stale
-				// replicas and in cluster mode, none of which the simulator has.
-			default:
-				return "", f, "ERR Unexpected flag in script shebang: " + name
-			}
-		}
+		// allow-oom, allow-stale and no-cluster change behaviour under
+		// memory pressure, on stale replicas and in cluster mode, none of
+		// which the simulator has.
 	}
 	return src[nl:], f, ""
 }
@@ -104,10 +97,8 @@ func (s *Server) compile(src, sha string) (*compiled, string) {
 	return c, ""
 }
 
-func sha1Hex(s string) string {
-	sum := sha1.Sum([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
+// sha1Hex is registry.SourceSHA1, the one SHA1 helper.
+func sha1Hex(s string) string { return registry.SourceSHA1(s) }
 
 // runState is what the sandbox needs to know about the script it runs.
 type runState struct {

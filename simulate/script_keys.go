@@ -3,9 +3,9 @@ package simulate
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/redlua/redlua/internal/cmdtable"
+	"github.com/redlua/redlua/internal/keyslot"
 )
 
 // Key discipline errors. Run returns a *DisciplineError that wraps one of
@@ -102,29 +102,7 @@ func crossSlot(script string, keys []string) error {
 // Slot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of the key,
 // or of the part between the first "{" and the next "}" when that part is
 // not empty, modulo 16384.
-func Slot(key string) int {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	return int(crc16(key) & 16383)
-}
-
-func crc16(s string) uint16 {
-	var crc uint16
-	for i := 0; i < len(s); i++ {
-		crc ^= uint16(s[i]) << 8
-		for b := 0; b < 8; b++ {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
-}
+func Slot(key string) int { return keyslot.Of(key) }
 
 // singleKey reports whether the command's only key is its first argument.
 func singleKey(cmd *cmdtable.Command) bool {

@@ -119,7 +119,7 @@ func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
 		// As evalsha.Runner does, so both backends refuse the same calls.
 		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
-		cmd.SetErr(fmt.Errorf("simulate: %w; pass what the header's keys: and args: lines declare", err))
+		cmd.SetErr(fmt.Errorf("simulate: %w", err))
 		return cmd
 	}
 	return s.run(ctx, script.Source, script.SHA1, script, keys, args, false)

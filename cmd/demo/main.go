@@ -58,7 +58,7 @@ func run(ctx context.Context, addr string, out io.Writer) error {
 	for _, s := range reg.Scripts() {
 		say("   %-18s sha1 %s…  keys %v  args %v", s.ID(), s.SHA1[:12], s.Keys, s.Args)
 	}
-	if err := reg.Load(ctx, client); err != nil {
+	if err := evalsha.Load(ctx, client, reg); err != nil {
 		return err
 	}
 	say("\n2. SCRIPT LOAD put them on the server, so the first call is already a cheap EVALSHA.")

@@ -58,89 +58,109 @@ func (c *cliArgs) last(name string) string {
 // options taking several values read them up to the next option, and
 // operands may come anywhere. "--" ends the options.
 func parseArgs(args []string) (*cliArgs, error) {
-	byLong := map[string]argSpec{}
-	byShort := map[byte]argSpec{}
+	p := &argParser{args: args, byLong: map[string]argSpec{}, byShort: map[byte]argSpec{}, c: &cliArgs{vals: map[string][]string{}}}
 	for _, s := range argSpecs {
-		byLong[s.long] = s
+		p.byLong[s.long] = s
 		if s.short != 0 {
-			byShort[s.short] = s
+			p.byShort[s.short] = s
 		}
-	}
-	c := &cliArgs{vals: map[string][]string{}}
-	isOption := func(a string) bool { return len(a) > 1 && a[0] == '-' && a != "-" }
-	// takeValues consumes the values after position i for a spec.
-	takeValues := func(s argSpec, i int, first string, haveFirst bool) (int, error) {
-		var vals []string
-		if haveFirst {
-			vals = append(vals, first)
-		}
-		switch s.kind {
-		case argOne:
-			if !haveFirst {
-				if i+1 >= len(args) || (isOption(args[i+1]) && !isNumber(args[i+1])) {
-					return i, fmt.Errorf("option --%s needs a value", s.long)
-				}
-				i++
-				vals = append(vals, args[i])
-			}
-		case argMany:
-			// An attached value (--ignore=211, -i211) is the only one.
-			for !haveFirst && i+1 < len(args) && !isOption(args[i+1]) {
-				i++
-				vals = append(vals, args[i])
-			}
-			if len(vals) == 0 {
-				return i, fmt.Errorf("option --%s needs at least one value", s.long)
-			}
-		}
-		c.vals[s.long] = append(c.vals[s.long], vals...)
-		return i, nil
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		var err error
 		switch {
 		case a == "--":
-			c.files = append(c.files, args[i+1:]...)
-			return c, nil
+			p.c.files = append(p.c.files, args[i+1:]...)
+			return p.c, nil
 		case !isOption(a):
-			c.files = append(c.files, a)
-		case strings.HasPrefix(a, "--") || byLong[strings.SplitN(a[1:], "=", 2)[0]].long != "" && len(a) > 2:
-			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			s, ok := byLong[name]
-			if !ok {
-				return nil, fmt.Errorf("unknown option %s", a)
-			}
-			if s.kind == argBool || s.kind == argCount {
-				if hasVal {
-					return nil, fmt.Errorf("option --%s takes no value", name)
-				}
-				c.vals[s.long] = append(c.vals[s.long], "")
-				continue
-			}
-			var err error
-			if i, err = takeValues(s, i, val, hasVal); err != nil {
-				return nil, err
-			}
-		default: // a cluster of short options
-			for j := 1; j < len(a); j++ {
-				s, ok := byShort[a[j]]
-				if !ok {
-					return nil, fmt.Errorf("unknown option -%c in %s", a[j], a)
-				}
-				if s.kind == argBool || s.kind == argCount {
-					c.vals[s.long] = append(c.vals[s.long], "")
-					continue
-				}
-				rest := a[j+1:]
-				var err error
-				if i, err = takeValues(s, i, rest, rest != ""); err != nil {
-					return nil, err
-				}
-				break
-			}
+			p.c.files = append(p.c.files, a)
+		case strings.HasPrefix(a, "--") || p.byLong[strings.SplitN(a[1:], "=", 2)[0]].long != "" && len(a) > 2:
+			i, err = p.long(i)
+		default:
+			i, err = p.shorts(i)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	return c, nil
+	return p.c, nil
+}
+
+// argParser is the state of one parseArgs: the specs by name and what has
+// been read so far.
+type argParser struct {
+	args    []string
+	byLong  map[string]argSpec
+	byShort map[byte]argSpec
+	c       *cliArgs
+}
+
+func isOption(a string) bool { return len(a) > 1 && a[0] == '-' && a != "-" }
+
+// long reads the long option at args[i] ("--name", "--name=value", or a
+// long name after one dash) and returns the index of its last value.
+func (p *argParser) long(i int) (int, error) {
+	a := p.args[i]
+	name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	s, ok := p.byLong[name]
+	if !ok {
+		return i, fmt.Errorf("unknown option %s", a)
+	}
+	if s.kind == argBool || s.kind == argCount {
+		if hasVal {
+			return i, fmt.Errorf("option --%s takes no value", name)
+		}
+		p.c.vals[s.long] = append(p.c.vals[s.long], "")
+		return i, nil
+	}
+	return p.takeValues(s, i, val, hasVal)
+}
+
+// shorts reads a cluster of short options ("-qqu", "-i211").
+func (p *argParser) shorts(i int) (int, error) {
+	a := p.args[i]
+	for j := 1; j < len(a); j++ {
+		s, ok := p.byShort[a[j]]
+		if !ok {
+			return i, fmt.Errorf("unknown option -%c in %s", a[j], a)
+		}
+		if s.kind == argBool || s.kind == argCount {
+			p.c.vals[s.long] = append(p.c.vals[s.long], "")
+			continue
+		}
+		rest := a[j+1:]
+		return p.takeValues(s, i, rest, rest != "")
+	}
+	return i, nil
+}
+
+// takeValues consumes the values after position i for a spec.
+func (p *argParser) takeValues(s argSpec, i int, first string, haveFirst bool) (int, error) {
+	var vals []string
+	if haveFirst {
+		vals = append(vals, first)
+	}
+	switch s.kind {
+	case argOne:
+		if !haveFirst {
+			if i+1 >= len(p.args) || (isOption(p.args[i+1]) && !isNumber(p.args[i+1])) {
+				return i, fmt.Errorf("option --%s needs a value", s.long)
+			}
+			i++
+			vals = append(vals, p.args[i])
+		}
+	case argMany:
+		// An attached value (--ignore=211, -i211) is the only one.
+		for !haveFirst && i+1 < len(p.args) && !isOption(p.args[i+1]) {
+			i++
+			vals = append(vals, p.args[i])
+		}
+		if len(vals) == 0 {
+			return i, fmt.Errorf("option --%s needs at least one value", s.long)
+		}
+	}
+	p.c.vals[s.long] = append(p.c.vals[s.long], vals...)
+	return i, nil
 }
 
 func isNumber(s string) bool {

@@ -173,16 +173,12 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
 			_, stderr, code := codesOf(t, t.TempDir(), c.rc)
 			if code != exitCritical {
 				t.Errorf("exit %d, want %d; stderr %s", code, exitCritical, stderr)
 			}
 			if !strings.Contains(stderr, c.want) {
 				t.Errorf("stderr %q does not contain %q", stderr, c.want)
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %v", d)
 			}
 		})
 	}

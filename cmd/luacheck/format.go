@@ -6,13 +6,15 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/redlua/redlua/lint"
 )
 
 // fileResult is one checked file: its diagnostics or the I/O error that
 // stopped it being read.
 type fileResult struct {
 	File  string
-	Diags []diagnostic
+	Diags []lint.Diagnostic
 	IOErr error
 }
 
@@ -28,7 +30,7 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func lineOf(d diagnostic, o reportOpts) string {
+func lineOf(d lint.Diagnostic, o reportOpts) string {
 	pos := fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Column)
 	if o.ranges {
 		pos = fmt.Sprintf("%s:%d:%d-%d", d.File, d.Line, d.Column, d.EndColumn)
@@ -45,7 +47,7 @@ func counts(rs []fileResult) (warn, errs, ioErrs int) {
 			ioErrs++
 		}
 		for _, d := range r.Diags {
-			if d.Severity == sevError {
+			if d.Severity == lint.Error {
 				errs++
 			} else {
 				warn++
@@ -102,10 +104,10 @@ func writeDefault(w io.Writer, rs []fileResult, o reportOpts) {
 
 // fileSummary is luacheck's per-file status: "2 warnings", "1 error" or
 // "1 warning / 1 error".
-func fileSummary(ds []diagnostic) string {
+func fileSummary(ds []lint.Diagnostic) string {
 	var warn, errs int
 	for _, d := range ds {
-		if d.Severity == sevError {
+		if d.Severity == lint.Error {
 			errs++
 		} else {
 			warn++
@@ -142,8 +144,8 @@ type jsonDiag struct {
 	Severity  string `json:"severity"`
 }
 
-func sevName(s severity) string {
-	if s == sevError {
+func sevName(s lint.Severity) string {
+	if s == lint.Error {
 		return "error"
 	}
 	return "warning"
@@ -156,7 +158,7 @@ func writeJSON(w io.Writer, rs []fileResult) error {
 			out = append(out, jsonDiag{File: r.File, Code: "E000", Name: "io-error", Message: r.IOErr.Error(), Severity: "error"})
 		}
 		for _, d := range r.Diags {
-			out = append(out, jsonDiag{d.File, d.Line, d.Column, d.EndColumn, d.Code, d.Name, d.Message, sevName(d.Severity)})
+			out = append(out, jsonDiag{d.File, d.Line, d.Column, d.EndColumn, d.Code, d.Analyzer, d.Message, sevName(d.Severity)})
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -187,14 +189,14 @@ func writeGitHub(w io.Writer, rs []fileResult) {
 }
 
 // sortedCodes lists the distinct codes in rs, for SARIF's rules array.
-func sortedCodes(rs []fileResult) []diagnostic {
-	m := map[string]diagnostic{}
+func sortedCodes(rs []fileResult) []lint.Diagnostic {
+	m := map[string]lint.Diagnostic{}
 	for _, r := range rs {
 		for _, d := range r.Diags {
 			m[d.Code] = d
 		}
 	}
-	out := make([]diagnostic, 0, len(m))
+	out := make([]lint.Diagnostic, 0, len(m))
 	for _, d := range m {
 		out = append(out, d)
 	}

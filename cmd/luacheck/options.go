@@ -75,27 +75,11 @@ var macroPatterns = []struct {
 	{"redefined", "4", func(o *optionSet) *bool { return o.redefined }},
 }
 
-type ruleKind int
-
-const (
-	ruleEnable ruleKind = iota
-	ruleDisable
-	ruleOnly
-)
-
-// rule is one of luacheck's filter rules: a pattern list and what a match
-// (or, for only, a miss) does.
-type rule struct {
-	patterns []string
-	kind     ruleKind
-}
-
 // fileOptions is what one file is checked with: lint's config (globals,
-// line length) and the filter rules, applied by the driver in luacheck's
-// order so that a later layer's enable beats an earlier ignore and vice versa.
+// line length, and the filter rules in luacheck's order, so that a later
+// layer's enable beats an earlier ignore and vice versa).
 type fileOptions struct {
-	cfg   *lint.Config
-	rules []rule
+	cfg *lint.Config
 }
 
 // resolveOptions folds an option stack (least specific first) as luacheck's
@@ -138,60 +122,32 @@ func resolveOptions(stack []*optionSet, custom map[string]*stdDef) fileOptions {
 	cfg.Globals = append(stdExtra.globals, globals...)
 	cfg.ReadGlobals = append(stdExtra.readGlobals, readGlobals...)
 
-	var rules []rule
+	var rules []lint.Rule
 	used := map[string]bool{}
 	for i := len(stack) - 1; i >= 0; i-- {
 		o := stack[i]
 		for _, m := range macroPatterns {
 			if v := m.get(o); v != nil && !used[m.name] {
 				used[m.name] = true
-				kind := ruleDisable
+				kind := lint.RuleIgnore
 				if *v {
-					kind = ruleEnable
+					kind = lint.RuleEnable
 				}
-				rules = append(rules, rule{[]string{m.pattern}, kind})
+				rules = append(rules, lint.Rule{Kind: kind, Patterns: []string{m.pattern}})
 			}
 		}
 		if o.ignore != nil {
-			rules = append(rules, rule{o.ignore, ruleDisable})
+			rules = append(rules, lint.Rule{Kind: lint.RuleIgnore, Patterns: o.ignore})
 		}
 		if o.only != nil || o.setOnly {
-			rules = append(rules, rule{o.only, ruleOnly})
+			rules = append(rules, lint.Rule{Kind: lint.RuleOnly, Patterns: o.only})
 		}
 		if o.enable != nil {
-			rules = append(rules, rule{o.enable, ruleEnable})
+			rules = append(rules, lint.Rule{Kind: lint.RuleEnable, Patterns: o.enable})
 		}
 	}
-	return fileOptions{cfg: cfg, rules: rules}
-}
-
-// passes applies the rules to a diagnostic as luacheck's filter does: the
-// first enable or ignore that matches decides, an only that does not match
-// drops it, and what no rule decides is kept. Syntax errors and invalid
-// inline options (0xx) are never filtered.
-func passes(rules []rule, d lint.Diagnostic) bool {
-	code := strings.TrimLeft(d.Code, "EW")
-	if strings.HasPrefix(code, "0") {
-		return true
-	}
-	for _, r := range rules {
-		matched := false
-		for _, p := range r.patterns {
-			if lint.MatchPattern(p, code, d.Symbol) {
-				matched = true
-				break
-			}
-		}
-		switch {
-		case r.kind == ruleEnable && matched:
-			return true
-		case r.kind == ruleDisable && matched:
-			return false
-		case r.kind == ruleOnly && !matched:
-			return false
-		}
-	}
-	return true
+	cfg.Rules = rules
+	return fileOptions{cfg: cfg}
 }
 
 // validatePatterns rejects malformed filter patterns, naming the option.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/redlua/redlua/lint"
 )
 
 // version is reported by --version and in SARIF output.
@@ -100,10 +102,37 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luacheck: no files given\n%s", usage)
 		return exitCritical
 	}
+	opts, formatter := reportSettings(ca, set.conf, isTerminal(stdout))
+	filename := "stdin"
+	if ca.has("filename") {
+		filename = ca.last("filename")
+	}
+	results, srcs, err := checkAll(ca.files, stdin, filename, set)
+	if err != nil {
+		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		return exitCritical
+	}
+	if code, ok := writeReport(stdout, stderr, formatter, results, opts); !ok {
+		return code
+	}
+	code := exitCode(results)
+	if ca.has("sum") {
+		sumCode, err := verifySum(ca.last("sum"), results, srcs)
+		if err != nil {
+			fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		}
+		code = max(code, sumCode)
+	}
+	return code
+}
+
+// reportSettings decides how to report: the command line wins over the
+// config file, which wins over the defaults.
+func reportSettings(ca *cliArgs, conf *rcConfig, terminal bool) (reportOpts, string) {
 	opts := reportOpts{codes: ca.has("codes"), ranges: ca.has("ranges")}
 	color := !ca.has("no-color")
 	formatter := "default"
-	if c := set.conf; c != nil {
+	if c := conf; c != nil {
 		if c.codes != nil && !opts.codes {
 			opts.codes = *c.codes
 		}
@@ -123,24 +152,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if ca.has("formatter") {
 		formatter = ca.last("formatter")
 	}
-	opts.color = color && isTerminal(stdout)
-	switch q := len(ca.vals["quiet"]); {
-	case q >= 3:
-		opts.quiet = 3
-	case q == 2:
-		opts.quiet = 2
-	case q == 1:
-		opts.quiet = 1
+	opts.color = color && terminal
+	if q := len(ca.vals["quiet"]); q > 0 {
+		opts.quiet = min(q, 3)
 	}
-	filename := "stdin"
-	if ca.has("filename") {
-		filename = ca.last("filename")
-	}
-	results, srcs, err := checkAll(ca.files, stdin, filename, set)
-	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
-		return exitCritical
-	}
+	return opts, formatter
+}
+
+// writeReport prints the results with the named formatter; when it cannot,
+// it says why and returns the exit code and false.
+func writeReport(stdout, stderr io.Writer, formatter string, results []fileResult, opts reportOpts) (int, bool) {
+	var err error
 	switch strings.ToLower(formatter) {
 	case "default":
 		writeDefault(stdout, results, opts)
@@ -156,21 +178,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		writeJUnit(stdout, results)
 	default:
 		fmt.Fprintf(stderr, "luacheck: unknown formatter %q (use default, plain, JSON, sarif, github or JUnit)\n", formatter)
-		return exitCritical
+		return exitCritical, false
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "luacheck: %v\n", err)
-		return exitIO
+		return exitIO, false
 	}
-	code := exitCode(results)
-	if ca.has("sum") {
-		sumCode, err := verifySum(ca.last("sum"), results, srcs)
-		if err != nil {
-			fmt.Fprintf(stderr, "luacheck: %v\n", err)
-		}
-		code = max(code, sumCode)
-	}
-	return code
+	return exitOK, true
 }
 
 // buildSettings turns the command line into the option layer it defines
@@ -309,7 +323,7 @@ func exitCode(rs []fileResult) int {
 			code = max(code, exitIO)
 		}
 		for _, d := range r.Diags {
-			if d.Severity == sevError {
+			if d.Severity == lint.Error {
 				code = max(code, exitErrors)
 			} else {
 				code = max(code, exitWarnings)

@@ -124,7 +124,15 @@ func TestSARIFRequiredFields(t *testing.T) {
 	}
 	rules := map[string]bool{}
 	for _, x := range driver["rules"].([]any) {
-		rules[x.(map[string]any)["id"].(string)] = true
+		rule := x.(map[string]any)
+		rules[rule["id"].(string)] = true
+		full, _ := rule["fullDescription"].(map[string]any)
+		if full == nil || full["text"] == "" {
+			t.Errorf("rule %v has no fullDescription (the analyzer's doc)", rule["id"])
+		}
+		if help, _ := rule["helpUri"].(string); !strings.Contains(help, "CODES.md#"+strings.ToLower(rule["id"].(string))) {
+			t.Errorf("rule %v helpUri = %q, want a link to its CODES.md anchor", rule["id"], help)
+		}
 	}
 	results := r["results"].([]any)
 	if len(results) == 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+
+	"github.com/redlua/redlua/lint"
 )
 
 const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -34,6 +36,8 @@ type sarifRule struct {
 	ID               string       `json:"id"`
 	Name             string       `json:"name,omitempty"`
 	ShortDescription sarifMessage `json:"shortDescription"`
+	FullDescription  sarifMessage `json:"fullDescription"`
+	HelpURI          string       `json:"helpUri"`
 }
 
 type sarifMessage struct {
@@ -75,7 +79,15 @@ func writeSARIF(w io.Writer, rs []fileResult) error {
 		Results: []sarifResult{},
 	}
 	for _, d := range sortedCodes(rs) {
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: d.Code, Name: d.Name, ShortDescription: sarifMessage{Text: d.Name}})
+		// Each rule describes itself with its analyzer's doc and links to
+		// the code's entry in CODES.md.
+		doc := lint.AnalyzerDoc(d.Analyzer)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
+			ID: d.Code, Name: d.Analyzer,
+			ShortDescription: sarifMessage{Text: d.Analyzer + ": " + doc},
+			FullDescription:  sarifMessage{Text: doc},
+			HelpURI:          lint.HelpURL(d.Code),
+		})
 	}
 	for _, r := range rs {
 		for _, d := range r.Diags {

@@ -1,24 +1,24 @@
-package lint
+package luasyntax
 
-// walkStmts calls fn for every statement in b and in nested blocks,
+// WalkStmts calls fn for every statement in b and in nested blocks,
 // including the bodies of function expressions, depth first. fn returning
 // false stops the walk.
-func walkStmts(b *Block, fn func(Stmt) bool) bool {
+func WalkStmts(b *Block, fn func(Stmt) bool) bool {
 	for _, s := range b.Stmts {
 		if !fn(s) {
 			return false
 		}
 		stop := false
-		walkFuncs(s, func(f *FunctionExpr) {
-			if !stop && !walkStmts(f.Body, fn) {
+		WalkFuncs(s, func(f *FunctionExpr) {
+			if !stop && !WalkStmts(f.Body, fn) {
 				stop = true
 			}
 		})
 		if stop {
 			return false
 		}
-		for _, child := range childBlocks(s) {
-			if !walkStmts(child, fn) {
+		for _, child := range ChildBlocks(s) {
+			if !WalkStmts(child, fn) {
 				return false
 			}
 		}
@@ -26,7 +26,8 @@ func walkStmts(b *Block, fn func(Stmt) bool) bool {
 	return true
 }
 
-func childBlocks(s Stmt) []*Block {
+// ChildBlocks lists the blocks nested directly in a statement.
+func ChildBlocks(s Stmt) []*Block {
 	switch s := s.(type) {
 	case *DoStmt:
 		return []*Block{s.Body}
@@ -48,8 +49,8 @@ func childBlocks(s Stmt) []*Block {
 	return nil
 }
 
-// stmtExprs lists the expressions a statement holds directly.
-func stmtExprs(s Stmt) []Expr {
+// StmtExprs lists the expressions a statement holds directly.
+func StmtExprs(s Stmt) []Expr {
 	switch s := s.(type) {
 	case *LocalStmt:
 		return s.Exprs
@@ -81,11 +82,11 @@ func stmtExprs(s Stmt) []Expr {
 	return nil
 }
 
-// walkFuncs calls fn for each function expression directly inside the
+// WalkFuncs calls fn for each function expression directly inside the
 // statement's expressions (not inside those functions' bodies).
-func walkFuncs(s Stmt, fn func(*FunctionExpr)) {
-	for _, e := range stmtExprs(s) {
-		walkExpr(e, func(e Expr) bool {
+func WalkFuncs(s Stmt, fn func(*FunctionExpr)) {
+	for _, e := range StmtExprs(s) {
+		WalkExpr(e, func(e Expr) bool {
 			if f, ok := e.(*FunctionExpr); ok {
 				fn(f)
 				return false
@@ -95,49 +96,49 @@ func walkFuncs(s Stmt, fn func(*FunctionExpr)) {
 	}
 }
 
-// walkExpr calls fn for e and its subexpressions, pre-order; fn returning
+// WalkExpr calls fn for e and its subexpressions, pre-order; fn returning
 // false skips the node's children.
-func walkExpr(e Expr, fn func(Expr) bool) {
+func WalkExpr(e Expr, fn func(Expr) bool) {
 	if e == nil || !fn(e) {
 		return
 	}
 	switch e := e.(type) {
 	case *IndexExpr:
-		walkExpr(e.Obj, fn)
-		walkExpr(e.Key, fn)
+		WalkExpr(e.Obj, fn)
+		WalkExpr(e.Key, fn)
 	case *CallExpr:
-		walkExpr(e.Fn, fn)
+		WalkExpr(e.Fn, fn)
 		for _, a := range e.Args {
-			walkExpr(a, fn)
+			WalkExpr(a, fn)
 		}
 	case *MethodCallExpr:
-		walkExpr(e.Obj, fn)
+		WalkExpr(e.Obj, fn)
 		for _, a := range e.Args {
-			walkExpr(a, fn)
+			WalkExpr(a, fn)
 		}
 	case *TableExpr:
 		for _, it := range e.Items {
-			walkExpr(it.Key, fn)
-			walkExpr(it.Value, fn)
+			WalkExpr(it.Key, fn)
+			WalkExpr(it.Value, fn)
 		}
 	case *BinaryExpr:
-		walkExpr(e.L, fn)
-		walkExpr(e.R, fn)
+		WalkExpr(e.L, fn)
+		WalkExpr(e.R, fn)
 	case *UnaryExpr:
-		walkExpr(e.X, fn)
+		WalkExpr(e.X, fn)
 	case *ParenExpr:
-		walkExpr(e.X, fn)
+		WalkExpr(e.X, fn)
 	}
 }
 
-// walkAllExprs visits every expression in the file, including those in
+// WalkAllExprs visits every expression in the file, including those in
 // function bodies.
-func walkAllExprs(b *Block, fn func(Expr) bool) {
-	walkStmts(b, func(s Stmt) bool {
-		for _, e := range stmtExprs(s) {
-			walkExpr(e, func(e Expr) bool {
+func WalkAllExprs(b *Block, fn func(Expr) bool) {
+	WalkStmts(b, func(s Stmt) bool {
+		for _, e := range StmtExprs(s) {
+			WalkExpr(e, func(e Expr) bool {
 				if _, ok := e.(*FunctionExpr); ok {
-					return false // its body's statements are walked by walkStmts
+					return false // its body's statements are walked by WalkStmts
 				}
 				return fn(e)
 			})

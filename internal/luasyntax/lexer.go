@@ -1,4 +1,4 @@
-package lint
+package luasyntax
 
 import (
 	"strconv"
@@ -19,8 +19,8 @@ type Comment struct {
 // syntaxError is a position and message for E011; the lexer and parser
 // stop at the first one, as Lua does.
 type syntaxError struct {
-	pos Pos
-	end int
+	Pos Pos
+	End int
 	msg string
 }
 
@@ -67,9 +67,9 @@ func (lx *lexer) posAt(off int) Pos {
 
 func (lx *lexer) fail(p Pos, end int, msg string) token {
 	if lx.err == nil {
-		lx.err = &syntaxError{pos: p, end: end, msg: msg}
+		lx.err = &syntaxError{Pos: p, End: end, msg: msg}
 	}
-	return token{kind: tokEOF, pos: p, end: end}
+	return token{kind: tokEOF, Pos: p, End: end}
 }
 
 // newline consumes one line break (\n, \r, \r\n or \n\r, as Lua counts).
@@ -84,18 +84,19 @@ func (lx *lexer) newline() {
 	lx.lineStarts = append(lx.lineStarts, lx.off)
 }
 
-func isNameStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+// IsNameStart reports whether c may start a Lua name.
+func IsNameStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
-func isAlnum(c byte) bool     { return isNameStart(c) || isDigit(c) }
+func isAlnum(c byte) bool     { return IsNameStart(c) || isDigit(c) }
 
 // next returns the next token, collecting comments on the way.
 func (lx *lexer) next() token {
 	for {
 		if lx.err != nil {
-			return token{kind: tokEOF, pos: lx.pos(), end: lx.off}
+			return token{kind: tokEOF, Pos: lx.pos(), End: lx.off}
 		}
 		if lx.off >= len(lx.src) {
-			return token{kind: tokEOF, pos: lx.pos(), end: lx.off}
+			return token{kind: tokEOF, Pos: lx.pos(), End: lx.off}
 		}
 		c := lx.src[lx.off]
 		switch c {
@@ -198,7 +199,7 @@ func (lx *lexer) scan() token {
 	c := lx.src[lx.off]
 	tok := func(k tokKind, n int) token {
 		lx.off += n
-		return token{kind: k, pos: p, end: lx.off - 1}
+		return token{kind: k, Pos: p, End: lx.off - 1}
 	}
 	peek := func(i int) byte {
 		if lx.off+i < len(lx.src) {
@@ -207,7 +208,7 @@ func (lx *lexer) scan() token {
 		return 0
 	}
 	switch {
-	case isNameStart(c):
+	case IsNameStart(c):
 		i := lx.off
 		for i < len(lx.src) && isAlnum(lx.src[i]) {
 			i++
@@ -218,7 +219,7 @@ func (lx *lexer) scan() token {
 			k = tokName
 		}
 		lx.off = i
-		return token{kind: k, pos: p, end: i - 1, text: word}
+		return token{kind: k, Pos: p, End: i - 1, text: word}
 	case isDigit(c) || c == '.' && isDigit(peek(1)):
 		return lx.number(p)
 	}
@@ -232,7 +233,7 @@ func (lx *lexer) scan() token {
 				return lx.fail(p, lx.off-1, "unfinished long string")
 			}
 			lx.stringSpans = append(lx.stringSpans, [2]int{p.Offset, lx.off - 1})
-			return token{kind: tokString, pos: p, end: lx.off - 1, text: s}
+			return token{kind: tokString, Pos: p, End: lx.off - 1, text: s}
 		}
 		return tok('[', 1)
 	case '.':
@@ -302,7 +303,7 @@ func (lx *lexer) number(p Pos) token {
 	if !validLua51Number(text) {
 		return lx.fail(p, i-1, "malformed number near '"+text+"'")
 	}
-	return token{kind: tokNumber, pos: p, end: i - 1, text: text}
+	return token{kind: tokNumber, Pos: p, End: i - 1, text: text}
 }
 
 func validLua51Number(s string) bool {
@@ -344,7 +345,7 @@ func (lx *lexer) shortString(p Pos, quote byte) token {
 		case quote:
 			lx.off++
 			lx.stringSpans = append(lx.stringSpans, [2]int{p.Offset, lx.off - 1})
-			return token{kind: tokString, pos: p, end: lx.off - 1, text: b.String()}
+			return token{kind: tokString, Pos: p, End: lx.off - 1, text: b.String()}
 		case '\n', '\r':
 			return lx.fail(p, lx.off-1, "unfinished string")
 		case '\\':

@@ -1,5 +1,12 @@
 package lint
 
+import "github.com/redlua/redlua/internal/luasyntax"
+
+// Reachability: which statements can run. UnreachableAnalyzer reports what
+// cannot (511) and loops that run at most once (512); the liveness pass
+// (liveness.go) and the unused analyzer ask isDead, since a read in dead
+// code is no read, as in luacheck.
+
 // UnreachableAnalyzer reports code after a statement that never completes
 // (511) and loops whose body always leaves on the first pass (512).
 var UnreachableAnalyzer = &Analyzer{
@@ -41,7 +48,7 @@ func (p *Pass) reach() *reachInfo {
 // isDead reports whether an offset lies in unreachable code.
 func (r *reachInfo) isDead(off int) bool {
 	for _, s := range r.dead {
-		if off >= s.pos.Offset && off <= s.end {
+		if off >= s.Pos.Offset && off <= s.End {
 			return true
 		}
 	}
@@ -56,7 +63,7 @@ type unreachable struct {
 }
 
 func (u *unreachable) report(s Stmt, code, msg string) {
-	u.reportSpan(span{s.Start(), s.EndOffset()}, code, msg)
+	u.reportSpan(spanAt(s.Start(), s.EndOffset()), code, msg)
 }
 
 func (u *unreachable) reportSpan(at span, code, msg string) {
@@ -66,7 +73,7 @@ func (u *unreachable) reportSpan(at span, code, msg string) {
 }
 
 func (u *unreachable) markDead(s Stmt) {
-	u.info.dead = append(u.info.dead, span{s.Start(), s.EndOffset()})
+	u.info.dead = append(u.info.dead, spanAt(s.Start(), s.EndOffset()))
 }
 
 // block walks a block and reports whether control never reaches its end
@@ -117,7 +124,7 @@ func isJump(s Stmt) bool {
 }
 
 func (u *unreachable) stmt(s Stmt) bool {
-	walkFuncs(s, u.function)
+	luasyntax.WalkFuncs(s, u.function)
 	switch s := s.(type) {
 	case *ReturnStmt, *BreakStmt, *GotoStmt:
 		return true
@@ -157,25 +164,25 @@ func (u *unreachable) stmt(s Stmt) bool {
 			// loop itself when the body is empty (its end is what no path
 			// reaches), as luacheck does
 			if len(s.Body.Stmts) == 0 {
-				u.reportSpan(s.span, "512", "loop is executed at most once")
+				u.reportSpan(s.Span, "512", "loop is executed at most once")
 			}
 			u.deadBranch(s.Body)
 			return false
 		}
-		u.loopOnce(s.Body, s.span)
+		u.loopOnce(s.Body, s.Span)
 		return isTruthy(s.Cond) && !hasBreak(s.Body)
 	case *RepeatStmt:
 		// luacheck has no "at most once" for repeat: its test is the exit
 		if u.block(s.Body) {
 			// the test is never evaluated; flow resumes from it
-			u.reportSpan(span{s.Cond.Start(), s.Cond.EndOffset()}, "511", "unreachable code")
+			u.reportSpan(spanAt(s.Cond.Start(), s.Cond.EndOffset()), "511", "unreachable code")
 			return false
 		}
 		return isFalsy(s.Cond) && !hasBreak(s.Body)
 	case *NumForStmt:
-		u.loopOnce(s.Body, s.span)
+		u.loopOnce(s.Body, s.Span)
 	case *GenForStmt:
-		u.loopOnce(s.Body, s.span)
+		u.loopOnce(s.Body, s.Span)
 	}
 	return false
 }
@@ -192,7 +199,7 @@ func (u *unreachable) function(fn *FunctionExpr) { u.block(fn.Body) }
 // (the Lua 5.2 "continue" idiom), which luacheck does not count as leaving.
 func hasContinuePath(b *Block) bool {
 	found := false
-	walkStmts(b, func(s Stmt) bool {
+	luasyntax.WalkStmts(b, func(s Stmt) bool {
 		if _, ok := s.(*GotoStmt); ok {
 			found = true
 		}
@@ -240,81 +247,4 @@ func isFalsy(e Expr) bool {
 		return true
 	}
 	return false
-}
-
-// UnbalancedAnalyzer reports assignments whose right side has more values
-// than targets (531) or fewer (532, not for local declarations, where
-// "local a, b" style nil-initialisation is idiomatic).
-var UnbalancedAnalyzer = &Analyzer{
-	Name:  "unbalanced",
-	Doc:   "assignments with more or fewer values than targets",
-	Codes: []string{"531", "532"},
-	Run:   runUnbalanced,
-}
-
-func isMulti(e Expr) bool {
-	switch e.(type) {
-	case *CallExpr, *MethodCallExpr, *VarargExpr:
-		return true
-	}
-	return false
-}
-
-func runUnbalanced(p *Pass) {
-	walkStmts(p.File.Block, func(s Stmt) bool {
-		var targets int
-		var exprs []Expr
-		local := false
-		switch s := s.(type) {
-		case *AssignStmt:
-			targets, exprs = len(s.Targets), s.Exprs
-		case *LocalStmt:
-			if len(s.Exprs) == 0 {
-				return true
-			}
-			targets, exprs, local = len(s.Names), s.Exprs, true
-		default:
-			return true
-		}
-		sp := span{s.Start(), s.EndOffset()}
-		switch {
-		case len(exprs) > targets:
-			p.reportSpan(sp, "531", Warning, "", "right side of assignment has more values than left side expects")
-		case len(exprs) < targets && !local && !isMulti(exprs[len(exprs)-1]):
-			p.reportSpan(sp, "532", Warning, "", "right side of assignment has less values than left side expects")
-		}
-		return true
-	})
-}
-
-// EmptyAnalyzer reports empty do..end blocks (541), empty if branches
-// (542) and empty statements (551).
-var EmptyAnalyzer = &Analyzer{
-	Name:  "empty",
-	Doc:   "empty blocks, if branches and statements",
-	Codes: []string{"541", "542", "551"},
-	Run:   runEmpty,
-}
-
-func runEmpty(p *Pass) {
-	walkStmts(p.File.Block, func(s Stmt) bool {
-		switch s := s.(type) {
-		case *DoStmt:
-			if len(s.Body.Stmts) == 0 {
-				p.reportSpan(s.span, "541", Warning, "", "empty do..end block")
-			}
-		case *IfStmt:
-			for i, b := range s.Blocks {
-				if len(b.Stmts) == 0 {
-					p.reportSpan(s.Heads[i], "542", Warning, "", "empty if branch")
-				}
-			}
-			if s.Else != nil && len(s.Else.Stmts) == 0 {
-				p.reportSpan(s.ElseHead, "542", Warning, "", "empty if branch")
-			}
-		case *EmptyStmt:
-			p.reportSpan(s.span, "551", Warning, "", "empty statement")
-		}
-		return true
-	})
 }

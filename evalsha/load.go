@@ -1,4 +1,4 @@
-package registry
+package evalsha
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/registry"
 )
 
 // LoadError reports that one script could not be loaded on one node.
@@ -18,38 +20,39 @@ type LoadError struct {
 }
 
 func (e *LoadError) Error() string {
-	return fmt.Sprintf("registry: loading %s on %s: %v", e.Script, e.Node, e.Err)
+	return fmt.Sprintf("evalsha: loading %s on %s: %v", e.Script, e.Node, e.Err)
 }
 
+// Unwrap returns the server's error, so errors.Is reaches context errors.
 func (e *LoadError) Unwrap() error { return e.Err }
 
-// Load runs SCRIPT LOAD for every script on every node that may run it: a
-// standalone or sentinel-managed server, every shard of a Ring, and every
-// primary and replica of a Cluster (replicas run no-writes scripts sent with
-// EVALSHA_RO). Each node gets one pipelined round trip. Failures are reported
-// per node and script as *LoadError values, joined; nodes that succeed keep
-// their scripts.
+// Load runs SCRIPT LOAD for every script of reg on every node that may run
+// it: a standalone or sentinel-managed server, every shard of a Ring, and
+// every primary and replica of a Cluster (replicas run no-writes scripts
+// sent with EVALSHA_RO). Each node gets one pipelined round trip. Failures
+// are reported per node and script as *LoadError values, joined; nodes that
+// succeed keep their scripts.
 //
 // Servers that cannot compile the Redis 7 "#!lua" line (Redis 6, miniredis)
 // get the script's LegacySource instead, and later EVALSHA calls must use
-// LegacySHA1 there: evalsha.Runner detects this by itself.
-func (r *Registry) Load(ctx context.Context, client redis.UniversalClient) error {
+// LegacySHA1 there: a Runner detects this by itself.
+func Load(ctx context.Context, client redis.UniversalClient, reg *registry.Registry) error {
 	if client == nil {
-		return errors.New("registry: Load needs a go-redis client, got nil")
+		return errors.New("evalsha: Load needs a go-redis client, got nil")
 	}
+	if reg == nil {
+		return errors.New("evalsha: Load needs a registry, got nil; build one with registry.New(lua.FS)")
+	}
+	scripts := reg.Scripts()
 	var (
 		mu   sync.Mutex
 		errs []error
 	)
-	add := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
 	each := func(ctx context.Context, c *redis.Client) error {
-		for _, err := range r.loadNode(ctx, c) {
-			add(err)
-		}
+		nodeErrs := loadNode(ctx, c, scripts)
+		mu.Lock()
+		errs = append(errs, nodeErrs...)
+		mu.Unlock()
 		return nil
 	}
 	var err error
@@ -61,27 +64,27 @@ func (r *Registry) Load(ctx context.Context, client redis.UniversalClient) error
 	case *redis.Client:
 		err = each(ctx, c)
 	default:
-		return fmt.Errorf("registry: Load does not know how to reach every node of a %T; pass a *redis.Client, *redis.ClusterClient or *redis.Ring", client)
+		return fmt.Errorf("evalsha: Load does not know how to reach every node of a %T; pass a *redis.Client, *redis.ClusterClient or *redis.Ring", client)
 	}
 	if err != nil {
-		add(fmt.Errorf("registry: listing nodes: %w", err))
+		errs = append(errs, fmt.Errorf("evalsha: listing nodes: %w", err))
 	}
 	return errors.Join(errs...)
 }
 
-func (r *Registry) loadNode(ctx context.Context, c *redis.Client) []error {
+func loadNode(ctx context.Context, c *redis.Client, scripts []*registry.Script) []error {
 	node := c.Options().Addr
-	cmds, err := loadPipelined(ctx, c, r.all, (*Script).canonical)
+	cmds, err := loadPipelined(ctx, c, scripts, canonicalSource)
 	if err != nil && len(cmds) == 0 {
 		return []error{&LoadError{Node: node, Script: "all scripts", Err: err}}
 	}
 	var errs []error
-	var legacy []*Script
+	var legacy []*registry.Script
 	for i, cmd := range cmds {
-		s := r.all[i]
+		s := scripts[i]
 		sha, err := cmd.Result()
 		switch {
-		case err != nil && s.HasShebang() && ShebangUnsupported(err):
+		case err != nil && needsLegacySource(s, err):
 			legacy = append(legacy, s)
 		case err != nil:
 			errs = append(errs, &LoadError{Node: node, Script: s.ID(), Err: err})
@@ -90,7 +93,7 @@ func (r *Registry) loadNode(ctx context.Context, c *redis.Client) []error {
 		}
 	}
 	if len(legacy) > 0 {
-		cmds, err := loadPipelined(ctx, c, legacy, (*Script).LegacySource)
+		cmds, err := loadPipelined(ctx, c, legacy, (*registry.Script).LegacySource)
 		if err != nil && len(cmds) == 0 {
 			return append(errs, &LoadError{Node: node, Script: "legacy scripts", Err: err})
 		}
@@ -103,9 +106,9 @@ func (r *Registry) loadNode(ctx context.Context, c *redis.Client) []error {
 	return errs
 }
 
-func (s *Script) canonical() string { return s.Source }
+func canonicalSource(s *registry.Script) string { return s.Source }
 
-func loadPipelined(ctx context.Context, c *redis.Client, scripts []*Script, source func(*Script) string) ([]*redis.StringCmd, error) {
+func loadPipelined(ctx context.Context, c *redis.Client, scripts []*registry.Script, source func(*registry.Script) string) ([]*redis.StringCmd, error) {
 	if len(scripts) == 0 {
 		return nil, nil
 	}
@@ -120,6 +123,13 @@ func loadPipelined(ctx context.Context, c *redis.Client, scripts []*Script, sour
 		return nil, err
 	}
 	return cmds, err
+}
+
+// needsLegacySource is the one place that decides a server is too old for
+// the "#!lua" line: the script has one and the server failed to compile it.
+// Load decides it per node, the Runner per client; both ask here.
+func needsLegacySource(s *registry.Script, err error) bool {
+	return s.HasShebang() && ShebangUnsupported(err)
 }
 
 // ShebangUnsupported reports whether err is a server's compile error for the

@@ -1,4 +1,4 @@
-package lint
+package luasyntax
 
 // tokKind classifies a token. Single-byte punctuation uses its own byte
 // value; everything else has a named kind above 255.
@@ -62,8 +62,8 @@ type Pos struct {
 
 type token struct {
 	kind tokKind
-	pos  Pos
-	end  int    // offset of the token's last byte
+	Pos  Pos
+	End  int    // offset of the token's last byte
 	text string // raw text (names, numbers) or decoded value (strings)
 }
 

@@ -1,5 +1,7 @@
 package lint
 
+import "github.com/redlua/redlua/internal/luasyntax"
+
 // Liveness of local variable values, for W311 ("value assigned to
 // variable x is unused"). Each function is analysed on its own, backwards
 // over the structured tree; loops iterate to a fixpoint. A value counts as
@@ -106,21 +108,21 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 				}
 				// a closure created in unreachable code never runs for
 				// values set where code does run
-				if r.fn != v.Func && createdDead(res, r.fn, v.Func, dead) && !dead(s.at.pos.Offset) {
+				if r.fn != v.Func && createdDead(res, r.fn, v.Func, dead) && !dead(s.at.Pos.Offset) {
 					continue
 				}
 				var seen bool
 				switch {
 				case r.fn == v.Func:
 				case s.fn == v.Func:
-					seen = outermostBelow(res, r.fn, v.Func).pos.Offset < s.after
+					seen = outermostBelow(res, r.fn, v.Func).Pos.Offset < s.after
 				case r.fn == s.fn:
 					seen = true
 				default:
 					seen = r.fn != v.Func
 				}
 				if r.fn == v.Func && s.fn != v.Func {
-					seen = r.node == nil || r.node.pos.Offset > s.fn.pos.Offset
+					seen = r.node == nil || r.node.Pos.Offset > s.fn.Pos.Offset
 				}
 				if seen {
 					s.used = true
@@ -135,7 +137,7 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 // is created in unreachable code, so that fn never runs.
 func createdDead(res *resolution, fn, outer *FunctionExpr, dead func(int) bool) bool {
 	for ; fn != nil && fn != outer; fn = res.parentOf[fn] {
-		if dead(fn.pos.Offset) {
+		if dead(fn.Pos.Offset) {
 			return true
 		}
 	}
@@ -203,8 +205,8 @@ func (l *liveness) set(n *NameExpr, live liveSet) liveSet {
 func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
 	var add []*Var
 	for _, e := range es {
-		collectReads(e, &add)
-		walkExpr(e, func(e Expr) bool {
+		collectReads(l.res, e, &add)
+		luasyntax.WalkExpr(e, func(e Expr) bool {
 			if f, ok := e.(*FunctionExpr); ok {
 				add = append(add, l.upvals[f]...)
 				return false
@@ -225,12 +227,12 @@ func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
 
 // collectReads lists the locals an expression reads in its own function
 // (function bodies inside it are other functions).
-func collectReads(e Expr, out *[]*Var) {
-	walkExpr(e, func(e Expr) bool {
+func collectReads(res *resolution, e Expr, out *[]*Var) {
+	luasyntax.WalkExpr(e, func(e Expr) bool {
 		switch e := e.(type) {
 		case *NameExpr:
-			if e.Var != nil {
-				*out = append(*out, e.Var)
+			if v := res.varOf(e); v != nil {
+				*out = append(*out, v)
 			}
 		case *FunctionExpr:
 			return false

@@ -1,4 +1,4 @@
-package lint
+package luasyntax
 
 // The syntax tree. Nodes keep the position of their first token and the
 // offset of their last byte, which is all the checks need.
@@ -9,14 +9,20 @@ type Node interface {
 	EndOffset() int
 }
 
-type span struct {
-	pos Pos
-	end int
+// Span is the source range of a node: the position of its first byte and
+// the offset of its last.
+type Span struct {
+	Pos Pos
+	End int
 }
 
-func (s span) Start() Pos       { return s.pos }
-func (s span) EndOffset() int   { return s.end }
-func spanOf(from, to Node) span { return span{pos: from.Start(), end: to.EndOffset()} }
+// Start is the position of the node's first byte.
+func (s Span) Start() Pos { return s.Pos }
+
+// EndOffset is the offset of the node's last byte.
+func (s Span) EndOffset() int { return s.End }
+
+func spanOf(from, to Node) Span { return Span{Pos: from.Start(), End: to.EndOffset()} }
 
 // Expr is an expression node.
 type Expr interface {
@@ -32,64 +38,64 @@ type Stmt interface {
 
 // Expressions.
 type (
-	NilExpr    struct{ span }
-	TrueExpr   struct{ span }
-	FalseExpr  struct{ span }
-	VarargExpr struct{ span }
+	NilExpr    struct{ Span }
+	TrueExpr   struct{ Span }
+	FalseExpr  struct{ Span }
+	VarargExpr struct{ Span }
 	NumberExpr struct {
-		span
+		Span
 		Raw string
 	}
 	StringExpr struct {
-		span
+		Span
 		Value string
 	}
-	// NameExpr is a variable reference; Var is filled in by resolution
-	// (nil for a global).
+	// NameExpr is a variable reference; which variable it names is for
+	// a resolver to decide (lint's maps each NameExpr to its local or nil
+	// for a global).
 	NameExpr struct {
-		span
+		Span
 		Name string
-		Var  *Var
 	}
 	IndexExpr struct {
-		span
+		Span
 		Obj, Key Expr
 	}
 	CallExpr struct {
-		span
+		Span
 		Fn   Expr
 		Args []Expr
 	}
 	MethodCallExpr struct {
-		span
+		Span
 		Obj    Expr
 		Method string
 		Args   []Expr
 	}
 	FunctionExpr struct {
-		span
+		Span
 		Params   []*NameExpr
 		IsVararg bool
-		VarargAt span
+		VarargAt Span
 		IsMethod bool // declared with ':' (implicit self)
 		Body     *Block
 	}
 	TableExpr struct {
-		span
+		Span
 		Items []TableItem
 	}
 	BinaryExpr struct {
-		span
+		Span
 		Op   string
 		L, R Expr
 	}
 	UnaryExpr struct {
-		span
+		Span
 		Op string
 		X  Expr
 	}
 	ParenExpr struct {
-		span
+		Span
 		X Expr
 	}
 )
@@ -118,57 +124,57 @@ func (ParenExpr) exprNode()      {}
 // Block is a sequence of statements; End is the position of the token that
 // closes it (end, until, else, elseif or EOF).
 type Block struct {
-	span
+	Span
 	Stmts []Stmt
 }
 
 // Statements.
 type (
 	LocalStmt struct {
-		span
+		Span
 		Names []*NameExpr
 		Exprs []Expr
 	}
 	AssignStmt struct {
-		span
+		Span
 		Targets []Expr
 		Exprs   []Expr
 	}
 	CallStmt struct {
-		span
+		Span
 		Call Expr
 	}
 	DoStmt struct {
-		span
+		Span
 		Body *Block
 	}
 	WhileStmt struct {
-		span
+		Span
 		Cond Expr
 		Body *Block
 	}
 	RepeatStmt struct {
-		span
+		Span
 		Body *Block
 		Cond Expr
 	}
 	IfStmt struct {
-		span
+		Span
 		Conds  []Expr
 		Blocks []*Block
 		// Heads are the "then" tokens of each branch, ElseHead the "else".
-		Heads    []span
+		Heads    []Span
 		Else     *Block
-		ElseHead span
+		ElseHead Span
 	}
 	NumForStmt struct {
-		span
+		Span
 		Var               *NameExpr
 		Init, Limit, Step Expr
 		Body              *Block
 	}
 	GenForStmt struct {
-		span
+		Span
 		Vars  []*NameExpr
 		Exprs []Expr
 		Body  *Block
@@ -176,31 +182,31 @@ type (
 	// FunctionStmt is "function a.b:c() end"; Target is the assigned
 	// expression (a NameExpr or an IndexExpr chain).
 	FunctionStmt struct {
-		span
+		Span
 		Target Expr
 		Func   *FunctionExpr
 	}
 	LocalFunctionStmt struct {
-		span
+		Span
 		Name *NameExpr
 		Func *FunctionExpr
 	}
 	ReturnStmt struct {
-		span
+		Span
 		Exprs []Expr
 	}
-	BreakStmt struct{ span }
+	BreakStmt struct{ Span }
 	// GotoStmt and LabelStmt are Lua 5.2 syntax, kept so the Redis check
 	// can name them.
 	GotoStmt struct {
-		span
+		Span
 		Label string
 	}
 	LabelStmt struct {
-		span
+		Span
 		Name string
 	}
-	EmptyStmt struct{ span }
+	EmptyStmt struct{ Span }
 )
 
 func (LocalStmt) stmtNode()         {}

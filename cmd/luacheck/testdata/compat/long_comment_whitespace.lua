@@ -1,0 +1,11 @@
+--[[
+  
+	
+]]
+local s = [[
+ 
+]] --[==[ x  
+   
+]==]
+-- trailing   
+return s
