@@ -73,10 +73,16 @@ type Wait struct {
 
 // QueueStats says how far waits were from first-come, first-served.
 type QueueStats struct {
-	// Overtaken counts waits that some later arrival got the lock before.
+	// Overtaken counts waits that some later arrival got the lock before;
+	// a later arrival counts only when it asked at least OvertakeSlack after
+	// the wait did, since requests sent within a few milliseconds of each
+	// other from different processes may reach the server in either order.
 	Overtaken int
 	// MaxOvertakes is the most later arrivals served before one wait.
 	MaxOvertakes int
+	// MaxServed is the most acquisitions by others during one wait. In a
+	// first-come, first-served queue it is below the number of waiters.
+	MaxServed int
 	// LongestWait is the longest wait, AheadOfLongest the waiters already
 	// queued when it asked, and LongestPerAhead its wait divided by
 	// (AheadOfLongest+1): the time per turn it waited for.
@@ -89,6 +95,10 @@ type QueueStats struct {
 	// run's own pace.
 	WorstTurnRatio float64
 }
+
+// OvertakeSlack is how much later a later arrival must have asked to count
+// as overtaking a wait.
+const OvertakeSlack = 10 * time.Millisecond
 
 // queueStats compares every wait with the queue ahead of it. ahead(w) is the
 // number of waits asked before w and not yet granted when w asked; a later
@@ -115,6 +125,10 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 	for _, w := range waits {
 		a := w.Asked.UnixNano()
 		ahead := countBefore(asks, a) - countBefore(gots, a)
+		// Grants strictly between asking and getting: this wait's own grant
+		// is at Got, so it is not counted.
+		served := max(0, countBefore(gots, w.Got.UnixNano())-countBefore(gots, a+1))
+		s.MaxServed = max(s.MaxServed, served)
 		wait := w.Got.Sub(w.Asked)
 		if wait > s.LongestWait {
 			s.LongestWait, s.AheadOfLongest = wait, ahead
@@ -127,7 +141,8 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 		}
 	}
 	// Overtakes: walk the waits from the latest arrival back, keeping the
-	// grant times of later arrivals in a Fenwick tree over grant-time ranks.
+	// grant times of arrivals at least OvertakeSlack later in a Fenwick tree
+	// over grant-time ranks.
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -139,8 +154,17 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 	}
 	sort.Slice(ranks, func(i, j int) bool { return ranks[i] < ranks[j] })
 	tree := make([]int, n+1)
+	added := n // waits order[added:] are in the tree
 	for k := n - 1; k >= 0; k-- {
 		w := waits[order[k]]
+		for added > k+1 && waits[order[added-1]].Asked.Sub(w.Asked) >= OvertakeSlack {
+			added--
+			if v := waits[order[added]]; v.Granted {
+				for i := countBefore(ranks, v.Got.UnixNano()) + 1; i <= n; i += i & -i {
+					tree[i]++
+				}
+			}
+		}
 		g := w.Got.UnixNano()
 		// Later arrivals granted strictly before w's grant (or before the end,
 		// for a wait still in progress).
@@ -151,11 +175,6 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 		if over > 0 {
 			s.Overtaken++
 			s.MaxOvertakes = max(s.MaxOvertakes, over)
-		}
-		if w.Granted {
-			for i := countBefore(ranks, g) + 1; i <= n; i += i & -i {
-				tree[i]++
-			}
 		}
 	}
 	return s

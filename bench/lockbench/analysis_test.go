@@ -57,21 +57,36 @@ func TestQueueStatsFIFO(t *testing.T) {
 // never got the lock as overtaken by everyone served after it asked.
 func TestQueueStatsOvertaken(t *testing.T) {
 	waits := []Wait{
-		{Asked: at(0), Got: at(40), Granted: true}, // overtaken by the two below
-		{Asked: at(1), Got: at(10), Granted: true},
-		{Asked: at(2), Got: at(20), Granted: true},
-		{Asked: at(3), Got: at(100)}, // never granted: overtaken by the one below
-		{Asked: at(50), Got: at(60), Granted: true},
+		{Asked: at(0), Got: at(160), Granted: true}, // overtaken by the two below
+		{Asked: at(20), Got: at(50), Granted: true},
+		{Asked: at(40), Got: at(100), Granted: true},
+		{Asked: at(60), Got: at(400)}, // never granted: overtaken by the one below
+		{Asked: at(200), Got: at(220), Granted: true},
 	}
 	s := queueStats(waits, 10*time.Millisecond)
 	if s.Overtaken != 2 || s.MaxOvertakes != 2 {
 		t.Errorf("overtaken %d (max %d), want 2 (max 2): %+v", s.Overtaken, s.MaxOvertakes, s)
 	}
-	if s.LongestWait != 97*time.Millisecond || s.AheadOfLongest != 3 {
-		t.Errorf("longest wait %v with %d ahead, want 97ms with 3 ahead", s.LongestWait, s.AheadOfLongest)
+	if s.LongestWait != 340*time.Millisecond || s.AheadOfLongest != 2 {
+		t.Errorf("longest wait %v with %d ahead, want 340ms with 2 ahead", s.LongestWait, s.AheadOfLongest)
 	}
-	if s.WorstTurnRatio < 2 {
-		t.Errorf("the starved waiter waited 97 ms behind 3: ratio %v, want > 2", s.WorstTurnRatio)
+	if s.MaxServed != 3 {
+		t.Errorf("most served during one wait: %d, want 3 (at 100, 160, 220 while the starved one waited)", s.MaxServed)
+	}
+	if s.WorstTurnRatio < 10 {
+		t.Errorf("the starved waiter waited 340 ms behind 2: ratio %v, want > 10", s.WorstTurnRatio)
+	}
+}
+
+// Requests sent within OvertakeSlack of each other may reach the server in
+// either order; that is not an overtake.
+func TestQueueStatsSlack(t *testing.T) {
+	waits := []Wait{
+		{Asked: at(0), Got: at(20), Granted: true},
+		{Asked: at(1), Got: at(10), Granted: true},
+	}
+	if s := queueStats(waits, 10*time.Millisecond); s.Overtaken != 0 {
+		t.Errorf("arrivals 1 ms apart counted as an overtake: %+v", s)
 	}
 }
 

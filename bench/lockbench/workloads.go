@@ -2,6 +2,7 @@ package lockbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,11 +13,15 @@ import (
 // error instead of hanging the whole run.
 const stuckGrace = 30 * time.Second
 
+// ErrStalled reports a Lock or Unlock call that had not returned stuckGrace
+// after its workload's end.
+var ErrStalled = errors.New("lockbench: a call stalled")
+
 // boundedCtx is ctx ending stuckGrace after d from now, and the error to
 // report when that happened.
 func boundedCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, d+stuckGrace,
-		fmt.Errorf("lockbench: a call still had not returned %v after the workload's end (lost wake-up?)", stuckGrace))
+		fmt.Errorf("%w: it still had not returned %v after the workload's end (lost wake-up?)", ErrStalled, stuckGrace))
 }
 
 // stuck replaces a deadline error of a boundedCtx with its cause.
