@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,9 +23,13 @@ type LockInfo struct {
 
 // Metadata describes a holder, as recorded when it acquired the lock.
 type Metadata struct {
-	Host  string `json:"host"`
-	PID   int    `json:"pid"`
-	Label string `json:"label"`
+	Host  string `json:"host,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	Label string `json:"label,omitempty"`
+	// Raw is the stored metadata as found, when it could not be read as
+	// host, pid and label (written by another tool or version): an operator
+	// still sees what the holder recorded.
+	Raw string `json:"raw,omitempty"`
 }
 
 // Inspect reports who holds the lock called name, for operators asking "who
@@ -42,7 +48,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+name, err)
 	}
 	if len(reply) != 6 {
-		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v", name, reply)
+		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v from %s", name, reply, c.scripts.mutexInspect.ID())
 	}
 	info := LockInfo{Name: name}
 	if owner, ok := reply[0].(string); ok {
@@ -54,8 +60,91 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		info.TTL = time.Duration(ms) * time.Millisecond
 	}
 	if meta, _ := reply[4].(string); meta != "" {
-		_ = json.Unmarshal([]byte(meta), &info.Holder) // metadata is informational
+		info.Holder = parseMetadata(meta)
 	}
 	info.Waiters, _ = reply[5].(int64)
 	return info, nil
+}
+
+// parseMetadata reads holder metadata leniently: it is informational, and
+// a holder's odd label must not hide who holds the lock. It accepts JSON,
+// and the Go-quoted form ({"host":%q,...}) earlier versions wrote, whose
+// escapes (\x00, \xff) are not JSON. What neither reads is kept in Raw.
+func parseMetadata(meta string) Metadata {
+	var m Metadata
+	if err := json.Unmarshal([]byte(meta), &m); err == nil {
+		return m
+	}
+	host, okHost := quotedField(meta, "host")
+	label, okLabel := quotedField(meta, "label")
+	pid, okPID := numberField(meta, "pid")
+	if !okHost && !okLabel && !okPID {
+		return Metadata{Raw: meta}
+	}
+	return Metadata{Host: host, PID: pid, Label: label}
+}
+
+// quotedField finds "field": followed by a quoted string (JSON or Go syntax).
+func quotedField(meta, field string) (string, bool) {
+	rest, ok := afterKey(meta, field)
+	if !ok {
+		return "", false
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	s, err := strconv.Unquote(q)
+	return s, err == nil
+}
+
+// numberField finds "field": followed by a decimal integer.
+func numberField(meta, field string) (int, bool) {
+	rest, ok := afterKey(meta, field)
+	if !ok {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && (rest[end] >= '0' && rest[end] <= '9' || end == 0 && rest[end] == '-') {
+		end++
+	}
+	n, err := strconv.Atoi(rest[:end])
+	return n, err == nil
+}
+
+// afterKey returns what follows `"field":` (spaces skipped). Only the
+// fields' order in the writer is known, not the values: searching for the
+// key from the start could match inside an earlier value, so each value is
+// skipped as a quoted string before looking further.
+func afterKey(meta, field string) (string, bool) {
+	key := `"` + field + `"`
+	rest := strings.TrimSpace(meta)
+	rest, ok := strings.CutPrefix(rest, "{")
+	if !ok {
+		return "", false
+	}
+	for {
+		rest = strings.TrimLeft(rest, " ,")
+		name, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return "", false
+		}
+		rest = strings.TrimLeft(rest[len(name):], " ")
+		rest, ok = strings.CutPrefix(rest, ":")
+		if !ok {
+			return "", false
+		}
+		rest = strings.TrimLeft(rest, " ")
+		if name == key {
+			return rest, true
+		}
+		// Skip this value: a quoted string or a bare token.
+		if q, err := strconv.QuotedPrefix(rest); err == nil {
+			rest = rest[len(q):]
+		} else if i := strings.IndexAny(rest, ",}"); i >= 0 {
+			rest = rest[i:]
+		} else {
+			return "", false
+		}
+	}
 }

@@ -138,6 +138,15 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		if a.position > 0 {
 			queuedAt = sent
 		}
+		// A grant still pending was made before this attempt ran (else the
+		// attempt would have claimed the lock): it is stale, as after a
+		// pause, and must not count from queuedAt. (A grant made just after
+		// the attempt and delivered before its reply is dropped too; the
+		// next refresh claims that one.)
+		select {
+		case <-grants:
+		default:
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package locks
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 )
@@ -18,7 +21,27 @@ const (
 	EventReleased                         // a lease was released by Unlock
 )
 
-// Event is one thing that happened to a lock, for observers.
+// String returns the kind's name as logs and metrics show it, such as
+// "acquired" or "lost".
+func (k EventKind) String() string {
+	switch k {
+	case EventAcquired:
+		return "acquired"
+	case EventContended:
+		return "contended"
+	case EventWaitFailed:
+		return "wait-failed"
+	case EventRenewFailed:
+		return "renew-failed"
+	case EventLost:
+		return "lost"
+	case EventReleased:
+		return "released"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is one thing that happened to a lock, for hooks.
 type Event struct {
 	Kind  EventKind
 	Name  string        // the lock's name
@@ -60,6 +83,103 @@ func (c *Client) emit(s *settings, e Event) {
 	if s.observer != nil {
 		s.observer(e)
 	}
+}
+
+// WithHook calls fn for every acquisition, wait, contention, renewal
+// failure, lost lease and release, for metrics and alerts (for example on a
+// lock whose failed attempts keep growing). fn runs on the goroutine that
+// saw the event and must be quick and must not block.
+//
+// Hooks add up: a hook given to a Mutex runs after the Client's, and
+// WithLogger is a hook too. (WithObserver, the older name, replaces the
+// hooks given before it.) evalsha.WithHook is the same idea for script calls.
+func WithHook(fn func(Event)) Option {
+	return func(s *settings) {
+		if fn == nil {
+			return // nothing to call; WithHook(nil) adds nothing
+		}
+		if prev := s.observer; prev != nil {
+			s.observer = func(e Event) { prev(e); fn(e) }
+			return
+		}
+		s.observer = fn
+	}
+}
+
+// DefaultSlowWait is how long a Lock may wait before WithLogger reports the
+// wait at info level, unless LogSlowWaits says otherwise.
+const DefaultSlowWait = time.Second
+
+// LogOption configures WithLogger.
+type LogOption func(*logConfig)
+
+type logConfig struct{ slowWait time.Duration }
+
+// LogSlowWaits sets the wait after which an acquisition (or a Lock that gave
+// up) is logged at info level instead of debug. 0 logs every wait at info;
+// a negative d is treated as 0.
+func LogSlowWaits(d time.Duration) LogOption {
+	return func(c *logConfig) { c.slowWait = max(d, 0) }
+}
+
+// WithLogger logs what happens to locks on l: lost leases and failed
+// renewals at warn level, waits longer than DefaultSlowWait (see
+// LogSlowWaits) at info, everything else at debug. Each record carries the
+// lock's name, the event kind, the fencing token and, where there is one,
+// the wait and the error. A nil l means slog.Default(). It is a hook
+// (see WithHook), so it adds to other hooks rather than replacing them.
+func WithLogger(l *slog.Logger, opts ...LogOption) Option {
+	cfg := logConfig{slowWait: DefaultSlowWait}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if l == nil {
+		l = slog.Default()
+	}
+	return WithHook(func(e Event) { logEvent(l, cfg, e) })
+}
+
+func logEvent(l *slog.Logger, cfg logConfig, e Event) {
+	level, msg := slog.LevelDebug, ""
+	switch e.Kind {
+	case EventLost:
+		level, msg = slog.LevelWarn, "lock lease lost"
+	case EventRenewFailed:
+		level, msg = slog.LevelWarn, "lock renewal failed; retrying until the lease would run out"
+	case EventAcquired:
+		msg = "lock acquired"
+		if e.Wait > 0 && e.Wait >= cfg.slowWait {
+			level, msg = slog.LevelInfo, "lock acquired after a slow wait"
+		}
+	case EventWaitFailed:
+		msg = "lock wait gave up"
+		if e.Wait >= cfg.slowWait {
+			level = slog.LevelInfo
+		}
+	case EventContended:
+		msg = "lock held by another owner"
+	case EventReleased:
+		msg = "lock released"
+	default:
+		msg = "lock event"
+	}
+	ctx := context.Background()
+	if !l.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("lock", e.Name), slog.String("event", e.Kind.String())}
+	if e.Token != 0 {
+		attrs = append(attrs, slog.Int64("token", e.Token))
+	}
+	if e.Kind == EventAcquired || e.Kind == EventWaitFailed {
+		attrs = append(attrs, slog.Duration("wait", e.Wait))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.Any("err", e.Err))
+	}
+	l.LogAttrs(ctx, level, msg, attrs...)
 }
 
 // Stats returns the Client's counters.

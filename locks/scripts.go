@@ -25,7 +25,7 @@ type scriptSet struct {
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
 	writeRelease                                          *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
-	multiAcquire                                          *registry.Script
+	multiAcquire, forceUnlock                             *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -49,7 +49,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"), writeRelease: pick("mutex.release@2"),
 		semAcquire: pick("sem.acquire@2"), semRelease: pick("sem.release@2"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
-		multiAcquire: pick("multi.acquire@2"),
+		multiAcquire: pick("multi.acquire@2"), forceUnlock: pick("mutex.forceunlock@1"),
 	}
 	return set, missing
 })
@@ -291,4 +291,10 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 		return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
 	}
 	return tokens, -1, 0, nil
+}
+
+// forceUnlock runs mutex.forceunlock@1: it removes the holder, whoever it is.
+func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys) (bool, error) {
+	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, k.channel).Int64()
+	return n == 1, err
 }

@@ -13,22 +13,60 @@ func TestDemoOnMiniredis(t *testing.T) {
 	if err := run(context.Background(), "", &out); err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"embedded miniredis", "alice asks first: acquired=true, fencing token 1", "bob asks next: acquired=false", "bob asks again: acquired=true, fencing token 2", "answers 0",
-		"still holds it: true", "worker 2 got it in its turn", "0 leases lost"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+	checkOutput(t, out.String())
+}
+
+// checkOutput checks what the demo says and its order: the locks API first
+// (watchdog and fencing, a contended pair, fair mode), scripts and the
+// simulator after.
+func checkOutput(t *testing.T, out string) {
+	t.Helper()
+	last := -1
+	for _, want := range []string{
+		"A mutex with a watchdog and a fencing token", "still held=true",
+		"Two workers", "ErrNotAcquired: true", "woken by the release message", "bob's token is 2", "would be refused",
+		"Fair mode", "worker 2 got it in its turn (token 2)", "worker 3 got it in its turn (token 3)", "3 acquisitions",
+		"versioned Lua scripts", "mutex.inspect@1 3 times",
+		"simulator", "TryLock succeeds",
+		"Cleaned up",
+	} {
+		i := strings.Index(out, want)
+		if i < 0 {
+			t.Fatalf("demo output lacks %q:\n%s", want, out)
 		}
+		if i < last {
+			t.Fatalf("%q comes out of order:\n%s", want, out)
+		}
+		last = i
+	}
+	// The claim about EVALSHA must match the count that follows it.
+	if strings.Contains(out, "already a cheap EVALSHA") || (strings.Contains(out, "came back NOSCRIPT") == strings.Contains(out, "no NOSCRIPT fallback")) {
+		t.Fatalf("the demo's EVALSHA claim does not match its NOSCRIPT count:\n%s", out)
 	}
 }
 
-func TestDemoOnRealServer(t *testing.T) {
+// On a user's server the demo leaves nothing behind and touches nothing
+// it did not create.
+func TestDemoOnRealServerCleansUp(t *testing.T) {
 	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	if err := srv.Do(ctx, "SET", "users:data", "keep me").Err(); err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
-	if err := run(context.Background(), srv.Addr, &out); err != nil {
+	if err := run(ctx, srv.Addr, &out); err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "woken at once") {
-		t.Errorf("the release message did not wake bob:\n%s", out.String())
+	checkOutput(t, out.String())
+	if !strings.Contains(out.String(), "no NOSCRIPT fallback") {
+		t.Errorf("after SCRIPT LOAD, a Redis 7 server needs no fallback:\n%s", out.String())
+	}
+	keys, err := srv.Do(ctx, "KEYS", "*").StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 1 || keys[0] != "users:data" {
+		t.Fatalf("after the demo the server has keys %q, want only the user's users:data", keys)
 	}
 }
 

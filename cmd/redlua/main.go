@@ -1,0 +1,135 @@
+// Command redlua is the operators' and scripts' side of redlua: run a
+// command while holding a lock, see who holds a lock, free a stuck one, and
+// manage the Lua scripts the locks run on.
+//
+//	go install github.com/redlua/redlua/cmd/redlua@latest
+//
+// Usage:
+//
+//	redlua lock [flags] NAME -- CMD [ARGS...]   run CMD while holding the lock NAME
+//	redlua inspect [--json] NAME...             who holds each lock, for how long
+//	redlua unlock --force NAME...               free locks whose holder hangs
+//	redlua scripts list [--dir DIR] [--json]    the scripts (embedded, or DIR's)
+//	redlua scripts load [--dir DIR]             SCRIPT LOAD them on the server
+//	redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
+//
+// redlua lock works like flock(1) and `etcdctl lock`: it takes the lock
+// (waiting for it unless --wait=false), renews the lease in the background
+// while CMD runs, passes REDLUA_LOCK_NAME and REDLUA_FENCING_TOKEN to CMD,
+// and releases the lock when CMD exits. CMD runs in its own process group:
+// signals redlua receives (INT, TERM, HUP, QUIT) are passed on to it, and if
+// the lease is lost (the server stopped answering until the lease ran out,
+// or an operator ran `redlua unlock --force`) the whole group gets SIGTERM,
+// then SIGKILL after --grace. Pass REDLUA_FENCING_TOKEN to the resource the
+// lock guards so it can refuse writes from a holder that lost its lease.
+//
+// Every command takes the connection flags: --url (default $REDIS_URL, as
+// redis://user:password@host:port/db, or rediss:// for TLS), or --addr
+// (comma-separated addresses make a cluster client), --user, --password
+// (default $REDISCLI_AUTH, as redis-cli), --db, --tls, --tls-skip-verify,
+// --dial-timeout. Without any, redlua connects to 127.0.0.1:6379.
+//
+// Exit codes:
+//
+//	0     success; for lock: CMD's own status (128+N when a signal N killed it)
+//	1     a check failed: scripts verify found a changed or unrecorded script,
+//	      or a script missing on the server (--loaded)
+//	2     usage: unknown command or flag, bad value, missing NAME or CMD
+//	69    the server could not be reached or answered with an error
+//	75    lock: not acquired (held by another owner; --wait=false or --timeout)
+//	124   lock: the lease was lost while CMD ran; CMD was stopped
+//	126   lock: CMD could not be started (not executable)
+//	127   lock: CMD was not found
+//	130   lock: interrupted (SIGINT) while waiting for the lock; 128+N for signal N
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+func main() {
+	// go-redis logs dial failures itself; redlua reports them once, in its
+	// own words, so its log is switched off for this process.
+	redis.SetLogger(quietLogger{})
+	os.Exit(run(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
+}
+
+// stdio are the streams a command uses; CMD of `redlua lock` inherits them.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+const usageText = `redlua: run commands under Redis locks, inspect and free locks, manage scripts
+
+usage:
+  redlua lock [flags] NAME -- CMD [ARGS...]    run CMD while holding the lock NAME
+  redlua inspect [--json] NAME...              who holds each lock, for how long
+  redlua unlock --force NAME...                free locks whose holder hangs
+  redlua scripts list [--dir DIR] [--json]     the scripts (embedded, or DIR's)
+  redlua scripts load [--dir DIR]              SCRIPT LOAD them on the server
+  redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
+
+Connection (every command): --url (default $REDIS_URL), --addr, --user,
+--password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout.
+'redlua COMMAND --help' lists a command's flags.
+
+exit codes: 0 ok (lock: CMD's status), 1 check failed, 2 usage, 69 server
+unreachable or error, 75 not acquired, 124 lease lost (CMD stopped),
+126 CMD not executable, 127 CMD not found, 128+N signal N
+`
+
+// run is the whole command, with its environment passed in.
+func run(ctx context.Context, args []string, io stdio, getenv func(string) string) int {
+	if len(args) == 0 {
+		fmt.Fprint(io.err, usageText)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "lock":
+		err = cmdLock(ctx, rest, io, getenv)
+	case "inspect":
+		err = cmdInspect(ctx, rest, io, getenv)
+	case "unlock":
+		err = cmdUnlock(ctx, rest, io, getenv)
+	case "scripts":
+		err = cmdScripts(ctx, rest, io, getenv)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(io.out, usageText)
+		return exitOK
+	default:
+		err = usageErrorf("unknown command %q; the commands are lock, inspect, unlock and scripts", cmd)
+	}
+	return report(io.err, err)
+}
+
+// report prints err (once, with the "redlua: " prefix) and returns its exit code.
+func report(w io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		ee = &exitError{code: exitFailed, err: err}
+	}
+	if ee.err != nil && !errors.Is(ee.err, errQuiet) {
+		msg := ee.err.Error()
+		if !strings.HasPrefix(msg, "redlua: ") {
+			msg = "redlua: " + msg
+		}
+		fmt.Fprintln(w, msg)
+	}
+	return ee.code
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+)
+
+func cmdScripts(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
+	if len(args) == 0 {
+		return usageErrorf("scripts: say list, load or verify")
+	}
+	switch sub, rest := args[0], args[1:]; sub {
+	case "list":
+		return scriptsList(rest, io, getenv)
+	case "load":
+		return scriptsLoad(ctx, rest, io, getenv)
+	case "verify":
+		return scriptsVerify(ctx, rest, io, getenv)
+	default:
+		return usageErrorf("scripts: unknown subcommand %q; say list, load or verify", sub)
+	}
+}
+
+// scriptSource is --dir: a directory of .lua files, or the embedded scripts.
+type scriptSource struct{ dir string }
+
+func (s *scriptSource) add(c *command) {
+	c.fs.StringVar(&s.dir, "dir", "", "directory of <name>.v<version>.lua files (default: the scripts built into redlua)")
+}
+
+func (s *scriptSource) fsys() (fs.FS, string) {
+	if s.dir == "" {
+		return lua.FS, "the embedded scripts"
+	}
+	return os.DirFS(s.dir), s.dir
+}
+
+func (s *scriptSource) registry() (*registry.Registry, error) {
+	if s.dir != "" {
+		if st, err := os.Stat(s.dir); err != nil || !st.IsDir() {
+			return nil, usageErrorf("--dir %s is not a directory", s.dir)
+		}
+	}
+	fsys, what := s.fsys()
+	reg, err := registry.New(fsys)
+	if err != nil {
+		return nil, exitWith(exitFailed, fmt.Errorf("scripts in %s: %w", what, err))
+	}
+	if len(reg.Scripts()) == 0 {
+		return nil, exitWith(exitFailed, fmt.Errorf("no scripts in %s: script files are named <name>.v<version>.lua", what))
+	}
+	return reg, nil
+}
+
+// scriptView is one script in `redlua scripts list --json`.
+type scriptView struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Version     int      `json:"version"`
+	SHA1        string   `json:"sha1"`
+	Keys        []string `json:"keys"`
+	Args        []string `json:"args"`
+	Flags       []string `json:"flags,omitempty"`
+	Description string   `json:"description"`
+	File        string   `json:"file"`
+}
+
+func scriptsList(args []string, io stdio, getenv func(string) string) error {
+	c := newCommand("scripts list", "redlua scripts list [--dir DIR] [--json]", getenv)
+	var src scriptSource
+	src.add(c)
+	asJSON := c.fs.Bool("json", false, "print a JSON array (id, name, version, sha1, keys, args, flags, description, file)")
+	if err := c.parse(args, io.out); err != nil {
+		return err
+	}
+	if c.fs.NArg() > 0 {
+		return usageErrorf("scripts list takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	}
+	reg, err := src.registry()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		views := []scriptView{}
+		for _, s := range reg.Scripts() {
+			views = append(views, scriptView{ID: s.ID(), Name: s.Name, Version: s.Version, SHA1: s.SHA1,
+				Keys: nonNil(s.Keys), Args: nonNil(s.Args), Flags: s.Flags, Description: s.Description, File: s.File})
+		}
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(views)
+	}
+	for _, s := range reg.Scripts() {
+		flags := ""
+		if len(s.Flags) > 0 {
+			flags = "  flags " + strings.Join(s.Flags, ",")
+		}
+		fmt.Fprintf(io.out, "%-22s %s  keys %v  args %v%s\n    %s\n", s.ID(), s.SHA1, s.Keys, s.Args, flags, s.Description)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func scriptsLoad(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
+	c := newCommand("scripts load", "redlua scripts load [--dir DIR]", getenv)
+	var src scriptSource
+	src.add(c)
+	if err := c.parse(args, io.out); err != nil {
+		return err
+	}
+	if c.fs.NArg() > 0 {
+		return usageErrorf("scripts load takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	}
+	reg, err := src.registry()
+	if err != nil {
+		return err
+	}
+	client, err := c.conn.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	if err := evalsha.Load(ctx, client, reg); err != nil {
+		return unavailable(fmt.Errorf("scripts load: %w", err))
+	}
+	fmt.Fprintf(io.out, "loaded %d scripts\n", len(reg.Scripts()))
+	return nil
+}
+
+func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
+	c := newCommand("scripts verify", "redlua scripts verify [--dir DIR] [--sum FILE] [--loaded]", getenv)
+	var src scriptSource
+	src.add(c)
+	sumFile := c.fs.String("sum", "", "sum file (default DIR/scripts.sum, or the embedded one)")
+	loaded := c.fs.Bool("loaded", false, "also check that the server has every script cached (SCRIPT EXISTS)")
+	if err := c.parse(args, io.out); err != nil {
+		return err
+	}
+	if c.fs.NArg() > 0 {
+		return usageErrorf("scripts verify takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	}
+	reg, err := src.registry()
+	if err != nil {
+		return err
+	}
+	sum, where, err := readSum(src, *sumFile)
+	if err != nil {
+		return err
+	}
+	var problems []error
+	if err := registry.VerifySum(reg, sum); err != nil {
+		problems = append(problems, fmt.Errorf("against %s:\n  %s", where, strings.ReplaceAll(err.Error(), "\n", "\n  ")))
+	}
+	if *loaded {
+		missing, err := notLoaded(ctx, c, reg)
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			problems = append(problems, fmt.Errorf("not cached on the server (run redlua scripts load): %s", strings.Join(missing, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		return exitWith(exitFailed, fmt.Errorf("scripts verify: %w", errors.Join(problems...)))
+	}
+	fmt.Fprintf(io.out, "%d scripts match %s", len(reg.Scripts()), where)
+	if *loaded {
+		fmt.Fprint(io.out, " and are cached on the server")
+	}
+	fmt.Fprintln(io.out)
+	return nil
+}
+
+func readSum(src scriptSource, file string) (registry.Sum, string, error) {
+	var data []byte
+	var err error
+	where := file
+	switch {
+	case file != "":
+		data, err = os.ReadFile(file)
+	case src.dir != "":
+		where = filepath.Join(src.dir, "scripts.sum")
+		data, err = os.ReadFile(where)
+	default:
+		where = "the embedded scripts.sum"
+		data, err = fs.ReadFile(lua.FS, "scripts.sum")
+	}
+	if err != nil {
+		return nil, "", exitWith(exitFailed, fmt.Errorf("scripts verify: reading the sum file: %w; create one with: go run github.com/redlua/redlua/cmd/luasum record DIR", err))
+	}
+	sum, err := registry.ReadSum(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", exitWith(exitFailed, fmt.Errorf("scripts verify: %s: %w", where, err))
+	}
+	return sum, where, nil
+}
+
+// notLoaded returns the scripts the server does not have cached, by
+// SCRIPT EXISTS on the SHA1 it would have (the legacy one where the server
+// cannot compile "#!lua" and Load sent the legacy source).
+func notLoaded(ctx context.Context, c *command, reg *registry.Registry) ([]string, error) {
+	client, err := c.conn.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	scripts := reg.Scripts()
+	shas := make([]string, len(scripts))
+	legacy := make([]string, len(scripts))
+	for i, s := range scripts {
+		shas[i], legacy[i] = s.SHA1, s.LegacySHA1()
+	}
+	have, err := client.ScriptExists(ctx, shas...).Result()
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("scripts verify: SCRIPT EXISTS: %w", err))
+	}
+	haveLegacy, err := client.ScriptExists(ctx, legacy...).Result()
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("scripts verify: SCRIPT EXISTS: %w", err))
+	}
+	var missing []string
+	for i, s := range scripts {
+		if !have[i] && !haveLegacy[i] {
+			missing = append(missing, s.ID())
+		}
+	}
+	return missing, nil
+}
