@@ -90,7 +90,7 @@ func runContract(t *testing.T, client redis.UniversalClient) {
 	if err := r.Run(cctx, incr, []string{"{c}n"}, 1).Err(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context = %v; want errors.Is(err, context.Canceled)", err)
 	}
-	if err := r.Run(ctx, incr, nil, 1).Err(); err == nil || !strings.Contains(err.Error(), "counter.incr@1 takes at least 1 KEYS") {
+	if err := r.Run(ctx, incr, nil, 1).Err(); err == nil || err.Error() != "counter.incr@1: takes exactly 1 KEYS (counter), got 0; pass what the header's keys: and args: lines declare" {
 		t.Fatalf("missing key = %v", err)
 	}
 	if err := r.Run(ctx, nil, nil).Err(); err == nil {
@@ -269,11 +269,11 @@ func TestRunManyRejectsBadCallsLocally(t *testing.T) {
 // subscribeContract checks Subscribe on client. On a cluster PUBLISH counts
 // only the subscribers of the node that ran it, so countReceivers is false
 // there; the message itself reaches every node.
-func subscribeContract(t *testing.T, client redis.UniversalClient, countReceivers bool) {
+func subscribeContract(t *testing.T, client redis.UniversalClient, countReceivers bool, opts ...evalsha.Option) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	reg := testRegistry(t)
-	r := newRunner(t, client)
+	r := newRunner(t, client, opts...)
 	pub := script(t, reg, "pub")
 	var mu sync.Mutex
 	got := map[string][]string{}

@@ -2,15 +2,18 @@ package evalsha_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing/fstest"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
 )
 
 func Example() {
@@ -73,6 +76,62 @@ func ExampleRunner_RunMany() {
 	}
 	fmt.Println(err)
 	// Output: 1 10 2 <nil>
+}
+
+// The script and WAIT travel in one pipeline on one connection; acked says
+// how many replicas had the write when WAIT returned (this in-memory server
+// has none, so WAIT answers 0 at once; a real primary waits up to the
+// timeout for the replicas asked for).
+func ExampleRunner_RunReplicated() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	reg, _ := registry.New(os.DirFS("testdata"))
+	runner, _ := evalsha.New(client)
+	incr, _ := reg.Get("counter.incr")
+
+	cmd, acked, err := runner.RunReplicated(context.Background(), incr, 1, 100*time.Millisecond, []string{"orders"}, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if acked < 1 {
+		fmt.Println("written, but no replica acknowledged yet:", cmd.Val())
+	}
+	// Output: written, but no replica acknowledged yet: 1
+}
+
+// Shard channels: publish with SPUBLISH from a script whose key shares the
+// channel's slot (the hash tag {orders}).
+func ExampleRunner_ShardedPubSub() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	runner, _ := evalsha.New(client)
+	fmt.Println("standalone:", runner.ShardedPubSub())
+
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{mr.Addr()}})
+	defer cluster.Close()
+	onCluster, _ := evalsha.New(cluster)
+	fmt.Println("cluster:", onCluster.ShardedPubSub())
+	// Output:
+	// standalone: false
+	// cluster: true
+}
+
+// Code written against Scripter runs on real Redis (a *Runner) and offline
+// (a *simulate.Server) alike, errors included.
+func ExampleScripter() {
+	reg, _ := registry.New(os.DirFS("testdata"))
+	fail, _ := reg.Get("echo.fail")
+	var s evalsha.Scripter = simulate.New()
+
+	err := s.Run(context.Background(), fail, []string{"k"}, "quota exceeded").Err()
+	var se *evalsha.ScriptError
+	fmt.Println(errors.As(err, &se), se.Script, err)
+	// Output: true echo.fail@1 echo.fail@1: quota exceeded
 }
 
 // Load puts every script on every node, so the first EVALSHA finds it.

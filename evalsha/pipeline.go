@@ -31,7 +31,6 @@ const maxRounds = 4
 // may not be cached yet, run evalsha.Load first.
 func (r *Runner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error) {
 	cmds := make([]*redis.Cmd, len(calls))
-	steps := make([]attempt, len(calls))
 	pending := make([]int, 0, len(calls))
 	for i := range calls {
 		r.calls.Add(1)
@@ -41,7 +40,22 @@ func (r *Runner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error
 		}
 		pending = append(pending, i)
 	}
+	r.pipelined(ctx, calls, cmds, pending)
+	var first error
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && err != redis.Nil && first == nil {
+			first = err
+		}
+	}
+	return cmds, first
+}
+
+// pipelined sends calls[i] for every i in pending (already counted and
+// checked) in one pipeline, re-sends those that need a fallback in later
+// ones, and stores each final reply in cmds[i].
+func (r *Runner) pipelined(ctx context.Context, calls []Call, cmds []*redis.Cmd, pending []int) {
 	sent := append([]int(nil), pending...)
+	steps := make([]attempt, len(calls))
 	for round := 0; round < maxRounds && len(pending) > 0; round++ {
 		if err := ctx.Err(); err != nil {
 			for _, i := range pending {
@@ -70,11 +84,4 @@ func (r *Runner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error
 	for _, i := range sent {
 		r.finish(calls[i].Script, cmds[i])
 	}
-	var first error
-	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && err != redis.Nil && first == nil {
-			first = err
-		}
-	}
-	return cmds, first
 }

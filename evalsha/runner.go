@@ -3,6 +3,7 @@ package evalsha
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,16 @@ import (
 
 	"github.com/redlua/redlua/registry"
 )
+
+// Scripter runs registry scripts. *Runner (real Redis) and *simulate.Server
+// (offline, virtual clock) both satisfy it, so code written against it runs
+// the same way on both: replies have go-redis's shapes, a nil reply is
+// redis.Nil, and script errors are *ScriptError.
+type Scripter interface {
+	Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd
+}
+
+var _ Scripter = (*Runner)(nil)
 
 // Runner runs registry scripts on one go-redis client. It is safe for
 // concurrent use; create one per client and share it.
@@ -24,15 +35,22 @@ type Runner struct {
 
 	calls, noScript, evals, readOnly, failures atomic.Uint64
 
+	sharded    bool  // Subscribe uses SSUBSCRIBE
+	shardedSet *bool // WithShardedPubSub's choice, if given
+
+	batch  *batcher // nil when auto-pipelining is off
+	optErr error    // the first invalid option, returned by New
+
 	subOnce sync.Once
-	sub     *multiplexer
+	sub     subscriber
 }
 
 // Option configures a Runner.
 type Option func(*Runner)
 
 // WithHook calls fn for every fallback and failure the Runner handles, for
-// logging or metrics. fn runs on the caller's goroutine and must be quick.
+// logging or metrics. fn runs on the goroutine that sent the call (with
+// auto-pipelining, possibly another caller's) and must be quick.
 func WithHook(fn func(Event)) Option { return func(r *Runner) { r.hook = fn } }
 
 // WithLegacyScripts makes the Runner send scripts without their "#!lua"
@@ -44,6 +62,11 @@ func WithLegacyScripts() Option {
 		r.noRO.Store(true)
 	}
 }
+
+// WithShardedPubSub forces Subscribe to use SSUBSCRIBE (sharded pub/sub,
+// Redis 7) or plain SUBSCRIBE. Without it, cluster clients use sharded
+// pub/sub and all other clients plain pub/sub; see Runner.ShardedPubSub.
+func WithShardedPubSub(on bool) Option { return func(r *Runner) { r.shardedSet = &on } }
 
 // EventKind says what a Runner event is about.
 type EventKind int
@@ -59,6 +82,21 @@ const (
 	// EventError: the call failed (the error is in Event.Err). redis.Nil is not an error.
 	EventError
 )
+
+// String returns the kind's name, such as "NoScript", for logs.
+func (k EventKind) String() string {
+	switch k {
+	case EventNoScript:
+		return "NoScript"
+	case EventLegacyServer:
+		return "LegacyServer"
+	case EventNoReadOnlyCommands:
+		return "NoReadOnlyCommands"
+	case EventError:
+		return "Error"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
 
 // Event describes something a Runner did beyond a plain EVALSHA.
 type Event struct {
@@ -81,9 +119,23 @@ func New(client redis.UniversalClient, opts ...Option) (*Runner, error) {
 	if client == nil {
 		return nil, errors.New("evalsha: New needs a go-redis client (redis.NewClient, NewClusterClient, NewFailoverClient), got nil")
 	}
-	r := &Runner{client: client}
+	r := &Runner{client: client, batch: &batcher{max: defaultMaxInFlight}}
 	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("evalsha: New got a nil Option; pass options such as evalsha.WithHook(fn)")
+		}
 		o(r)
+	}
+	if r.optErr != nil {
+		return nil, r.optErr
+	}
+	if r.batch != nil {
+		r.batch.r = r
+	}
+	if r.shardedSet != nil {
+		r.sharded = *r.shardedSet
+	} else {
+		_, r.sharded = client.(*redis.ClusterClient)
 	}
 	return r, nil
 }
@@ -105,7 +157,13 @@ type ScriptError struct {
 	Err    error  // the redis error (redis.Error), a context error, or a network error
 }
 
-func (e *ScriptError) Error() string { return e.Script + ": " + e.Err.Error() }
+func (e *ScriptError) Error() string {
+	var call *registry.CallError
+	if errors.As(e.Err, &call) {
+		return e.Err.Error() // it names the script already
+	}
+	return e.Script + ": " + e.Err.Error()
+}
 
 // Unwrap returns the underlying error, so errors.Is(err, context.Canceled)
 // and errors.As(err, &redisErr) work.
@@ -119,15 +177,18 @@ func (r *Runner) Run(ctx context.Context, script *registry.Script, keys []string
 	if err := checkCall(script, keys, args); err != nil {
 		return r.failed(ctx, script, err)
 	}
-	var cmd *redis.Cmd
-	if script.ReadOnly() && !r.noRO.Load() {
-		r.readOnly.Add(1)
-		cmd = r.client.EvalShaRO(ctx, r.sha(script), keys, args...)
-	} else {
-		cmd = r.client.EvalSha(ctx, r.sha(script), keys, args...)
+	c := &Call{Script: script, Keys: keys, Args: args}
+	if r.batch != nil {
+		return r.batch.run(ctx, c)
 	}
+	return r.runOne(ctx, c)
+}
+
+// runOne sends one call on its own, with its fallbacks.
+func (r *Runner) runOne(ctx context.Context, c *Call) *redis.Cmd {
+	cmd := r.send(ctx, r.client, c, attemptEvalSha)
 	if err := cmd.Err(); err != nil && err != redis.Nil {
-		return r.recover(ctx, &Call{Script: script, Keys: keys, Args: args}, cmd)
+		return r.recover(ctx, c, cmd)
 	}
 	return cmd
 }
@@ -256,7 +317,17 @@ func checkCall(s *registry.Script, keys []string, args []any) error {
 	if s == nil {
 		return errors.New("evalsha: nil script; get scripts from a registry.Registry (reg.Get(\"name\"))")
 	}
-	if err := s.CheckCall(len(keys), len(args)); err != nil {
+	return CheckCall(s, len(keys), len(args))
+}
+
+// CheckCall returns the *ScriptError that Run returns, without sending
+// anything, when a call with nkeys keys and nargs args does not match what
+// the script's header declares, such as "ratelimit.bucket@1: takes exactly
+// 3 ARGV (capacity, rate, now), got 2; pass what the header's keys: and
+// args: lines declare". Offline backends (simulate) use it to refuse the
+// same calls with the same error.
+func CheckCall(s *registry.Script, nkeys, nargs int) error {
+	if err := s.CheckCall(nkeys, nargs); err != nil {
 		return &ScriptError{Script: s.ID(), Err: err}
 	}
 	return nil

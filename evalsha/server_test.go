@@ -201,10 +201,11 @@ func BenchmarkRunVsRawEvalSha(b *testing.B) {
 }
 
 // PUBLISH reaches every node of a cluster, so the shared subscription may
-// sit on any of them.
+// sit on any of them (plain pub/sub chosen explicitly: cluster clients use
+// sharded pub/sub by default).
 func TestSubscribeCluster(t *testing.T) {
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3})
-	subscribeContract(t, cl.Client(), false)
+	subscribeContract(t, cl.Client(), false, evalsha.WithShardedPubSub(false))
 }
 
 // A Sentinel-managed primary: Load and Run go through the failover client

@@ -16,53 +16,87 @@ import (
 // is not missed: the locks package subscribes before an attempt that may
 // fail, then waits for the release message.
 //
-// All channels share one pub/sub connection per Runner. deliver runs on that
-// connection's receive goroutine and must not block. After the connection is
-// re-established (messages may have been missed meanwhile), deliver is called
-// with an empty payload, so a waiter can retry at once instead of waiting out
-// its timeout.
+// Channels share connections: one per Runner, or with sharded pub/sub (see
+// ShardedPubSub) one per cluster node, holding the channels whose slots that
+// node owns. deliver runs on the connection's receive goroutine and must not
+// block. After a connection is re-established (messages may have been missed
+// meanwhile), deliver is called with an empty payload, so a waiter can retry
+// at once instead of waiting out its timeout.
 func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
 	if channel == "" || deliver == nil {
 		return nil, errors.New("evalsha: Subscribe needs a channel name and a deliver function")
 	}
-	r.subOnce.Do(func() { r.sub = newMultiplexer(r.client) })
+	r.subOnce.Do(func() { r.sub = r.newSubscriber() })
 	if r.sub == nil {
 		return nil, errors.New("evalsha: Subscribe after Close")
 	}
 	return r.sub.subscribe(ctx, channel, deliver)
 }
 
-// Close releases the shared pub/sub connection, if one was opened. It does
+// ShardedPubSub reports whether Subscribe uses SSUBSCRIBE (sharded pub/sub,
+// Redis 7): then publishers must use SPUBLISH, from a script whose keys
+// share the channel's slot. It is true on a *redis.ClusterClient unless
+// WithShardedPubSub(false) was given.
+func (r *Runner) ShardedPubSub() bool { return r.sharded }
+
+// Close releases the shared pub/sub connections, if any were opened. It does
 // not close the client, which the caller owns.
 func (r *Runner) Close() error {
-	r.subOnce.Do(func() {}) // no multiplexer may start after Close
+	r.subOnce.Do(func() {}) // no subscriber may start after Close
 	if r.sub != nil {
 		return r.sub.close()
 	}
 	return nil
 }
 
+// subscriber is what Subscribe runs on: one multiplexer, or a router of one
+// multiplexer per cluster node.
+type subscriber interface {
+	subscribe(ctx context.Context, channel string, deliver func(string)) (func(), error)
+	close() error
+}
+
+func (r *Runner) newSubscriber() subscriber {
+	if !r.sharded {
+		return newMultiplexer(func() *redis.PubSub { return r.client.Subscribe(context.Background()) }, false, false)
+	}
+	if cc, ok := r.client.(*redis.ClusterClient); ok {
+		return newNodeRouter(cc)
+	}
+	// Outside cluster mode the server checks no slots, so go-redis's own
+	// re-subscription (all channels in one SSUBSCRIBE) works.
+	return newMultiplexer(func() *redis.PubSub { return r.client.SSubscribe(context.Background()) }, true, false)
+}
+
 type handler struct{ deliver func(string) }
 
 // multiplexer fans one *redis.PubSub out to many handlers.
 type multiplexer struct {
-	client redis.UniversalClient
+	open    func() *redis.PubSub // a PubSub without channels; it connects on the first (S)SUBSCRIBE
+	sharded bool                 // SSUBSCRIBE/SUNSUBSCRIBE instead of SUBSCRIBE/UNSUBSCRIBE
+	// ownLoop: receive with receiveLoop, which re-subscribes channel by
+	// channel after a reconnect (see there), instead of go-redis's channel.
+	ownLoop  bool
+	loopOnce sync.Once
 
-	mu        sync.Mutex
-	ps        *redis.PubSub
-	closed    bool
-	handlers  map[string]map[*handler]struct{}
-	confirmed map[string]bool
-	waiting   map[string][]chan struct{}
+	mu          sync.Mutex
+	ps          *redis.PubSub
+	lastRebuild time.Time // see rebuild
+	closed      bool
+	handlers    map[string]map[*handler]struct{}
+	confirmed   map[string]bool
+	waiting     map[string][]chan struct{}
 	// requested counts SUBSCRIBE commands sent and not yet confirmed, so a
 	// confirmation nobody asked for is recognised as go-redis re-subscribing
 	// after a reconnect.
 	requested map[string]int
 }
 
-func newMultiplexer(client redis.UniversalClient) *multiplexer {
+func newMultiplexer(open func() *redis.PubSub, sharded, ownLoop bool) *multiplexer {
 	return &multiplexer{
-		client:    client,
+		open:      open,
+		sharded:   sharded,
+		ownLoop:   ownLoop,
 		handlers:  map[string]map[*handler]struct{}{},
 		confirmed: map[string]bool{},
 		waiting:   map[string][]chan struct{}{},
@@ -79,8 +113,10 @@ func (m *multiplexer) subscribe(ctx context.Context, channel string, deliver fun
 	}
 	if m.ps == nil {
 		// Opened without channels: go-redis connects lazily on the first SUBSCRIBE.
-		m.ps = m.client.Subscribe(context.Background())
-		go m.receive(m.ps.ChannelWithSubscriptions(redis.WithChannelSize(1024)))
+		m.ps = m.open()
+		if !m.ownLoop {
+			go m.receive(m.ps.ChannelWithSubscriptions(redis.WithChannelSize(1024)))
+		}
 	}
 	hs := m.handlers[channel]
 	if hs == nil {
@@ -101,9 +137,16 @@ func (m *multiplexer) subscribe(ctx context.Context, channel string, deliver fun
 	ps := m.ps
 	m.mu.Unlock()
 
-	if err := ps.Subscribe(ctx, channel); err != nil {
+	if err := m.send(ctx, ps, channel); err != nil && !m.replaced(ps) {
 		m.abandon(channel, h, done, true)
 		return nil, fmt.Errorf("evalsha: subscribing to %s: %w", channel, err)
+	}
+	// (A PubSub replaced meanwhile by rebuild was closed under us; the new
+	// one subscribes every channel with a handler, this one included.)
+	if m.ownLoop {
+		// Started only now: before its first channel, a cluster PubSub
+		// would connect to a random node instead of the channel's owner.
+		m.loopOnce.Do(func() { go m.receiveLoop(ps, false) })
 	}
 	select {
 	case <-done:
@@ -153,19 +196,36 @@ func (m *multiplexer) remove(channel string, h *handler) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = m.ps.Unsubscribe(ctx, channel) // best effort: a stray subscription only costs unread messages
+	// Best effort: a stray subscription only costs unread messages.
+	if m.sharded {
+		_ = m.ps.SUnsubscribe(ctx, channel)
+	} else {
+		_ = m.ps.Unsubscribe(ctx, channel)
+	}
+}
+
+// send sends the subscribe command for channel.
+func (m *multiplexer) send(ctx context.Context, ps *redis.PubSub, channel string) error {
+	if m.sharded {
+		return ps.SSubscribe(ctx, channel)
+	}
+	return ps.Subscribe(ctx, channel)
 }
 
 func (m *multiplexer) receive(in <-chan any) {
 	for msg := range in {
-		switch msg := msg.(type) {
-		case *redis.Subscription:
-			if msg.Kind == "subscribe" {
-				m.confirm(msg.Channel)
-			}
-		case *redis.Message:
-			m.dispatch(msg.Channel, msg.Payload)
+		m.handle(msg)
+	}
+}
+
+func (m *multiplexer) handle(msg any) {
+	switch msg := msg.(type) {
+	case *redis.Subscription:
+		if msg.Kind == "subscribe" || msg.Kind == "ssubscribe" {
+			m.confirm(msg.Channel)
 		}
+	case *redis.Message:
+		m.dispatch(msg.Channel, msg.Payload)
 	}
 }
 

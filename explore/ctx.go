@@ -209,12 +209,7 @@ func (v *View) PrimaryDown() bool { return v.n.down }
 
 // Key returns one live key of the primary.
 func (v *View) Key(name string) (simulate.KeyDump, bool) {
-	for _, d := range v.Keys() {
-		if d.Key == name {
-			return d, true
-		}
-	}
-	return simulate.KeyDump{}, false
+	return v.n.primary.Lookup(name, time.UnixMilli(startMs+v.n.now))
 }
 
 func (v *View) actorIndex(name string) int {

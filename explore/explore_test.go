@@ -116,6 +116,8 @@ func TestModelErrorsNameTheFix(t *testing.T) {
 		{"bad setup", &explore.Model{Actors: []explore.Actor{good}, Setup: [][]any{{"NOPE"}}}, "unknown command"},
 		{"unknown var", &explore.Model{Actors: []explore.Actor{{Name: "a", Steps: []explore.Step{{Then: func(c *explore.Ctx) string { c.SetVar("x", 1); return "" }}}}}}, "variable \"x\""},
 		{"unknown label", &explore.Model{Actors: []explore.Actor{{Name: "a", Steps: []explore.Step{{Then: func(*explore.Ctx) string { return "nowhere" }}}}}}, "labels no step"},
+		{"panicking deadlines", &explore.Model{Actors: []explore.Actor{good}, Deadlines: func(*explore.View) []time.Duration { panic("boom") }}, "panicked: boom"},
+		{"panicking step invariant", &explore.Model{Actors: []explore.Actor{good}, Invariants: []explore.Invariant{{Name: "s", Step: func(_, _ *explore.View) error { panic("boom") }}}}, "panicked: boom"},
 		{"panicking step", &explore.Model{Actors: []explore.Actor{{Name: "a", Steps: []explore.Step{{Then: func(*explore.Ctx) string { panic("boom") }}}}}}, "panicked: boom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,5 +190,20 @@ func TestScriptErrorIsAReply(t *testing.T) {
 	}
 	if !strings.Contains(seen, "not an integer") {
 		t.Fatalf("the step saw %q", seen)
+	}
+}
+
+// Setup seeds the keyspace before the first step.
+func TestSetupSeedsTheKeyspace(t *testing.T) {
+	var got string
+	m := &explore.Model{
+		Setup: [][]any{{"SET", "config", "on"}},
+		Actors: []explore.Actor{{Name: "a", Steps: []explore.Step{{Command: []any{"GET", "config"}, Then: func(c *explore.Ctx) string {
+			got = c.Str()
+			return ""
+		}}}}},
+	}
+	if _, err := explore.Run(m); err != nil || got != "on" {
+		t.Fatalf("the actor read %q (%v), want the seeded \"on\"", got, err)
 	}
 }

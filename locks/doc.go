@@ -1,37 +1,77 @@
 // Package locks provides distributed locks on Redis, built only on the
-// versioned scripts in redlua's lua/ directory.
+// versioned scripts in redlua's lua/ directory. What each mode guarantees
+// when Redis fails (a failover, a restart, a pause) is in
+// docs/failure-model.md.
 //
 // A Client runs scripts through a Backend: evalsha.Runner for any go-redis
 // client (New builds one), or simulate.Server for offline tests with a
-// virtual clock (NewWithBackend). A Mutex is a named lock; Lock and TryLock
-// return a Lease, which is the proof of ownership:
+// virtual clock (NewWithBackend, WithClock). NewQuorum makes a Client over
+// several independent primaries (Redlock). A Mutex is a named lock; Lock and
+// TryLock return a Lease, which is the proof of ownership:
 //
 //   - Ownership is a random token, not a goroutine: a Lease can be marshalled
 //     and released or extended by another process (Client.Resume).
 //   - The lease expires on the server after its TTL unless extended, by hand
 //     (Lease.Extend) or by the watchdog (WithWatchdog), which stops before
 //     Unlock releases the lock.
-//   - Lease.Done closes, and Lease.Err says why, the moment the holder can
-//     no longer be sure it owns the lock: ErrLockLost. Do work under
-//     Lease.Context to have it cancelled then.
+//   - A lease has a local deadline: the moment the acquiring call was sent,
+//     plus the TTL, minus a drift margin, moved only by confirmed renewals.
+//     Err, Done and Context look at it on every call, so a process resumed
+//     after a pause learns at its first look that the lease is lost
+//     (ErrLockLost), before any timer ran. A failed Unlock ends the lease too.
 //   - Every acquisition gets a fencing token (Lease.Token) that grows
-//     strictly per lock name, across owners, expiries and re-acquisitions,
-//     so the guarded resource can reject writes from a stale holder.
-//   - Waiting does not poll: a waiter subscribes to the lock's release
-//     channel before the attempt that fails, and wakes on the message; every
-//     wait is also bounded by the lock's remaining lease, so a lost message
-//     costs at most that. All waiters of a Client share one subscription.
-//   - WithFair grants the lock in arrival order; the release script hands it
-//     straight to the next waiter, and a dead waiter delays the queue by at
-//     most its short waiter lease.
+//     strictly per lock name. Tokens come from the server's clock
+//     (microseconds, and never below the last token while a lease lives), so
+//     they keep growing after a restart that lost data or a failover to a
+//     replica that missed writes, as long as the server's clock does not step
+//     back; and no key is left behind once a lock is released and expired.
+//   - WithReplicas makes acquisitions and renewals wait for replicas (WAIT
+//     in the same pipeline), so a failover keeps the lock.
+//   - A Mutex, RWMutex and Semaphore on the same name refuse each other
+//     (ErrWrongKind) instead of sharing keys silently.
 //
-// Keys: a lock named N uses "{N}" (the lock hash), "{N}:fence" (the fencing
-// counter), "{N}:queue" and "{N}:waiters" (fair mode) and the channel
-// "{N}:released". The shared hash tag keeps them on one cluster slot.
+// # Waiting: one wake-up per release
 //
-// The fencing counter has no TTL, so it outlives every lease. It survives a
-// restart only as far as the server persists data (RDB/AOF); after a restart
-// that lost it, tokens start again at 1. A resource that must never see a
-// token go backwards should store the highest token it accepted and combine
-// it with a per-deployment epoch.
+// A Mutex waiter queues in Redis, and the release script hands the lock to
+// the oldest live waiter and publishes one message on a channel only that
+// waiter's Client listens to ("{name}:grant:<client id>"): the other
+// waiters run nothing, so the server's work per handoff does not grow with
+// the number of waiters, and the lock is never free between holders. A
+// waiter refreshes its place every third of its waiter TTL; one that died
+// delays the queue by at most that TTL. The new owner counts its lease from
+// its last refresh, so a grant that reached a paused process is not taken
+// for a live one; it needs no round trip to start working, and a lease
+// longer than the waiter TTL is confirmed in the background.
+//
+// Plain and fair mode share this machinery: the decision (issue 11) was to
+// make handoff the default for every Mutex, because the numbers across
+// separate processes showed broadcast wake-ups costing O(waiters) scripts
+// per release (bench/README.md). The one difference left: without WithFair
+// a newcomer may take a lock that happens to be free (only when no live
+// waiter was left to hand it to); with WithFair it never jumps a live
+// waiter. RWMutex, Semaphore and MultiLock waiters do not queue: they wake
+// on the lock's release message and try again.
+//
+// On Redis Cluster every key of a lock shares the hash tag "{name}", and
+// wake-ups use sharded pub/sub (SPUBLISH), which stays on the lock's shard.
+//
+// # Keys
+//
+// A lock named N uses "{N}" (the lock hash: owner, count, fence, meta,
+// kind), "{N}:fence" (the last token, expiring with the lease), "{N}:queue"
+// and "{N}:waiters" (waiters), "{N}:gone" (attempts given up on a timeout,
+// for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
+// (RWMutex), "{N}:permits" and "{N}:limit" (Semaphore), and the channels
+// "{N}:released" and "{N}:grant:<client id>".
+//
+// # Changing a script
+//
+// Every script call goes through one typed method in scripts.go, which owns
+// the script's pinned version, its KEYS order, its ARGV encoding and the
+// meaning of its reply. To change a script: copy lua/<name>.v<N>.lua to
+// lua/<name>.v<N+1>.lua and edit the copy (a released version never
+// changes); record it with go run ./cmd/luasum record lua; point the one
+// typed method at <name>@<N+1> and adjust its KEYS, ARGV or reply decoding.
+// The tests in lua/ and the model checks in model_test.go (explore) then run
+// against the new version.
 package locks

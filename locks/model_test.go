@@ -81,7 +81,7 @@ func mcMustFail(t *testing.T, m *explore.Model, property string) {
 	if res.Violation.Property != property {
 		t.Fatalf("the broken copy failed %q, want %q:\n%s", res.Violation.Property, property, res.Violation)
 	}
-	t.Logf("the broken copy fails as it should after %d steps (%d states)", len(res.Violation.Trace), res.States)
+	t.Logf("the broken copy fails as it should: a %d-step trace (%d states)", len(res.Violation.Trace), res.States)
 }
 
 // mcTaken reports whether a script's reply says "taken" ({1, ...}).
@@ -384,11 +384,40 @@ func TestModelFairMutex(t *testing.T) {
 
 // --- read-write lock ----------------------------------------------------------
 
-type rwScripts struct{ rlock, runlock, wlock, wunlock *registry.Script }
+type rwScripts struct {
+	rlock, runlock, wlock, wunlock *registry.Script
+	v2                             bool // version 2's keys and arguments
+}
+
+// keys is what rw.rlock and rw.lock take (version 2 adds the permits key,
+// to refuse a name a semaphore holds).
+func (s rwScripts) keys() []string {
+	if s.v2 {
+		return append(append([]string(nil), mcRWKeys...), "{m}:permits")
+	}
+	return mcRWKeys
+}
+
+func (s rwScripts) runlockArgs(name string) []any {
+	if s.v2 {
+		return []any{name, "{m}:released", "PUBLISH"}
+	}
+	return []any{name, "{m}:released"}
+}
+
+// unlock is the writer's release: mutex.release, with version 2's keys
+// and arguments when the scripts are version 2.
+func (s rwScripts) unlock(name string) explore.Step {
+	st := explore.Step{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"}}
+	if s.v2 {
+		st.Keys, st.Args = mcV2ReleaseKeysOf("{m}"), mcV2ReleaseArgs(name)
+	}
+	return st
+}
 
 func mcReader(name string, s rwScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "rlock", Script: s.rlock, Keys: mcRWKeys, Args: []any{name, mcTTL.Milliseconds(), "1"},
+		{Label: "rlock", Script: s.rlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), "1"},
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "rlock"
@@ -396,14 +425,14 @@ func mcReader(name string, s rwScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "runlock"
 			}},
-		{Label: "runlock", Script: s.runlock, Keys: mcRWKeys[1:3], Args: []any{name, "{m}:released"},
+		{Label: "runlock", Script: s.runlock, Keys: mcRWKeys[1:3], Args: s.runlockArgs(name),
 			Then: func(c *explore.Ctx) string { c.Release(); return "rlock" }},
 	}}
 }
 
 func mcWriter(name string, s rwScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "lock", Script: s.wlock, Keys: mcRWKeys, Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), ""},
+		{Label: "lock", Script: s.wlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), ""},
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "lock"
@@ -411,8 +440,7 @@ func mcWriter(name string, s rwScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "unlock"
 			}},
-		{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"},
-			Then: func(c *explore.Ctx) string { c.Release(); return "lock" }},
+		withThen(s.unlock(name), func(c *explore.Ctx) string { c.Release(); return "lock" }),
 	}}
 }
 
@@ -478,11 +506,30 @@ func TestModelRWMutex(t *testing.T) {
 
 // --- semaphore ----------------------------------------------------------------
 
-type semScripts struct{ acquire, release *registry.Script }
+type semScripts struct {
+	acquire, release *registry.Script
+	v2               bool // version 2's keys and arguments
+}
+
+// keys is what sem.acquire takes (version 2 adds the lock and readers keys,
+// to refuse a name a mutex or rw lock holds).
+func (s semScripts) keys() []string {
+	if s.v2 {
+		return append(append([]string(nil), mcSemKeys...), "{s}", "{s}:readers")
+	}
+	return mcSemKeys
+}
+
+func (s semScripts) releaseArgs(name string) []any {
+	if s.v2 {
+		return []any{name, 1, "{s}:released", "PUBLISH"}
+	}
+	return []any{name, 1, "{s}:released"}
+}
 
 func mcSemClient(name string, s semScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: mcSemKeys, Args: []any{name, 1, mcTTL.Milliseconds(), 2},
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: []any{name, 1, mcTTL.Milliseconds(), 2},
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -490,7 +537,7 @@ func mcSemClient(name string, s semScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "release"
 			}},
-		{Label: "release", Script: s.release, Keys: mcSemKeys[:1], Args: []any{name, 1, "{s}:released"},
+		{Label: "release", Script: s.release, Keys: mcSemKeys[:1], Args: s.releaseArgs(name),
 			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
 	}}
 }
@@ -519,8 +566,14 @@ func TestModelSemaphore(t *testing.T) {
 
 // mcMultiClient takes two locks of one slot at once with multi.acquire,
 // then releases them one by one with mutex.release.
-func mcMultiClient(name string, acquire, release *registry.Script, a, b string) explore.Actor {
+func mcMultiClient(name string, acquire, release *registry.Script, a, b string, v2 bool) explore.Actor {
 	keys := []string{a, a + ":fence", b, b + ":fence"}
+	releaseOf := func(lock string) explore.Step {
+		if v2 {
+			return explore.Step{Label: "release " + lock, Script: release, Keys: mcV2ReleaseKeysOf(lock), Args: mcV2ReleaseArgs(name)}
+		}
+		return explore.Step{Label: "release " + lock, Script: release, Keys: []string{lock}, Args: []any{name, "{g}:released"}}
+	}
 	return explore.Actor{Name: name, Steps: []explore.Step{
 		{Label: "acquire", Script: acquire, Keys: keys, Args: []any{name, mcTTL.Milliseconds(), ""},
 			Then: func(c *explore.Ctx) string {
@@ -530,20 +583,18 @@ func mcMultiClient(name string, acquire, release *registry.Script, a, b string) 
 				c.Acquire(mcTTL)
 				return "release " + a
 			}},
-		{Label: "release " + a, Script: release, Keys: []string{a}, Args: []any{name, "{g}:released"},
-			Then: func(c *explore.Ctx) string { c.Release(); return "" }},
-		{Label: "release " + b, Script: release, Keys: []string{b}, Args: []any{name, "{g}:released"},
-			Then: func(c *explore.Ctx) string { return "acquire" }},
+		withThen(releaseOf(a), func(c *explore.Ctx) string { c.Release(); return "" }),
+		withThen(releaseOf(b), func(c *explore.Ctx) string { return "acquire" }),
 	}}
 }
 
-func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model {
+func mcMultiModel(name string, acquire, release *registry.Script, v2 bool) *explore.Model {
 	return &explore.Model{
 		Name: name,
 		// x and y share lock b.
 		Actors: []explore.Actor{
-			mcMultiClient("x", acquire, release, "{g}:a", "{g}:b"),
-			mcMultiClient("y", acquire, release, "{g}:b", "{g}:c"),
+			mcMultiClient("x", acquire, release, "{g}:a", "{g}:b", v2),
+			mcMultiClient("y", acquire, release, "{g}:b", "{g}:c", v2),
 		},
 		Invariants: []explore.Invariant{explore.MutualExclusion()},
 		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
@@ -552,8 +603,222 @@ func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model
 
 func TestModelMultiLock(t *testing.T) {
 	get := mcScripts(t)
-	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", get("multi.acquire@1"), get("mutex.release@1")))
+	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", get("multi.acquire@1"), get("mutex.release@1"), false))
 
 	broken := mcBreak(t, get("multi.acquire@1"), "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
-	mcMustFail(t, mcMultiModel("multi-lock, last lock unchecked", broken, get("mutex.release@1")), "mutual exclusion")
+	mcMustFail(t, mcMultiModel("multi-lock, last lock unchecked", broken, get("mutex.release@1"), false), "mutual exclusion")
+}
+
+// --- mutex, version 2 -----------------------------------------------------------
+
+// Version 2 of mutex.acquire/release queues waiters in Redis in every mode,
+// hands the lock over inside the release, and undoes acquisitions whose
+// caller gave up. These models run once lua/ has version 2 (the lead adds
+// it in parallel); until then they skip, saying so.
+
+var (
+	mcV2AcquireKeys = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
+	mcV2ReleaseKeys = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters", "{m}:gone"}
+)
+
+// mcV2ReleaseKeysOf is mutex.release@2's KEYS for the lock under key lock.
+func mcV2ReleaseKeysOf(lock string) []string {
+	return []string{lock, lock + ":fence", lock + ":queue", lock + ":waiters", lock + ":gone"}
+}
+
+// mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to undo).
+func mcV2ReleaseArgs(owner string) []any {
+	return []any{owner, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()}
+}
+
+// withThen returns st with its Then set.
+func withThen(st explore.Step, then func(*explore.Ctx) string) explore.Step {
+	st.Then = then
+	return st
+}
+
+// mcV2Lookup returns the scripts by ID, skipping the test while lua/ has
+// no version 2 yet.
+func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]*registry.Script, len(ids))
+	for i, id := range ids {
+		if out[i], err = reg.Lookup(id); err != nil {
+			t.Skipf("%s is not in lua/ yet: %v", id, err)
+		}
+	}
+	return out
+}
+
+func mcV2Scripts(t *testing.T) mutexScripts {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acquire, errA := reg.Lookup("mutex.acquire@2")
+	release, errR := reg.Lookup("mutex.release@2")
+	if errA != nil || errR != nil {
+		t.Skipf("mutex.acquire@2 and mutex.release@2 are not in lua/ yet: %v %v", errA, errR)
+	}
+	return mutexScripts{acquire: acquire, release: release}
+}
+
+// mcV2Client locks (queueing, as Lock does) with one attempt id per round,
+// then unlocks; a waiter the release handed the lock to claims it on its
+// next call.
+func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
+	return explore.Actor{Name: name, Vars: []string{"round", "token"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcV2AcquireKeys, Call: func(c *explore.Ctx) []any {
+			return []any{name, mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), boolFlag(fair), "client-" + name, fmt.Sprintf("%s-%d", name, c.Var("round"))}
+		}, Then: func(c *explore.Ctx) string {
+			if !mcTaken(c) {
+				return "acquire"
+			}
+			c.Acquire(mcTTL)
+			c.SetVar("token", c.Elem(1))
+			return "release"
+		}},
+		{Label: "release", Script: s.release, Keys: mcV2ReleaseKeys, Args: []any{name, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()},
+			Then: func(c *explore.Ctx) string {
+				c.Release()
+				c.SetVar("round", c.Var("round")+1)
+				return "acquire"
+			}},
+	}}
+}
+
+func boolFlag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// mcV2Fencing: tokens only grow from holder to holder.
+var mcV2Fencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
+	for _, h := range v.Holders() {
+		for _, other := range []string{"a", "b", "c"} {
+			if t := v.Var(other, "token"); other != h && t != 0 && t >= v.Var(h, "token") {
+				return fmt.Errorf("%s holds token %d, but %s was given %d before it", h, v.Var(h, "token"), other, t)
+			}
+		}
+	}
+	return nil
+}}
+
+func mcV2Model(name string, s mutexScripts, fair bool) *explore.Model {
+	invariants := []explore.Invariant{explore.MutualExclusion(), mcV2Fencing, mcFairOrder}
+	if fair {
+		invariants = append(invariants, mcFairFIFO)
+	}
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcV2Client("a", s, fair), mcV2Client("b", s, fair), mcV2Client("c", s, fair)},
+		Invariants: invariants,
+		Deadlines:  mcWaiterDeadlines,
+		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcV2Client("late", s, fair), Within: 4}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelMutexV2(t *testing.T) {
+	s := mcV2Scripts(t)
+	explore.Check(t, mcV2Model("mutex@2", s, false))
+	explore.Check(t, mcV2Model("mutex@2, fair", s, true))
+
+	broken := s
+	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+	mcMustFail(t, mcV2Model("mutex@2, release ignores the owner", broken, false), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "if head == nil or head == owner or fair ~= '1' then", "if true then")
+	mcMustFail(t, mcV2Model("mutex@2 fair, newcomers barge in", broken, true), "first come, first served")
+}
+
+// A client whose Lock call failed with a timeout undoes the attempt
+// (mutex.release@2 with its attempt id) while the attempt itself may still
+// be on its way and reach the server later ("late"). Whatever the order,
+// an abandoned attempt that arrives within gone_ttl of the give-up must
+// not end up holding the lock or waiting for it. (One that arrives later
+// still takes the lock, for one lease that no one believes in: the checker
+// found that trace when the property had no time bound.)
+func mcV2GiveUpModel(name string, s mutexScripts) *explore.Model {
+	const attempt = "a-1"
+	goneTTL := 2 * mcFairWaitTTL.Milliseconds() // as the locks package sets it: twice the longer lease
+	late := explore.Actor{Name: "late", Steps: []explore.Step{
+		{Label: "acquire arrives", Script: s.acquire, Keys: mcV2AcquireKeys,
+			Args: []any{"a", mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), "0", "client-a", attempt}},
+	}}
+	gaveUp := explore.Actor{Name: "a", Vars: []string{"gave-up", "at"}, Steps: []explore.Step{
+		{Label: "give up", Script: s.release, Keys: mcV2ReleaseKeys, Args: []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", attempt, goneTTL},
+			Then: func(c *explore.Ctx) string {
+				c.SetVar("gave-up", 1)
+				c.SetVar("at", c.Now().Milliseconds())
+				return explore.End
+			}},
+	}}
+	abandoned := explore.Invariant{Name: "abandoned attempts take nothing", Check: func(v *explore.View) error {
+		if v.Var("a", "gave-up") == 0 || v.Now().Milliseconds() >= v.Var("a", "at")+goneTTL {
+			return nil
+		}
+		if d, ok := v.Key("{m}"); ok && d.Value.(map[string]string)["owner"] == "a" {
+			return fmt.Errorf("a gave up, yet the lock is held for a (%v)", d.Value)
+		}
+		if d, ok := v.Key("{m}:queue"); ok {
+			for _, z := range d.Value.([]simulate.ZMember) {
+				if z.Member == "a" {
+					return fmt.Errorf("a gave up, yet it waits in the queue")
+				}
+			}
+		}
+		return nil
+	}}
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{gaveUp, late, mcV2Client("b", s, false)},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), abandoned},
+		Deadlines:  mcWaiterDeadlines,
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelMutexV2GiveUp(t *testing.T) {
+	s := mcV2Scripts(t)
+	explore.Check(t, mcV2GiveUpModel("mutex@2, a given-up attempt arriving late", s))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+	mcMustFail(t, mcV2GiveUpModel("mutex@2, gone attempts not checked", broken), "abandoned attempts take nothing")
+}
+
+// --- rw lock, semaphore and multi-lock, version 2 ------------------------------
+
+func TestModelRWMutexV2(t *testing.T) {
+	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@2")
+	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
+	explore.Check(t, mcRWModel("rw lock@2, 2 readers + 1 writer", s))
+
+	broken := s
+	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
+	mcMustFail(t, mcRWModel("rw lock@2, rlock ignores the writer", broken), "server: no writer with live readers")
+}
+
+func TestModelSemaphoreV2(t *testing.T) {
+	v := mcV2Lookup(t, "sem.acquire@2", "sem.release@2")
+	s := semScripts{acquire: v[0], release: v[1], v2: true}
+	explore.Check(t, mcSemModel("semaphore@2 of 2 permits, 3 clients", s))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+	mcMustFail(t, mcSemModel("semaphore@2, off by one", broken), "at most 2 holders")
+}
+
+func TestModelMultiLockV2(t *testing.T) {
+	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@2")
+	explore.Check(t, mcMultiModel("multi-lock@2, two clients sharing one lock", v[0], v[1], true))
+
+	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
+	mcMustFail(t, mcMultiModel("multi-lock@2, last lock unchecked", broken, v[1], true), "mutual exclusion")
 }

@@ -170,6 +170,8 @@ func WithLabel(label string) Option {
 // failure and lost lease, for metrics and alerts (for example on a lock
 // whose failed attempts keep growing). fn must be quick and must not block.
 // All kinds.
+//
+// Deprecated: use WithHook, which adds to other hooks instead of replacing them.
 func WithObserver(fn func(Event)) Option {
 	return func(s *settings) {
 		s.note("WithObserver")

@@ -32,9 +32,10 @@ func simulatorFixture(t *testing.T) fixture {
 		return c
 	}
 	return fixture{
-		client: func(t *testing.T, opts ...locks.Option) *locks.Client { return wrap(t, nil, opts...) },
-		wrap:   wrap,
-		elapse: clock.Advance,
-		scale:  1,
+		client:  func(t *testing.T, opts ...locks.Option) *locks.Client { return wrap(t, nil, opts...) },
+		wrap:    wrap,
+		elapse:  clock.Advance,
+		virtual: true,
+		scale:   1,
 	}
 }

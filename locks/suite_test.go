@@ -28,6 +28,9 @@ type fixture struct {
 	elapse func(d time.Duration)
 	// real is the redis-server, when the backend is one.
 	real *redistest.Server
+	// virtual is set when elapse moves a virtual clock that the Client's
+	// leases and watchdog also run on (the simulator).
+	virtual bool
 	// scale divides heavy workloads: miniredis interprets every script at a
 	// few thousand calls a second (tens of times slower under -race), so it
 	// runs the stress tests with fewer operations than the real server and
@@ -447,36 +450,52 @@ func TestSuiteCancelledWaiter(t *testing.T) {
 
 func TestSuiteWatchdogKeepsTheLock(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
-		ctx := timeout(t, 10*time.Second)
-		const ttl = 100 * time.Millisecond
+		ctx := timeout(t, 30*time.Second)
+		// On the simulator the watchdog runs on the virtual clock, so a
+		// 100ms lease is renewed exactly on time however busy the machine
+		// is. On wall time the lease is long enough that only a scheduling
+		// delay above a second could make a renewal late.
+		ttl, rounds := 2*time.Second, 3
+		if f.virtual {
+			ttl, rounds = 100*time.Millisecond, 10
+		}
 		c := f.client(t)
 		l, err := mutex(t, c, "long", locks.WithTTL(ttl), locks.WithWatchdog(0)).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 10; i++ { // 10 × TTL of server time
-			time.Sleep(ttl / 2) // the watchdog runs on wall time
+		for i := 0; i < rounds; i++ { // rounds × TTL of server time
+			if !f.virtual {
+				time.Sleep(ttl / 2) // the watchdog runs on wall time
+			}
 			f.elapse(ttl / 2)
+			if f.virtual {
+				f.elapse(ttl / 2)
+			}
 			if l.Err() != nil {
-				t.Fatalf("lost after %d half-TTLs: %v", i, l.Err())
+				t.Fatalf("lost after %d TTLs: %v", i, l.Err())
 			}
 		}
 		if _, err := mutex(t, c, "long").TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
-			t.Fatalf("after 10×TTL another owner got the lock: %v", err)
+			t.Fatalf("after %d×TTL another owner got the lock: %v", rounds, err)
 		}
 		if err := l.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// No renewal after Unlock: the lock stays free.
-		time.Sleep(ttl)
+		if f.virtual {
+			f.elapse(ttl)
+		} else {
+			time.Sleep(ttl / 2)
+		}
 		if info, _ := c.Inspect(ctx, "long"); info.Held {
 			t.Fatalf("renewed after Unlock: %+v", info)
 		}
 	})
 }
 
-// Inside one Client, plain mode hands the lock to the oldest local waiter
-// within Unlock: waiters get it in arrival order, each with a new token.
+// Waiters queue in Redis and each release hands the lock to the oldest:
+// they get it in the order they queued, each with a new token.
 func TestSuiteLocalHandoff(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
@@ -504,7 +523,7 @@ func TestSuiteLocalHandoff(t *testing.T) {
 				order <- got{i, l.Token()}
 				l.Unlock(ctx)
 			}(i)
-			waitFor(t, func() bool { return c.Stats().Contended >= uint64(i+1) })
+			waitFor(t, func() bool { info, _ := c.Inspect(ctx, "hand"); return info.Waiters >= int64(i+1) })
 		}
 		holder.Unlock(ctx)
 		wg.Wait()

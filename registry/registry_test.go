@@ -60,7 +60,7 @@ func TestParseScriptHeader(t *testing.T) {
 	if err := s.CheckCall(2, 2); err != nil {
 		t.Error(err)
 	}
-	if err := s.CheckCall(1, 2); err == nil || !strings.Contains(err.Error(), "mutex.acquire@2 takes at least 2 KEYS") {
+	if err := s.CheckCall(1, 2); err == nil || !strings.Contains(err.Error(), "mutex.acquire@2: takes exactly 2 KEYS (lock, fence), got 1; pass what the header") {
 		t.Errorf("CheckCall(1,2) = %v", err)
 	}
 }

@@ -152,19 +152,19 @@ type CallError struct {
 // Error names the script, the counts and the fix: the one place the
 // hint is worded.
 func (e *CallError) Error() string {
-	atLeast := ""
+	atLeast := "exactly "
 	if e.AtLeast {
 		atLeast = "at least "
 	}
-	return fmt.Sprintf("%s takes %s%d %s (%s), got %d; pass what the header's keys: and args: lines declare",
+	return fmt.Sprintf("%s: takes %s%d %s (%s), got %d; pass what the header's keys: and args: lines declare",
 		e.Script, atLeast, e.Want, e.List, strings.Join(e.Names, ", "), e.Got)
 }
 
 func checkCount(s *Script, list string, names []string, variadic bool, min, got int) error {
 	switch {
-	case got < min:
+	case variadic && got < min:
 		return &CallError{Script: s.ID(), List: list, Names: names, Want: min, AtLeast: true, Got: got}
-	case !variadic && got > len(names):
+	case !variadic && got != len(names):
 		return &CallError{Script: s.ID(), List: list, Names: names, Want: len(names), Got: got}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -109,20 +110,29 @@ func (s *Server) sandbox() *sandbox {
 // converted as go-redis converts them (see the package documentation).
 // The reply has the Go shape go-redis gives: int64, string, []any,
 // redis.Nil, or an error carrying Redis's exact text. A script that breaks
-// the key discipline fails with a *DisciplineError instead.
+// the key discipline fails with a *DisciplineError; other errors (but
+// redis.Nil) are *evalsha.ScriptError, as evalsha.Runner returns them.
 func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
 	if script == nil {
 		cmd := redis.NewCmd(ctx, "evalsha")
 		cmd.SetErr(errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)"))
 		return cmd
 	}
-	if err := script.CheckCall(len(keys), len(args)); err != nil {
+	if err := evalsha.CheckCall(script, len(keys), len(args)); err != nil {
 		// As evalsha.Runner does, so both backends refuse the same calls.
 		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
-		cmd.SetErr(fmt.Errorf("simulate: %w", err))
+		cmd.SetErr(err)
 		return cmd
 	}
-	return s.run(ctx, script.Source, script.SHA1, script, keys, args, false)
+	cmd := s.run(ctx, script.Source, script.SHA1, script, keys, args, false)
+	var discipline *DisciplineError
+	if err := cmd.Err(); err != nil && err != redis.Nil && !errors.As(err, &discipline) {
+		// evalsha's error type and text, "name@version: <server text>", so
+		// errors.As(err, &scriptErr) holds offline as against real Redis. A
+		// DisciplineError (no real server raises it) already names the script.
+		cmd.SetErr(&evalsha.ScriptError{Script: script.ID(), Err: err})
+	}
+	return cmd
 }
 
 // RunSource runs Lua source as EVAL would: a "#!lua" first line sets its

@@ -356,7 +356,7 @@ func TestRegistryScriptIDInErrors(t *testing.T) {
 	// Redis's own error replies name the script by SHA1, as the server does.
 	bad := mustScript(t, "bad.v1.lua", "-- name: bad\n-- version: 1\n-- description: d\n-- keys:\n-- args:\nreturn nosuch")
 	err = New().Run(ctx, bad, nil).Err()
-	want := "ERR user_script:6: Script attempted to access nonexistent global variable 'nosuch' script: " + bad.SHA1 + ", on @user_script:6."
+	want := "bad@1: ERR user_script:6: Script attempted to access nonexistent global variable 'nosuch' script: " + bad.SHA1 + ", on @user_script:6."
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %s", err, want)
 	}

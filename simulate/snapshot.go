@@ -345,3 +345,18 @@ func (sn *Snapshot) NextExpiry(now time.Time) (time.Time, bool) {
 	}
 	return time.UnixMilli(best), true
 }
+
+// Lookup returns one key of the snapshot as Dump would list it, if it is
+// live at now.
+func (sn *Snapshot) Lookup(key string, now time.Time) (KeyDump, bool) {
+	i := sort.Search(len(sn.entries), func(i int) bool { return sn.entries[i].key >= key })
+	if i == len(sn.entries) || sn.entries[i].key != key {
+		return KeyDump{}, false
+	}
+	one := Snapshot{entries: sn.entries[i : i+1]}
+	d := one.Dump(now)
+	if len(d) == 0 {
+		return KeyDump{}, false
+	}
+	return d[0], true
+}

@@ -19,7 +19,7 @@ func (d *demo) scripts(ctx context.Context) error {
 		return err
 	}
 	d.say("\n4. Underneath, the locks are %d versioned Lua scripts; the registry checked each header against its body:", len(reg.Scripts()))
-	for _, id := range []string{"mutex.acquire@1", "mutex.release@1", "mutex.inspect@1"} {
+	for _, id := range []string{"mutex.acquire@2", "mutex.release@2", "mutex.inspect@1"} {
 		s, err := reg.Lookup(id)
 		if err != nil {
 			return err

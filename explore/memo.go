@@ -1,0 +1,48 @@
+package explore
+
+// key encodes everything about n that decides its future: the clock, the
+// event counters, each actor's position, budget, belief and variables, and
+// the keyspaces with the pending replication.
+func (e *engine) key(n *node) []byte {
+	b := e.buf[:0]
+	b = appendInt(b, n.now)
+	b = appendInt(b, int64(n.ticks)<<32|int64(n.pauses)<<16|int64(n.failover))
+	if n.down {
+		b = append(b, 'D')
+	}
+	for i := range n.actors {
+		a := &n.actors[i]
+		pc, steps := a.pc, a.steps
+		if pc == endPC {
+			steps = 0 // a stopped actor's budget no longer matters
+		}
+		b = appendInt(b, int64(pc)<<32|int64(steps))
+		if a.holds {
+			b = appendInt(b, a.deadline)
+		} else {
+			b = append(b, '-')
+		}
+		for _, v := range a.vars {
+			b = appendInt(b, v)
+		}
+		b = append(b, '|')
+	}
+	b = append(b, '#')
+	b = n.primary.AppendCanonicalWithout(b, e.r.Unobserved)
+	if n.replica != nil {
+		b = append(b, '#')
+		b = n.replica.AppendCanonicalWithout(b, e.r.Unobserved)
+		for _, d := range n.pending {
+			b = d.AppendCanonical(b)
+		}
+	}
+	e.buf = b
+	return b
+}
+
+func appendInt(b []byte, v int64) []byte {
+	for i := 0; i < 8; i++ {
+		b = append(b, byte(v>>(8*i)))
+	}
+	return b
+}
