@@ -12,6 +12,14 @@ type Interval struct{ From, To time.Time }
 // [start, end]: a release's reply may arrive after the next holder already
 // has the lock, and that overlap counts once.
 func busyTime(intervals []Interval, start, end time.Time) time.Duration {
+	busy, _ := busyAndIdle(intervals, start, end)
+	return busy
+}
+
+// busyAndIdle is busyTime and the longest stretch within [start, end] in
+// which nobody held the lock (before the first hold, between holds, or
+// after the last).
+func busyAndIdle(intervals []Interval, start, end time.Time) (busy, longestIdle time.Duration) {
 	clipped := make([]Interval, 0, len(intervals))
 	for _, iv := range intervals {
 		if iv.From.Before(start) {
@@ -25,20 +33,22 @@ func busyTime(intervals []Interval, start, end time.Time) time.Duration {
 		}
 	}
 	sort.Slice(clipped, func(i, j int) bool { return clipped[i].From.Before(clipped[j].From) })
-	var busy time.Duration
-	var cur Interval
-	for i, iv := range clipped {
+	if len(clipped) == 0 {
+		return 0, end.Sub(start)
+	}
+	cur := clipped[0]
+	longestIdle = cur.From.Sub(start)
+	for _, iv := range clipped[1:] {
 		switch {
-		case i == 0:
-			cur = iv
 		case iv.From.After(cur.To):
 			busy += cur.To.Sub(cur.From)
+			longestIdle = max(longestIdle, iv.From.Sub(cur.To))
 			cur = iv
 		case iv.To.After(cur.To):
 			cur.To = iv.To
 		}
 	}
-	return busy + cur.To.Sub(cur.From)
+	return busy + cur.To.Sub(cur.From), max(longestIdle, end.Sub(cur.To))
 }
 
 // percentile returns the p-th percentile (0-100) of sorted, or 0 when empty.

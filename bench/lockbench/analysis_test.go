@@ -28,6 +28,12 @@ func TestBusyTime(t *testing.T) {
 	if got, want := busyTime(ivs, at(1), at(25)), 12*time.Millisecond; got != want {
 		t.Errorf("busy = %v, want %v (7 ms from 1 to 8, 5 ms from 20 to 25)", got, want)
 	}
+	if _, idle := busyAndIdle(ivs, at(1), at(25)); idle != 12*time.Millisecond {
+		t.Errorf("longest idle = %v, want 12ms (from 8 to 20)", idle)
+	}
+	if _, idle := busyAndIdle([]Interval{{at(2), at(3)}}, at(0), at(10)); idle != 7*time.Millisecond {
+		t.Errorf("longest idle = %v, want 7ms (after the last hold)", idle)
+	}
 	if got := busyTime(nil, at(0), at(1)); got != 0 {
 		t.Errorf("no holds: busy %v", got)
 	}

@@ -97,7 +97,10 @@ type ContendedResult struct {
 	// CutOff is the number of Lock calls still waiting when the run ended.
 	CutOff int
 	Queue  QueueStats
-	Wall   time.Duration
+	// LongestIdle is the longest stretch in which nobody held the lock,
+	// although waiters were waiting for all of the run.
+	LongestIdle time.Duration
+	Wall        time.Duration
 }
 
 // summarize turns a trace of the run [start, end] into its figures.
@@ -117,15 +120,17 @@ func summarize(tr Trace, start, end time.Time) ContendedResult {
 		durations[i] = max(0, w.Got.Sub(w.Asked))
 	}
 	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	busy, idle := busyAndIdle(intervals, start, end)
 	r := ContendedResult{
-		Busy:     float64(busyTime(intervals, start, end)) / float64(wall),
-		P50:      percentile(durations, 50),
-		P99:      percentile(durations, 99),
-		Jain:     jain(tr.Counts),
-		Acquired: len(tr.Holds),
-		Waiters:  len(tr.Counts),
-		CutOff:   len(tr.Pending),
-		Wall:     wall,
+		Busy:        float64(busy) / float64(wall),
+		LongestIdle: idle,
+		P50:         percentile(durations, 50),
+		P99:         percentile(durations, 99),
+		Jain:        jain(tr.Counts),
+		Acquired:    len(tr.Holds),
+		Waiters:     len(tr.Counts),
+		CutOff:      len(tr.Pending),
+		Wall:        wall,
 	}
 	for _, c := range tr.Counts {
 		if c == 0 {

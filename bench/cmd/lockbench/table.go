@@ -43,8 +43,8 @@ func (rep report) print(w io.Writer) {
 	if len(rep.Procs8) > 0 || len(rep.Shared) > 0 {
 		fmt.Fprintln(w, "(ii) one lock, 8 waiters, each holding it 1 ms per acquisition. Left: separate processes, each with its own client (the headline). Right: in one process, goroutines sharing one client.")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| contender | procs: busy | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it | shared client: busy | p50 wait | p99 wait | max wait | Jain |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| contender | procs: busy | longest idle | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it | shared client: busy | longest idle | p50 wait | p99 wait | max wait | Jain |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		names := rowNames(rep)
 		p8 := byName(rep.Procs8)
 		for _, name := range names {
@@ -55,8 +55,8 @@ func (rep report) print(w io.Writer) {
 	if len(rep.Procs32) > 0 {
 		fmt.Fprintln(w, "32 separate processes on one lock, 1 ms holds:")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| contender | busy | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| contender | busy | longest idle | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range rep.Procs32 {
 			fmt.Fprintf(w, "| %s | %s |\n", r.Name, procCells(r))
 		}
@@ -191,22 +191,22 @@ func byName(rows []procRow) map[string]procRow {
 func procCells(r procRow) string {
 	if r.Result == nil {
 		if r.Err != "" {
-			return "error (below) | | | | | | | | | "
+			return "error (below) | | | | | | | | | | "
 		}
-		return "- | - | - | - | - | - | - | - | - | -"
+		return "- | - | - | - | - | - | - | - | - | - | -"
 	}
 	x := r.Result
 	acqPerSec := float64(x.Acquired) / x.Wall.Seconds()
-	return fmt.Sprintf("%s | %s | %s | %s | %.3f | %.0f | %.1f | %.2f | %s | %d of %d", pct(x.Busy), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain, acqPerSec,
+	return fmt.Sprintf("%s | %s | %s | %s | %s | %.3f | %.0f | %.1f | %.2f | %s | %d of %d", pct(x.Busy), ms(x.LongestIdle), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain, acqPerSec,
 		x.CommandsPerAcq, x.ScriptsPerAcq, us(x.CPUPerAcq), x.NeverAcquired, x.Waiters)
 }
 
 func sharedCells(r sharedRow) string {
 	if r.Contended == nil {
-		return "- | - | - | - | -"
+		return "- | - | - | - | - | -"
 	}
 	x := r.Contended
-	return fmt.Sprintf("%s | %s | %s | %s | %.3f", pct(x.Busy), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain)
+	return fmt.Sprintf("%s | %s | %s | %s | %s | %.3f", pct(x.Busy), ms(x.LongestIdle), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain)
 }
 
 // failed reports whether the workload ("(i)", "(ii)", "(iii)") had an error.
