@@ -64,7 +64,7 @@ func (rep report) print(w io.Writer) {
 	}
 	if len(rep.Waiters1000) > 0 {
 		p8 := byName(rep.Procs8)
-		fmt.Fprintln(w, "1,000 waiters (goroutines) over 16 separate processes on one lock, 1 ms holds. *Most served*: the most acquisitions by others during one wait (first-come, first-served keeps it below 999); *overtaken*: waits that an arrival at least 10 ms later got the lock before; *CPU 1000/8*: server CPU per acquisition here over the 8-process run's.")
+		fmt.Fprintln(w, "1,000 waiters (goroutines) over 16 separate processes on one lock, 1 ms holds. *Most served*: the most acquisitions by others during one wait (first-come, first-served keeps it at or below 999); *overtaken*: waits that an arrival at least 10 ms later got the lock before; *CPU 1000/8*: server CPU per acquisition here over the 8-process run's.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| contender | acquisitions | waiters that got it | p50 wait | p99 wait | longest wait | most served during one wait | overtaken waits | script runs/acq | server CPU/acq | CPU 1000/8 |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
