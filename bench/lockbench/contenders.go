@@ -4,9 +4,10 @@ package lockbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -31,15 +32,15 @@ type Contender struct {
 	Name     string
 	Settings string
 	New      func(addr string) (Locker, error)
-	// Waits reports whether the contender can wait for a held lock; the raw
-	// floor cannot, so it runs only the uncontended workloads.
+	// Waits reports whether the contender can wait for a held lock, and so
+	// runs the contended workloads.
 	Waits bool
 }
 
 // Contenders lists redlua, its fair mode, the peers and the raw floor.
 func Contenders() []Contender {
 	return []Contender{
-		{Name: "raw", Settings: "SET NX PX, then a compare-and-delete EVALSHA (no waiting)", New: newRaw},
+		{Name: "raw", Settings: "SET NX PX, polled every 1 ms while held; release by a compare-and-delete EVALSHA", New: newRaw, Waits: true},
 		{Name: "redlua", Settings: "locks.New, TTL 10s, pub/sub wake-ups", New: newRedlua(false), Waits: true},
 		{Name: "redlua-fair", Settings: "locks.New with WithFair, TTL 10s", New: newRedlua(true), Waits: true},
 		{Name: "redsync", Settings: "v4 defaults (retry delay 50-250ms random), expiry 10s, tries unlimited", New: newRedsync, Waits: true},
@@ -49,6 +50,9 @@ func Contenders() []Contender {
 }
 
 const ttl = 10 * time.Second
+
+// rawPoll is how often the raw floor retries a held lock.
+const rawPoll = time.Millisecond
 
 type raw struct {
 	c   *redis.Client
@@ -65,13 +69,21 @@ func newRaw(addr string) (Locker, error) {
 }
 
 func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
-	token := fmt.Sprint(time.Now().UnixNano())
-	ok, err := r.c.SetNX(ctx, name, token, ttl).Result()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errors.New("raw: lock held (the raw floor does not wait)")
+	token := fmt.Sprint(os.Getpid(), ":", time.Now().UnixNano()) // unique across worker processes
+	for {
+		ok, err := r.c.SetNX(ctx, name, token, ttl).Result()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+		// The floor waits the simplest way: poll every millisecond.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(rawPoll):
+		}
 	}
 	keys := []string{name}
 	return func(ctx context.Context) error { return r.c.EvalSha(ctx, r.sha, keys, token).Err() }, nil
@@ -80,22 +92,27 @@ func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) erro
 func (r *raw) Close() { r.c.Close() }
 
 type redlua struct {
-	rc *redis.Client
-	c  *locks.Client
+	rcs []*redis.Client // closed after c: locks.Client does not close them
+	c   *locks.Client
 }
 
 func newRedlua(fair bool) func(string) (Locker, error) {
+	if fair {
+		return newRedluaWith(locks.WithFair(0))
+	}
+	return newRedluaWith()
+}
+
+// newRedluaWith is redlua on one server with TTL 10 s and opts.
+func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 	return func(addr string) (Locker, error) {
 		rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
-		opts := []locks.Option{locks.WithTTL(ttl)}
-		if fair {
-			opts = append(opts, locks.WithFair(0))
-		}
-		c, err := locks.New(rc, opts...)
+		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl)}, opts...)...)
 		if err != nil {
+			rc.Close()
 			return nil, err
 		}
-		return &redlua{rc: rc, c: c}, nil
+		return &redlua{rcs: []*redis.Client{rc}, c: c}, nil
 	}
 }
 
@@ -111,7 +128,12 @@ func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) e
 	return l.Unlock, nil
 }
 
-func (r *redlua) Close() { r.c.Close(); r.rc.Close() }
+func (r *redlua) Close() {
+	r.c.Close()
+	for _, rc := range r.rcs {
+		rc.Close()
+	}
+}
 
 type rsync struct {
 	rc *redis.Client
@@ -173,7 +195,30 @@ func (r *rueidisLocker) Lock(ctx context.Context, name string) (func(context.Con
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) error { cancel(); return nil }, nil
+	return func(ctx context.Context) error {
+		// cancel releases the lock and waits for the release; the wait is
+		// bounded by ctx so a stuck release is an error, not a hang.
+		released := make(chan struct{})
+		go func() { cancel(); close(released) }()
+		select {
+		case <-released:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("rueidislock release: %w", ctx.Err())
+		}
+	}, nil
 }
 
 func (r *rueidisLocker) Close() { r.l.Close() }
+
+// ContenderByName finds a contender of Contenders by its name.
+func ContenderByName(name string) (Contender, error) {
+	var names []string
+	for _, c := range Contenders() {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return Contender{}, fmt.Errorf("lockbench: unknown contender %q (known: %s)", name, strings.Join(names, ", "))
+}

@@ -1,18 +1,27 @@
 package lockbench
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // StartServer starts a scratch redis-server on a free loopback port and
 // returns its address and a function that stops it.
 func StartServer() (string, func(), error) {
+	return startServer()
+}
+
+// startServer starts redis-server with extra arguments on a free loopback port.
+func startServer(extra ...string) (string, func(), error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -23,10 +32,12 @@ func StartServer() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir)
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir}, extra...)
+	cmd := exec.Command("redis-server", args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("starting redis-server (apt-get install -y redis-server): %w", err)
 	}
 	stop := func() { cmd.Process.Kill(); cmd.Wait(); os.RemoveAll(dir) }
@@ -39,4 +50,54 @@ func StartServer() (string, func(), error) {
 	}
 	stop()
 	return "", nil, fmt.Errorf("redis-server on %s did not start", addr)
+}
+
+// StartServers starts n independent scratch servers (for a quorum).
+func StartServers(n int) ([]string, func(), error) {
+	var addrs []string
+	var stops []func()
+	stopAll := func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for range n {
+		a, stop, err := startServer()
+		if err != nil {
+			stopAll()
+			return nil, nil, err
+		}
+		addrs = append(addrs, a)
+		stops = append(stops, stop)
+	}
+	return addrs, stopAll, nil
+}
+
+// StartPrimaryReplica starts a primary and one replica of it on loopback and
+// waits until the replica is in sync; it returns the primary's address.
+func StartPrimaryReplica() (string, func(), error) {
+	// Without the delay the replica's first full sync starts at once
+	// rather than after Redis 7's default 5 s wait for more replicas.
+	primary, stopPrimary, err := startServer("--repl-diskless-sync-delay", "0")
+	if err != nil {
+		return "", nil, err
+	}
+	host, port, _ := net.SplitHostPort(primary)
+	replica, stopReplica, err := startServer("--replicaof", host, port)
+	if err != nil {
+		stopPrimary()
+		return "", nil, err
+	}
+	stop := func() { stopReplica(); stopPrimary() }
+	rc := redis.NewClient(&redis.Options{Addr: replica})
+	defer rc.Close()
+	ctx := context.Background()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		info, err := rc.Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(info, "master_link_status:up") {
+			return primary, stop, nil
+		}
+	}
+	stop()
+	return "", nil, fmt.Errorf("the replica on %s did not reach master_link_status:up within 20s", replica)
 }

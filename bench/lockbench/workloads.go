@@ -2,124 +2,59 @@ package lockbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 )
 
+// stuckGrace bounds how long a workload waits past its end for a call that
+// should have returned: a contender that loses a wake-up then reports an
+// error instead of hanging the whole run.
+const stuckGrace = 30 * time.Second
+
+// ErrStalled reports a Lock or Unlock call that had not returned stuckGrace
+// after its workload's end.
+var ErrStalled = errors.New("lockbench: a call stalled")
+
+// boundedCtx is ctx ending stuckGrace after d from now, and the error to
+// report when that happened.
+func boundedCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d+stuckGrace,
+		fmt.Errorf("%w: it still had not returned %v after the workload's end (lost wake-up?)", ErrStalled, stuckGrace))
+}
+
+// stuck replaces a deadline error of a boundedCtx with its cause.
+func stuck(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", cause, err)
+	}
+	return err
+}
+
 // Uncontended is workload (i): lock+unlock pairs per second from one goroutine.
 func Uncontended(ctx context.Context, l Locker, name string, d time.Duration) (float64, error) {
+	ctx, cancel := boundedCtx(ctx, d)
+	defer cancel()
 	start := time.Now()
 	n := 0
 	for time.Since(start) < d {
 		unlock, err := l.Lock(ctx, name)
 		if err != nil {
-			return 0, err
+			return 0, stuck(ctx, err)
 		}
 		if err := unlock(ctx); err != nil {
-			return 0, err
+			return 0, stuck(ctx, err)
 		}
 		n++
 	}
 	return float64(n) / time.Since(start).Seconds(), nil
 }
 
-// ContendedResult is what workload (ii) measures.
-type ContendedResult struct {
-	Busy     float64       // share of wall time some goroutine held the lock
-	P50, P99 time.Duration // wait from calling Lock to holding the lock
-	Jain     float64       // Jain's fairness index over per-goroutine acquisitions (1 = perfectly even)
-	Acquired int
-}
-
-// Contended is workload (ii): workers goroutines share one lock, each holding
-// it for hold per acquisition, for d.
-func Contended(ctx context.Context, l Locker, name string, workers int, hold, d time.Duration) (ContendedResult, error) {
-	type interval struct{ from, to time.Time }
-	var (
-		mu        sync.Mutex
-		waits     []time.Duration
-		intervals []interval
-		counts    = make([]int, workers)
-		firstErr  error
-	)
-	start := time.Now()
-	end := start.Add(d)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for time.Now().Before(end) {
-				asked := time.Now()
-				unlock, err := l.Lock(ctx, name)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				got := time.Now()
-				time.Sleep(hold)
-				err = unlock(ctx)
-				released := time.Now()
-				mu.Lock()
-				waits = append(waits, got.Sub(asked))
-				intervals = append(intervals, interval{got, released})
-				counts[w]++
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}(w)
-	}
-	wg.Wait()
-	wall := time.Since(start)
-	if firstErr != nil {
-		return ContendedResult{}, firstErr
-	}
-	// Busy is the union of the hold intervals: a release's reply may arrive
-	// after the next holder already has the lock, and that overlap counts once.
-	sort.Slice(intervals, func(i, j int) bool { return intervals[i].from.Before(intervals[j].from) })
-	var busy time.Duration
-	var cur interval
-	for i, iv := range intervals {
-		if i == 0 || iv.from.After(cur.to) {
-			busy += cur.to.Sub(cur.from)
-			cur = iv
-		} else if iv.to.After(cur.to) {
-			cur.to = iv.to
-		}
-	}
-	busy += cur.to.Sub(cur.from)
-	sort.Slice(waits, func(i, j int) bool { return waits[i] < waits[j] })
-	r := ContendedResult{Busy: float64(busy) / float64(wall), Acquired: len(waits)}
-	if len(waits) > 0 {
-		r.P50 = waits[len(waits)*50/100]
-		r.P99 = waits[min(len(waits)-1, len(waits)*99/100)]
-	}
-	r.Jain = jain(counts)
-	return r, nil
-}
-
-func jain(counts []int) float64 {
-	var sum, sq float64
-	for _, c := range counts {
-		sum += float64(c)
-		sq += float64(c) * float64(c)
-	}
-	if sq == 0 {
-		return 0
-	}
-	return sum * sum / (float64(len(counts)) * sq)
-}
-
 // Parallel is workload (iii): goroutines each on its own lock; total pairs per second.
 func Parallel(ctx context.Context, l Locker, prefix string, goroutines int, d time.Duration) (float64, error) {
+	ctx, cancel := boundedCtx(ctx, d)
+	defer cancel()
 	var total int64
 	var mu sync.Mutex
 	var firstErr error
@@ -139,7 +74,7 @@ func Parallel(ctx context.Context, l Locker, prefix string, goroutines int, d ti
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = err
+						firstErr = stuck(ctx, err)
 					}
 					mu.Unlock()
 					break

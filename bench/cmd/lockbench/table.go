@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+func ms(d time.Duration) string {
+	switch {
+	case d >= 100*time.Millisecond:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	case d >= 10*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+func us(d time.Duration) string {
+	if d >= 10*time.Millisecond {
+		return ms(d)
+	}
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+func ratio(v, base float64) string {
+	if base == 0 || v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", v/base)
+}
+
+func (rep report) print(w io.Writer) {
+	fmt.Fprintf(w, "Run of %s.\n\n", rep.Date)
+	shared := map[string]sharedRow{}
+	for _, r := range rep.Shared {
+		shared[r.Name] = r
+	}
+	if len(rep.Procs8) > 0 || len(rep.Shared) > 0 {
+		fmt.Fprintln(w, "(ii) one lock, 8 waiters, each holding it 1 ms per acquisition. Left: separate processes, each with its own client (the headline). Right: in one process, goroutines sharing one client.")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| contender | procs: busy | longest idle | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it | shared client: busy | longest idle | p50 wait | p99 wait | max wait | Jain |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		names := rowNames(rep)
+		p8 := byName(rep.Procs8)
+		for _, name := range names {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", name, procCells(p8[name]), sharedCells(shared[name]))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.Procs32) > 0 {
+		fmt.Fprintln(w, "32 separate processes on one lock, 1 ms holds:")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| contender | busy | longest idle | p50 wait | p99 wait | max wait | Jain | acq/s | server cmds/acq | script runs/acq | server CPU/acq | never got it |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, r := range rep.Procs32 {
+			fmt.Fprintf(w, "| %s | %s |\n", r.Name, procCells(r))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.Waiters1000) > 0 {
+		p8 := byName(rep.Procs8)
+		fmt.Fprintln(w, "1,000 waiters (goroutines) over 16 separate processes on one lock, 1 ms holds. *Most served*: the most acquisitions by others during one wait (first-come, first-served keeps it at or below 999); *overtaken*: waits that an arrival at least 10 ms later got the lock before; *CPU 1000/8*: server CPU per acquisition here over the 8-process run's.")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| contender | acquisitions | waiters that got it | p50 wait | p99 wait | longest wait | most served during one wait | overtaken waits | script runs/acq | server CPU/acq | CPU 1000/8 |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, r := range rep.Waiters1000 {
+			if r.Result == nil {
+				fmt.Fprintf(w, "| %s | error: %s ||||||||||\n", r.Name, r.Err)
+				continue
+			}
+			x := r.Result
+			cpuRatio := "-"
+			if b := p8[r.Name]; b.Result != nil && b.Result.CPUPerAcq > 0 {
+				cpuRatio = ratio(float64(x.CPUPerAcq), float64(b.Result.CPUPerAcq))
+			}
+			fmt.Fprintf(w, "| %s | %d | %d of %d | %s | %s | %s | %d | %d of %d | %.2f | %s | %s |\n", r.Name, x.Acquired,
+				x.Waiters-x.NeverAcquired, x.Waiters, ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Queue.MaxServed,
+				x.Queue.Overtaken, x.Acquired+x.CutOff, x.ScriptsPerAcq, us(x.CPUPerAcq), cpuRatio)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.Shared) > 0 {
+		base := map[string]float64{}
+		par := map[string]float64{}
+		for _, r := range rep.Shared {
+			if !r.failed("(i)") {
+				base[r.Name] = r.Uncontended
+			}
+			if !r.failed("(iii)") {
+				par[r.Name] = r.Parallel
+			}
+		}
+		// A workload that failed part-way shows the rate of its completed
+		// slices, marked, and is no baseline for ratios.
+		rate := func(r sharedRow, workload string, v float64) string {
+			if r.failed(workload) {
+				return fmt.Sprintf("%.0f, then failed (below)", v)
+			}
+			return fmt.Sprintf("%.0f", v)
+		}
+		fmt.Fprintln(w, "(i) one goroutine, Lock+Unlock pairs/s; (iii) 64 goroutines each on its own lock, total pairs/s. In one process, goroutines sharing one client.")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| contender | (i) pairs/s | vs raw | vs redsync | (iii) pairs/s | vs raw | vs rueidislock |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+		for _, r := range rep.Shared {
+			u, p := r.Uncontended, r.Parallel
+			if r.failed("(i)") {
+				u = 0 // no ratio
+			}
+			if r.failed("(iii)") {
+				p = 0
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Name, rate(r, "(i)", r.Uncontended), ratio(u, base["raw"]),
+				ratio(u, base["redsync"]), rate(r, "(iii)", r.Parallel), ratio(p, par["raw"]), ratio(p, par["rueidislock"]))
+		}
+		fmt.Fprintln(w)
+		for _, r := range rep.Shared {
+			fmt.Fprintf(w, "- %s: %s\n", r.Name, r.Settings)
+		}
+	}
+	for _, rows := range [][]procRow{rep.Procs8, rep.Procs32} {
+		for _, r := range rows {
+			if r.Err != "" {
+				fmt.Fprintf(w, "- error, %s in %d processes: %s\n", r.Name, r.Processes, r.Err)
+			}
+		}
+	}
+	for _, r := range rep.Shared {
+		for _, e := range r.Errs {
+			fmt.Fprintf(w, "- error, %s in one process: %s\n", r.Name, e)
+		}
+	}
+	if len(rep.Cost) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Cost of the safer modes, (i) uncontended Lock+Unlock pairs/s, interleaved with the baseline in one process:")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| comparison | redlua mode | pairs/s | baseline | pairs/s | ratio | target |")
+		fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|")
+		for _, r := range rep.Cost {
+			if r.Err != "" {
+				fmt.Fprintf(w, "| %s | %s | error: %s | %s | | | ≥ %.1f× |\n", r.Comparison, r.Name, r.Err, r.Baseline, r.Target)
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %.0f | %s | ≥ %.1f× |\n", r.Comparison, r.Name, r.Rate, r.Baseline, r.BaseRate, ratio(r.Rate, r.BaseRate), r.Target)
+		}
+	}
+	if rep.RW != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "(iv) RWMutex, 8 readers holding 1 ms each, 1 writer every 20 ms, in one process (redlua only: the peers have no read-write lock):")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| contender | reads/s | writes | writer p50 wait | writer p99 wait |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+		fmt.Fprintf(w, "| redlua RWMutex | %.0f | %d | %s | %s |\n", rep.RW.ReadsPerSecond, rep.RW.Writes, ms(rep.RW.WriterP50), ms(rep.RW.WriterP99))
+	}
+}
+
+func rowNames(rep report) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, r := range rep.Procs8 {
+		add(r.Name)
+	}
+	for _, r := range rep.Shared {
+		if r.Contended != nil {
+			add(r.Name)
+		}
+	}
+	return names
+}
+
+func byName(rows []procRow) map[string]procRow {
+	m := map[string]procRow{}
+	for _, r := range rows {
+		m[r.Name] = r
+	}
+	return m
+}
+
+// procCells are the cells of one separate-process result.
+func procCells(r procRow) string {
+	if r.Result == nil {
+		if r.Err != "" {
+			return "error (below) | | | | | | | | | | "
+		}
+		return "- | - | - | - | - | - | - | - | - | - | -"
+	}
+	x := r.Result
+	acqPerSec := float64(x.Acquired) / x.Wall.Seconds()
+	return fmt.Sprintf("%s | %s | %s | %s | %s | %.3f | %.0f | %.1f | %.2f | %s | %d of %d", pct(x.Busy), ms(x.LongestIdle), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain, acqPerSec,
+		x.CommandsPerAcq, x.ScriptsPerAcq, us(x.CPUPerAcq), x.NeverAcquired, x.Waiters)
+}
+
+func sharedCells(r sharedRow) string {
+	if r.Contended == nil {
+		return "- | - | - | - | - | -"
+	}
+	x := r.Contended
+	return fmt.Sprintf("%s | %s | %s | %s | %s | %.3f", pct(x.Busy), ms(x.LongestIdle), ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Jain)
+}
+
+// failed reports whether the workload ("(i)", "(ii)", "(iii)") had an error.
+func (r sharedRow) failed(workload string) bool {
+	for _, e := range r.Errs {
+		if strings.HasPrefix(e, workload+":") {
+			return true
+		}
+	}
+	return false
+}

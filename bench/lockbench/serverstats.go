@@ -1,0 +1,87 @@
+package lockbench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ServerStats is a snapshot of the counters a run is charged with: commands
+// by name from INFO commandstats and the server's CPU time from INFO cpu.
+type ServerStats struct {
+	Calls map[string]int64 // "evalsha" -> calls
+	CPU   time.Duration    // used_cpu_sys + used_cpu_user
+}
+
+// scriptCommands are the commands that run a script or function.
+var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"}
+
+// ReadServerStats takes a snapshot from the server at addr.
+func ReadServerStats(ctx context.Context, c *redis.Client) (ServerStats, error) {
+	text, err := c.Info(ctx, "commandstats", "cpu").Result()
+	if err != nil {
+		return ServerStats{}, fmt.Errorf("INFO commandstats cpu: %w", err)
+	}
+	return parseServerStats(text)
+}
+
+// parseServerStats reads the lines "cmdstat_NAME:calls=N,..." and
+// "used_cpu_sys:S" / "used_cpu_user:S" of an INFO reply.
+func parseServerStats(text string) (ServerStats, error) {
+	s := ServerStats{Calls: map[string]int64{}}
+	var cpu float64
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(key, "cmdstat_"):
+			calls, _, _ := strings.Cut(strings.TrimPrefix(value, "calls="), ",")
+			n, err := strconv.ParseInt(calls, 10, 64)
+			if err != nil {
+				return ServerStats{}, fmt.Errorf("INFO commandstats: cannot read calls in %q: %w", line, err)
+			}
+			s.Calls[strings.TrimPrefix(key, "cmdstat_")] = n
+		case key == "used_cpu_sys" || key == "used_cpu_user":
+			f, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				return ServerStats{}, fmt.Errorf("INFO cpu: cannot read %q: %w", line, err)
+			}
+			cpu += f
+		}
+	}
+	s.CPU = time.Duration(cpu * float64(time.Second))
+	return s, nil
+}
+
+// ServerCost is what the server spent between two snapshots.
+type ServerCost struct {
+	Commands   int64 // every command, including those a script ran, except the snapshots' INFO
+	ScriptRuns int64 // EVAL, EVALSHA, FCALL and their _RO forms
+	CPU        time.Duration
+}
+
+// costBetween is after minus before.
+func costBetween(before, after ServerStats) ServerCost {
+	var c ServerCost
+	for name, n := range after.Calls {
+		if name == "info" {
+			continue // the harness's own snapshots
+		}
+		d := n - before.Calls[name]
+		c.Commands += d
+		for _, s := range scriptCommands {
+			if name == s {
+				c.ScriptRuns += d
+			}
+		}
+	}
+	c.CPU = after.CPU - before.CPU
+	return c
+}
