@@ -50,7 +50,8 @@ type Option func(*Runner)
 
 // WithHook calls fn for every fallback and failure the Runner handles, for
 // logging or metrics. fn runs on the goroutine that sent the call (with
-// auto-pipelining, possibly another caller's) and must be quick.
+// auto-pipelining, possibly another caller's) while the call holds its
+// pipeline slot: it must be quick and must not run scripts on the Runner.
 func WithHook(fn func(Event)) Option { return func(r *Runner) { r.hook = fn } }
 
 // WithLegacyScripts makes the Runner send scripts without their "#!lua"
