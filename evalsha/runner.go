@@ -50,7 +50,8 @@ type Option func(*Runner)
 
 // WithHook calls fn for every fallback and failure the Runner handles, for
 // logging or metrics. fn runs on the goroutine that sent the call (with
-// auto-pipelining, possibly another caller's) and must be quick.
+// auto-pipelining, possibly another caller's) while the call holds its
+// pipeline slot: it must be quick and must not run scripts on the Runner.
 func WithHook(fn func(Event)) Option { return func(r *Runner) { r.hook = fn } }
 
 // WithLegacyScripts makes the Runner send scripts without their "#!lua"
@@ -171,7 +172,10 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 
 // Run runs script with keys and args and returns go-redis's *redis.Cmd, so
 // the usual accessors apply (Int64, Text, Slice, ...). A nil reply is
-// redis.Nil; other errors are *ScriptError.
+// redis.Nil; other errors are *ScriptError. Concurrent calls share
+// pipelines unless WithoutAutoPipelining was given (see the package doc); a
+// call whose context ends while it waits for its batch returns the
+// context's error at once, though the batch may still run it.
 func (r *Runner) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
 	r.calls.Add(1)
 	if err := checkCall(script, keys, args); err != nil {
