@@ -2,7 +2,6 @@ package locks_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -61,14 +60,4 @@ func (o *holderOracle) isHolder(owner string) bool {
 	defer cancel()
 	info, err := c.Inspect(ctx, name)
 	return err == nil && info.Held && info.Owner == owner
-}
-
-// untilLocksLands skips a check that fails on today's locks package because
-// of a bug issue 10 describes, until the fix lands on main.
-// REDLUA_FAULT_NOSKIP=1 runs it anyway, to watch it fail.
-func untilLocksLands(t *testing.T, fix string) {
-	t.Helper()
-	if os.Getenv("REDLUA_FAULT_NOSKIP") != "1" {
-		t.Skip("until locks lands " + fix + " (REDLUA_FAULT_NOSKIP=1 runs it)")
-	}
 }

@@ -78,7 +78,6 @@ func TestFaultFrozenHolderSeesLossAtFirstCheck(t *testing.T) {
 func TestFaultFrozenFairWaiter(t *testing.T) {
 	// Fails on main 6bf5cbf in 2 of 3 trials: the resumed waiter's lease says
 	// held for ~490ms more (counted from the thaw) while the third owner holds.
-	untilLocksLands(t, "fair grants counted from the grant (issue 10 item 4)")
 	const ttl = 500 * time.Millisecond
 	const trials = 3
 	srv := redistest.Standalone(t)

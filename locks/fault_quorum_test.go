@@ -148,16 +148,17 @@ func TestFaultQuorumNoOverlapWhileServersRestart(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			// 200 Lock calls each; one that finds no majority (servers down,
-			// or too slow to answer within ttl/20) fails with ErrNoQuorum and
-			// counts as a failure, not a hold.
+			// 200 Lock calls each, none past the budget; one that ends
+			// without the lock (no majority, or outrun by the others until the
+			// budget ran out: Redlock promises no fairness) counts as a
+			// failure, not a hold. Any other error fails the test.
 			for i := 0; i < iterations && time.Since(start) < budget; i++ {
-				lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				lctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 				l, err := m.Lock(lctx)
 				cancel()
 				if err != nil {
-					if !errors.Is(err, locks.ErrNoQuorum) {
-						t.Errorf("Lock failed with %v, want ErrNoQuorum when a majority cannot be reached", err)
+					if !errors.Is(err, locks.ErrNoQuorum) && !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("Lock failed with %v, want ErrNoQuorum or the end of the budget", err)
 					}
 					failures.Add(1)
 					failMu.Lock()
