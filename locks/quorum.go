@@ -173,6 +173,12 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 // TryLock for one round that fails at once with ErrNoQuorum.
 func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	owner, start := m.owner(), time.Now()
+	// Uncontended, one round takes it: no subscriptions to set up.
+	if l, _, err := m.quorumAttempt(ctx, owner, start); err == nil && l != nil {
+		return l, nil
+	}
+	// Subscribe, then try again: a release after the first round cannot be
+	// missed.
 	wake := make(chan struct{}, 1)
 	for _, n := range m.c.nodes {
 		unsubscribe, err := n.Subscribe(ctx, m.k.channel, func(string) {

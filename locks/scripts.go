@@ -85,7 +85,8 @@ type attempt struct {
 
 // run runs a script on node; with WithReplicas a writing script waits for
 // the replicas in the same round trip, and replicated says whether enough
-// acknowledged.
+// acknowledged. Acquisitions and renewals go through run; releases do not
+// wait for replicas.
 func (c *Client) run(ctx context.Context, node Backend, s *settings, script *registry.Script, keys []string, args ...any) (cmd *redis.Cmd, replicated bool, err error) {
 	if s.replicas == 0 || script.ReadOnly() {
 		cmd = node.Run(ctx, script, keys, args...)
@@ -156,13 +157,11 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 // attempt id, the undoing of an acquisition whose caller gave up.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_ string) (outcome, error) {
 	goneTTL := max(s.ttl, s.waiterTTL) * 2
-	cmd, _, err := c.run(ctx, node, s, c.scripts.mutexRelease,
+	// No WAIT: a release that a failover loses only leaves a lease that
+	// expires; the replicas get it with the next write anyway.
+	n, err := node.Run(ctx, c.scripts.mutexRelease,
 		[]string{k.lock, k.fence, k.queue, k.waiters, k.gone},
-		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds())
-	if err != nil {
-		return 0, err
-	}
-	n, err := cmd.Int64()
+		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds()).Int64()
 	return outcome(n), err
 }
 
@@ -205,16 +204,11 @@ func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicat
 
 // writeLeave runs rw.leave@2: a writer that stopped waiting holds no reader back.
 func (c *Client) writeLeave(ctx context.Context, s *settings, k keys, owner string) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.wleave, []string{k.writersWaiting}, owner, k.channel, c.publish)
-	return err
+	return c.backend().Run(ctx, c.scripts.wleave, []string{k.writersWaiting}, owner, k.channel, c.publish).Err()
 }
 
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	cmd, _, err := c.run(ctx, c.backend(), s, c.scripts.runlock, []string{k.readers, k.holds}, owner, k.channel, c.publish)
-	if err != nil {
-		return 0, err
-	}
-	n, err := cmd.Int64()
+	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds}, owner, k.channel, c.publish).Int64()
 	return outcome(n), err
 }
 
@@ -240,11 +234,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner stri
 // semRelease runs sem.release@2; it reports how many of the n permits were
 // still held (the others had expired).
 func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int) (int64, error) {
-	cmd, _, err := c.run(ctx, c.backend(), s, c.scripts.semRelease, []string{k.permits}, owner, n, k.channel, c.publish)
-	if err != nil {
-		return 0, err
-	}
-	return cmd.Int64()
+	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits}, owner, n, k.channel, c.publish).Int64()
 }
 
 func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
