@@ -82,19 +82,24 @@
 // 5.1's quirk of folding 1/0 to -inf inside some constant expressions is
 // not copied.
 //
-// Commands answer as a small value of Redis 7.0 with its default
-// configuration encodes it, where the encoding shows: a sorted set
-// behaves as a listpack (an integral score is stored as an integer, so
-// -0 reads back as 0; BYLEX ranges over members with different scores
-// walk the set in score order), and a stream groups its entries in nodes
-// of at most 100 entries and 4096 listpack bytes (stream-node-max-entries
-// and stream-node-max-bytes), which approximate ("~") trimming removes
-// whole. CONFIG SET of those limits is not modeled. Where Redis would have
-// converted the value to its large encoding (a sorted set of over 128
-// members or with a member over 64 bytes) the simulator still answers as
-// the listpack does: BYLEX over mixed scores then depends on the skip
-// list's random levels in Redis, and a -0 score stays -0 there. Likewise
-// HKEYS, HVALS and HGETALL list fields in insertion order, as Redis lists
-// a small hash; past 128 fields or a 64-byte value Redis's order becomes
-// its hash table's.
+// Values are encoded as Redis 7.0 with its default configuration encodes
+// them, and OBJECT ENCODING answers the same: hashes are listpacks up to 512
+// fields and 64-byte values, sets intsets (up to 512 integers) or
+// hashtables, sorted sets listpacks up to 128 members and 64-byte members
+// and skiplists past that (a skiplist keeps a -0 score, a listpack reads it
+// back as 0), lists quicklists, strings int, embstr or raw; a conversion
+// to the large encoding is never undone, as in Redis. A stream groups its
+// entries in nodes of at most 100 entries and 4096 listpack bytes, which
+// approximate ("~") trimming removes whole; CONFIG SET of these limits is
+// not modeled. Small encodings list their elements (and answer the SCAN
+// family in one call) in Redis's order. Where Redis's order is undefined (a
+// hashtable's HGETALL, SMEMBERS or SCAN, and BYLEX over mixed scores in a
+// skiplist) the simulator answers in a stable order of its own, and
+// Server.ReplyOrder tells a test that the order is not defined on a real
+// server; WithUndefinedOrder(UndefinedOrderShuffled) shuffles such replies
+// so an accidental order assertion fails.
+//
+// Redis 7 Functions (FUNCTION LOAD/DELETE/LIST/FLUSH/DUMP/RESTORE, FCALL,
+// FCALL_RO) run with the functions engine's own load-time sandbox and error
+// texts; FunctionRunner runs registry scripts through them.
 package simulate

@@ -1,0 +1,25 @@
+package lua_test
+
+import (
+	"fmt"
+
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+)
+
+// The embedded scripts are data: parse them with the registry, which checks
+// every header against its body, and pin the version you run.
+func Example() {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	acquire, err := reg.Lookup("mutex.acquire@2")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(acquire.ID(), acquire.Keys)
+	// Output: mutex.acquire@2 [lock fence queue waiters readers permits gone]
+}
