@@ -93,8 +93,8 @@
 // approximate ("~") trimming removes whole; CONFIG SET of these limits is
 // not modeled. Small encodings list their elements (and answer the SCAN
 // family in one call) in Redis's order. Where Redis's order is undefined (a
-// hashtable's HGETALL, SMEMBERS or SCAN, and BYLEX over mixed scores in a
-// skiplist) the simulator answers in a stable order of its own, and
+// hashtable's HGETALL, SMEMBERS or SCAN, KEYS) the simulator answers in a
+// stable order of its own, and
 // Server.ReplyOrder tells a test that the order is not defined on a real
 // server; WithUndefinedOrder(UndefinedOrderShuffled) shuffles such replies
 // so an accidental order assertion fails.
