@@ -48,8 +48,8 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 		cmd.SetErr(errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)"))
 		return cmd
 	}
-	if err := script.CheckCall(len(keys), len(args)); err != nil {
-		cmd.SetErr(evalsha.CheckCall(script, len(keys), len(args)))
+	if err := evalsha.CheckCall(script, len(keys), len(args)); err != nil {
+		cmd.SetErr(err)
 		return cmd
 	}
 	name, err := f.lib.Function(script)

@@ -160,10 +160,22 @@ func (s *Server) run(ctx context.Context, src, sha string, script *registry.Scri
 		cmd.SetErr(fmt.Errorf("simulate: run script %s: %w", sha, err))
 		return cmd
 	}
-	argv, err := argStrings(make([]string, 0, len(args)), args, true)
+	reply, err := s.runScript(ctx, src, sha, script, keys, args, ro)
 	if err != nil {
 		cmd.SetErr(err)
 		return cmd
+	}
+	s.setReply(cmd, reply)
+	return cmd
+}
+
+// runScript compiles src (whose SHA1 is sha) and runs it: a compile error
+// comes back as the error reply Redis gives, err is for what is not a reply.
+// Run, RunSource and RunReply share it.
+func (s *Server) runScript(ctx context.Context, src, sha string, script *registry.Script, keys []string, args []any, ro bool) (Reply, error) {
+	argv, err := argStrings(make([]string, 0, len(args)), args, true)
+	if err != nil {
+		return Reply{}, err
 	}
 	s.mu.Lock()
 	c, errText := s.compile(src, sha)
@@ -178,12 +190,7 @@ func (s *Server) run(ctx context.Context, src, sha string, script *registry.Scri
 	}
 	s.mu.Unlock()
 	s.deliver(pubs)
-	if err != nil {
-		cmd.SetErr(err)
-		return cmd
-	}
-	s.setReply(cmd, reply)
-	return cmd
+	return reply, err
 }
 
 // Do runs one command directly, as a client would (to seed data or inspect

@@ -195,24 +195,7 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 	if err := ctx.Err(); err != nil {
 		return Reply{}, fmt.Errorf("simulate: run script %s: %w", script.ID(), err)
 	}
-	argv, err := argStrings(make([]string, 0, len(args)), args, true)
-	if err != nil {
-		return Reply{}, err
-	}
-	s.mu.Lock()
-	c, errText := s.compile(script.Source, script.SHA1)
-	var (
-		reply Reply
-		pubs  []publication
-	)
-	if errText != "" {
-		reply = errorReply(errText)
-	} else {
-		reply, pubs, err = s.runLocked(ctx, c, c.idFor(script), keys, argv, false)
-	}
-	s.mu.Unlock()
-	s.deliver(pubs)
-	return reply, err
+	return s.runScript(ctx, script.Source, script.SHA1, script, keys, args, false)
 }
 
 // DoReply runs one command as Do does and returns its raw reply (RESP3
