@@ -124,7 +124,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			case runErr != nil:
 				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 			case a.wrongKind != "":
-				return held, nil, 0, fmt.Errorf("locks: multilock %s: a %s holds this name: %w", g[0].name, a.wrongKind, ErrWrongKind)
+				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, true))
 			case !a.acquired:
 				return held, &g[0], a.wait, nil
 			}

@@ -143,14 +143,11 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 // settle turns an attempt into a lease or an error; settled is false when
 // the caller should wait.
 func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
+	if err == nil {
+		err = a.refusal(&m.s, replicated)
+	}
 	switch {
 	case err != nil:
-		return nil, m.giveUp(ctx, owner, att, start, err), true
-	case a.wrongKind != "":
-		err := fmt.Errorf("locks: %s: a %s holds this name: %w", m.k.name, a.wrongKind, ErrWrongKind)
-		return nil, m.giveUp(ctx, owner, att, start, err), true
-	case a.acquired && !replicated:
-		err := fmt.Errorf("locks: %s: %w within %v (WithReplicas(%d)); the acquisition was undone", m.k.name, ErrNotReplicated, m.s.replicaTimeout, m.s.replicas)
 		return nil, m.giveUp(ctx, owner, att, start, err), true
 	case a.acquired:
 		l := newLease(m.c, m.k, m.s, mutexHold{}, owner, a.token, 0, sent, m.s.ttl)

@@ -115,12 +115,8 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 		}
 		a, sent, err = rw.c.await(ctx, rw.k.channel, step)
 	}
-	switch {
-	case err != nil:
-	case a.wrongKind != "":
-		err = fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
-	case !replicated:
-		err = fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, rw.s.replicaTimeout, rw.s.replicas)
+	if err == nil {
+		err = a.refusal(&rw.s, replicated)
 	}
 	if err != nil {
 		rw.undo(ctx, hold, owner)

@@ -83,6 +83,19 @@ type attempt struct {
 	serverUs  int64         // when queued: the server's time of the attempt, in µs
 }
 
+// refusal says why an attempt that ran without error still gives no lease:
+// another kind of lock holds the name, or the acquisition was not
+// acknowledged by enough replicas (the caller undoes it).
+func (a attempt) refusal(s *settings, replicated bool) error {
+	switch {
+	case a.wrongKind != "":
+		return fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
+	case a.acquired && !replicated:
+		return fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, s.replicaTimeout, s.replicas)
+	}
+	return nil
+}
+
 // run runs a script on node; with WithReplicas a writing script waits for
 // the replicas in the same round trip, and replicated says whether enough
 // acknowledged. Acquisitions and renewals go through run; releases do not

@@ -86,12 +86,8 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		}
 		a, sent, err = sem.c.await(ctx, sem.k.channel, step)
 	}
-	switch {
-	case err != nil:
-	case a.wrongKind != "":
-		err = fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
-	case !replicated:
-		err = fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, sem.s.replicaTimeout, sem.s.replicas)
+	if err == nil {
+		err = a.refusal(&sem.s, replicated)
 	}
 	if err != nil {
 		// Give back permits an attempt may have taken unseen (best effort).
