@@ -58,7 +58,9 @@
 // # Keys
 //
 // A lock named N uses "{N}" (the lock hash: owner, count, fence, meta,
-// kind), "{N}:fence" (the last token, expiring with the lease), "{N}:queue"
+// kind; after a release it keeps only fence, the last token, until the
+// released lease would have run out), "{N}:fence" (an RWMutex's or a
+// Semaphore's last token, expiring with the lease), "{N}:queue"
 // and "{N}:waiters" (waiters), "{N}:gone" (attempts given up on a timeout,
 // for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
 // (RWMutex), "{N}:permits" and "{N}:limit" (Semaphore), and the channels
@@ -74,4 +76,16 @@
 // typed method at <name>@<N+1> and adjust its KEYS, ARGV or reply decoding.
 // The tests in lua/ and the model checks in model_test.go (explore) then run
 // against the new version.
+//
+// # Upgrading with clients of two versions
+//
+// During a rolling deploy, processes running the previous release of this
+// package share locks with the new one. Each script version states in its
+// header what the previous version may see differently. For mutex.acquire@3
+// and mutex.release@3 (this release): mutual exclusion and token order hold
+// across versions; a waiter of the previous release is not marked in the
+// lock hash, so a new-version release frees the lock instead of handing it
+// over, and that waiter takes it at its next refresh (a third of its waiter
+// TTL); and a previous-release Semaphore refuses a name for one lease after
+// a Mutex on it was released.
 package locks

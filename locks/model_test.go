@@ -410,7 +410,7 @@ func (s rwScripts) runlockArgs(name string) []any {
 func (s rwScripts) unlock(name string) explore.Step {
 	st := explore.Step{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"}}
 	if s.v2 {
-		st.Keys, st.Args = mcV2ReleaseKeysOf("{m}"), mcV2ReleaseArgs(name)
+		st.Keys, st.Args = mcKeysOf(s.wunlock, "{m}"), mcV2ReleaseArgs(name)
 	}
 	return st
 }
@@ -450,7 +450,9 @@ func mcWriter(name string, s rwScripts) explore.Actor {
 // in even when every holder crashed.
 var (
 	mcRWServer = explore.Invariant{Name: "server: no writer with live readers", Check: func(v *explore.View) error {
-		if _, writer := v.Key("{m}"); !writer {
+		// A writer holds the hash's owner field; since mutex.release@3 a
+		// released hash stays, without owner, for its last token.
+		if w, ok := v.Key("{m}"); !ok || w.Value.(map[string]string)["owner"] == "" {
 			return nil
 		}
 		d, ok := v.Key("{m}:readers")
@@ -570,7 +572,7 @@ func mcMultiClient(name string, acquire, release *registry.Script, a, b string, 
 	keys := []string{a, a + ":fence", b, b + ":fence"}
 	releaseOf := func(lock string) explore.Step {
 		if v2 {
-			return explore.Step{Label: "release " + lock, Script: release, Keys: mcV2ReleaseKeysOf(lock), Args: mcV2ReleaseArgs(name)}
+			return explore.Step{Label: "release " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcV2ReleaseArgs(name)}
 		}
 		return explore.Step{Label: "release " + lock, Script: release, Keys: []string{lock}, Args: []any{name, "{g}:released"}}
 	}
@@ -616,14 +618,19 @@ func TestModelMultiLock(t *testing.T) {
 // caller gave up. These models run once lua/ has version 2 (the lead adds
 // it in parallel); until then they skip, saying so.
 
-var (
-	mcV2AcquireKeys = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
-	mcV2ReleaseKeys = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters", "{m}:gone"}
-)
-
-// mcV2ReleaseKeysOf is mutex.release@2's KEYS for the lock under key lock.
-func mcV2ReleaseKeysOf(lock string) []string {
-	return []string{lock, lock + ":fence", lock + ":queue", lock + ":waiters", lock + ":gone"}
+// mcKeysOf is a script's KEYS for the lock under key lock, from the names
+// its header declares ("lock" is the lock itself, any other name a key
+// beside it), as the locks package builds them. Versions 2 and 3 of the
+// mutex scripts differ in their keys; the models run both.
+func mcKeysOf(s *registry.Script, lock string) []string {
+	keys := make([]string, len(s.Keys))
+	for i, name := range s.Keys {
+		keys[i] = lock
+		if name != "lock" {
+			keys[i] = lock + ":" + name
+		}
+	}
+	return keys
 }
 
 // mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to undo).
@@ -653,27 +660,24 @@ func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
 	return out
 }
 
-func mcV2Scripts(t *testing.T) mutexScripts {
-	reg, err := registry.New(lua.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acquire, errA := reg.Lookup("mutex.acquire@2")
-	release, errR := reg.Lookup("mutex.release@2")
-	if errA != nil || errR != nil {
-		t.Skipf("mutex.acquire@2 and mutex.release@2 are not in lua/ yet: %v %v", errA, errR)
-	}
-	return mutexScripts{acquire: acquire, release: release}
+// mcQueueVersions are the versions of the queueing mutex scripts
+// (mutex.acquire and mutex.release from version 2 on) the models check.
+var mcQueueVersions = []string{"2", "3"}
+
+func mcV2Scripts(t *testing.T, version string) mutexScripts {
+	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+version)
+	return mutexScripts{acquire: v[0], release: v[1]}
 }
 
 // mcV2Client locks (queueing, as Lock does) with one attempt id per round,
 // then unlocks; a waiter the release handed the lock to claims it on its
 // next call.
 func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
-	return explore.Actor{Name: name, Vars: []string{"round", "token"}, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: mcV2AcquireKeys, Call: func(c *explore.Ctx) []any {
+	return explore.Actor{Name: name, Vars: []string{"round", "token", "freed"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"), Call: func(c *explore.Ctx) []any {
 			return []any{name, mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), boolFlag(fair), "client-" + name, fmt.Sprintf("%s-%d", name, c.Var("round"))}
 		}, Then: func(c *explore.Ctx) string {
+			c.SetVar("freed", 0)
 			if !mcTaken(c) {
 				return "acquire"
 			}
@@ -681,10 +685,13 @@ func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
 			c.SetVar("token", c.Elem(1))
 			return "release"
 		}},
-		{Label: "release", Script: s.release, Keys: mcV2ReleaseKeys, Args: []any{name, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()},
+		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{name, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()},
 			Then: func(c *explore.Ctx) string {
 				c.Release()
 				c.SetVar("round", c.Var("round")+1)
+				if c.Int() == 1 {
+					c.SetVar("freed", c.Now().Milliseconds()+1) // when, plus one: 0 means "not freed"
+				}
 				return "acquire"
 			}},
 	}}
@@ -696,6 +703,34 @@ func boolFlag(b bool) string {
 	}
 	return "0"
 }
+
+// mcHandOver: a release that frees the lock (reply 1) leaves no live
+// waiter behind a free lock: it hands the lock to the oldest live one
+// (reply 3) instead. mcV2Client records the reply of its last release in
+// "freed" (the time, plus one) until its next acquire; a lock freed later
+// by its lease running out is not the release's doing.
+var mcHandOver = explore.Invariant{Name: "a release hands over to a live waiter", Check: func(v *explore.View) error {
+	if l, ok := v.Key("{m}"); ok && l.Value.(map[string]string)["owner"] != "" {
+		return nil // taken since
+	}
+	for _, who := range []string{"a", "b", "c"} {
+		if v.Var(who, "freed") != v.Now().Milliseconds()+1 {
+			continue
+		}
+		w, ok := v.Key("{m}:waiters")
+		if !ok {
+			return nil
+		}
+		now := 1_700_000_000_000 + v.Now().Milliseconds()
+		for waiter, entry := range w.Value.(map[string]string) {
+			var deadline int64
+			if _, err := fmt.Sscanf(entry, "%d", &deadline); err == nil && deadline > now {
+				return fmt.Errorf("%s's release freed the lock while %s waits (entry %q)", who, waiter, entry)
+			}
+		}
+	}
+	return nil
+}}
 
 // mcV2Fencing: tokens only grow from holder to holder.
 var mcV2Fencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
@@ -725,16 +760,35 @@ func mcV2Model(name string, s mutexScripts, fair bool) *explore.Model {
 }
 
 func TestModelMutexV2(t *testing.T) {
-	s := mcV2Scripts(t)
-	explore.Check(t, mcV2Model("mutex@2", s, false))
-	explore.Check(t, mcV2Model("mutex@2, fair", s, true))
+	for _, version := range mcQueueVersions {
+		s := mcV2Scripts(t, version)
+		name := "mutex@" + version
+		explore.Check(t, mcV2Model(name, s, false))
+		explore.Check(t, mcV2Model(name+", fair", s, true))
 
-	broken := s
-	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
-	mcMustFail(t, mcV2Model("mutex@2, release ignores the owner", broken, false), "mutual exclusion")
-	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "if fair == '1' then", "if false then")
-	mcMustFail(t, mcV2Model("mutex@2 fair, newcomers barge in", broken, true), "first come, first served")
+		broken := s
+		broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+		mcMustFail(t, mcV2Model(name+", release ignores the owner", broken, false), "mutual exclusion")
+		broken = s
+		broken.acquire = mcBreak(t, s.acquire, "if fair == '1' then", "if false then")
+		mcMustFail(t, mcV2Model(name+" fair, newcomers barge in", broken, true), "first come, first served")
+	}
+	// Version 3 keeps the last token in the released lock's hash; without
+	// it, a grant in the same microsecond (the model's clock stands still
+	// between steps) repeats the token.
+	s := mcV2Scripts(t, "3")
+	s.release = mcBreak(t, s.release, "redis.call('HDEL', lock, 'owner', 'count', 'meta', 'kind', 'attempt', 'granted', 'waiting')", "redis.call('DEL', lock)")
+	mcMustFail(t, mcV2Model("mutex@3, release forgets the last token", s, false), "fencing token")
+	// Version 3's release skips the queue unless a waiter marked the hash;
+	// a waiter that was not marked is served only by its own refresh.
+	s = mcV2Scripts(t, "3")
+	m := mcV2Model("mutex@3", s, false)
+	m.Invariants = append(m.Invariants, mcHandOver)
+	explore.Check(t, m)
+	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
+	m = mcV2Model("mutex@3, waiters never marked", s, false)
+	m.Invariants = append(m.Invariants, mcHandOver)
+	mcMustFail(t, m, "a release hands over to a live waiter")
 }
 
 // A client whose Lock call failed with a timeout undoes the attempt
@@ -748,11 +802,11 @@ func mcV2GiveUpModel(name string, s mutexScripts) *explore.Model {
 	const attempt = "a-1"
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds() // as the locks package sets it: twice the longer lease
 	late := explore.Actor{Name: "late", Steps: []explore.Step{
-		{Label: "acquire arrives", Script: s.acquire, Keys: mcV2AcquireKeys,
+		{Label: "acquire arrives", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
 			Args: []any{"a", mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), "0", "client-a", attempt}},
 	}}
 	gaveUp := explore.Actor{Name: "a", Vars: []string{"gave-up", "at"}, Steps: []explore.Step{
-		{Label: "give up", Script: s.release, Keys: mcV2ReleaseKeys, Args: []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", attempt, goneTTL},
+		{Label: "give up", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", attempt, goneTTL},
 			Then: func(c *explore.Ctx) string {
 				c.SetVar("gave-up", 1)
 				c.SetVar("at", c.Now().Milliseconds())
@@ -785,18 +839,20 @@ func mcV2GiveUpModel(name string, s mutexScripts) *explore.Model {
 }
 
 func TestModelMutexV2GiveUp(t *testing.T) {
-	s := mcV2Scripts(t)
-	explore.Check(t, mcV2GiveUpModel("mutex@2, a given-up attempt arriving late", s))
+	for _, version := range mcQueueVersions {
+		s := mcV2Scripts(t, version)
+		explore.Check(t, mcV2GiveUpModel("mutex@"+version+", a given-up attempt arriving late", s))
 
-	broken := s
-	broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
-	mcMustFail(t, mcV2GiveUpModel("mutex@2, gone attempts not checked", broken), "abandoned attempts take nothing")
+		broken := s
+		broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+		mcMustFail(t, mcV2GiveUpModel("mutex@"+version+", gone attempts not checked", broken), "abandoned attempts take nothing")
+	}
 }
 
 // --- rw lock, semaphore and multi-lock, version 2 ------------------------------
 
 func TestModelRWMutexV2(t *testing.T) {
-	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@2")
+	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@3")
 	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
 	explore.Check(t, mcRWModel("rw lock@2, 2 readers + 1 writer", s))
 
@@ -806,7 +862,7 @@ func TestModelRWMutexV2(t *testing.T) {
 }
 
 func TestModelSemaphoreV2(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@2", "sem.release@2")
+	v := mcV2Lookup(t, "sem.acquire@3", "sem.release@2")
 	s := semScripts{acquire: v[0], release: v[1], v2: true}
 	explore.Check(t, mcSemModel("semaphore@2 of 2 permits, 3 clients", s))
 
@@ -816,7 +872,7 @@ func TestModelSemaphoreV2(t *testing.T) {
 }
 
 func TestModelMultiLockV2(t *testing.T) {
-	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@2")
+	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@3")
 	explore.Check(t, mcMultiModel("multi-lock@2, two clients sharing one lock", v[0], v[1], true))
 
 	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")

@@ -23,7 +23,6 @@ import (
 type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
-	writeRelease                                          *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
 	multiAcquire, forceUnlock                             *registry.Script
 }
@@ -43,13 +42,13 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@2"), mutexRelease: pick("mutex.release@2"),
+		mutexAcquire: pick("mutex.acquire@3"), mutexRelease: pick("mutex.release@3"),
 		mutexExtend: pick("mutex.extend@1"), mutexInspect: pick("mutex.inspect@1"),
 		rlock: pick("rw.rlock@2"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
-		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"), writeRelease: pick("mutex.release@2"),
-		semAcquire: pick("sem.acquire@2"), semRelease: pick("sem.release@2"),
+		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"),
+		semAcquire: pick("sem.acquire@3"), semRelease: pick("sem.release@2"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
-		multiAcquire: pick("multi.acquire@2"), forceUnlock: pick("mutex.forceunlock@1"),
+		multiAcquire: pick("multi.acquire@2"), forceUnlock: pick("mutex.forceunlock@2"),
 	}
 	return set, missing
 })
@@ -145,7 +144,7 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// mutexAcquire runs mutex.acquire@2. queue false makes it a single attempt
+// mutexAcquire runs mutex.acquire@3. queue false makes it a single attempt
 // that never queues (TryLock, the first attempt of Lock, quorum nodes).
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
 	waiterTTL := int64(0)
@@ -153,7 +152,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
-		[]string{k.lock, k.fence, k.queue, k.waiters, k.readers, k.permits, k.gone},
+		[]string{k.lock, k.queue, k.waiters, k.readers, k.permits, k.gone},
 		owner, s.ttl.Milliseconds(), boolArg(s.reentrant), meta, waiterTTL, boolArg(s.fair), c.id, attempt_)
 	if err != nil {
 		return attempt{}, false, err
@@ -166,14 +165,14 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@2: an Unlock (attempt "") or, with an
+// mutexRelease runs mutex.release@3 (also for an RWMutex writer): an Unlock (attempt "") or, with an
 // attempt id, the undoing of an acquisition whose caller gave up.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_ string) (outcome, error) {
 	goneTTL := max(s.ttl, s.waiterTTL) * 2
 	// No WAIT: a release that a failover loses only leaves a lease that
 	// expires; the replicas get it with the next write anyway.
 	n, err := node.Run(ctx, c.scripts.mutexRelease,
-		[]string{k.lock, k.fence, k.queue, k.waiters, k.gone},
+		[]string{k.lock, k.queue, k.waiters, k.gone},
 		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds()).Int64()
 	return outcome(n), err
 }
@@ -300,8 +299,8 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	return tokens, -1, 0, nil
 }
 
-// forceUnlock runs mutex.forceunlock@1: it removes the holder, whoever it is.
+// forceUnlock runs mutex.forceunlock@2: it removes the holder, whoever it is.
 func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys) (bool, error) {
-	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, k.channel).Int64()
+	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, k.channel, c.publish).Int64()
 	return n == 1, err
 }
