@@ -28,6 +28,10 @@
 //     table is sized as adjust_varargs sizes it.
 //   - tablelib.go: insert, remove, maxn and sort follow ltablib.c (remove
 //     outside 1..#t returns nothing; sort is Lua 5.1's quicksort).
+//   - removed: the package (require, module, package.preload), io, os,
+//     debug and channel libraries and their helpers. Redis 7.0 exposes
+//     none of them to scripts or functions and the simulator never opened
+//     them. linit.go opens base, table, string, math and coroutine.
 //   - go vet: constant format strings, no self-assignments or unreachable
 //     returns.
 package lua
