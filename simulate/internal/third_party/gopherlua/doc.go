@@ -20,10 +20,11 @@
 //     reachable table dead keys, as a full collection does.
 //   - vm.go: OP_NEWTABLE decodes its size hints (fb2int); OP_SETLIST sizes
 //     the array part to the last index, then stores from the last value.
-//   - compile_expr.go: the hash size hint counts keyed fields only; list items are
-//     flushed exactly every 50 items and at the end (upstream flushed again
-//     after a keyed field that followed 50k items, and misnumbered a trailing
-//     multi-value item after 50k items and batches past 511).
+//   - compile_expr.go: the hash size hint counts keyed fields only; list
+//     items are flushed exactly every 50 items and at the end (upstream
+//     flushed again after a keyed field that followed 50k items, and
+//     misnumbered a trailing multi-value item after 50k items and batches
+//     past 511).
 //   - state.go: NewTable is lua_newtable (no preallocation); the vararg "arg"
 //     table is sized as adjust_varargs sizes it.
 //   - tablelib.go: insert, remove, maxn and sort follow ltablib.c (remove
