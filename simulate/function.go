@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // functionChunk is the chunk name Redis gives every library: errors say

@@ -3,8 +3,8 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 	"github.com/redlua/redlua/simulate/internal/lualib"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // luaToString is tostring with Lua 5.1's "%.14g" for numbers.

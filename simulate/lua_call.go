@@ -3,7 +3,7 @@ package simulate
 import (
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 
 	"github.com/redlua/redlua/internal/cmdtable"
 )

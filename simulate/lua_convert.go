@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // maxReplyDepth bounds the nesting of a script's reply; Redis fails deeper

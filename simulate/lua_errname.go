@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // gopher-lua's instruction layout (opcode.go): 6-bit opcode, 8-bit A,

@@ -3,7 +3,7 @@ package simulate
 import (
 	"math"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // lrand48 is Redis's redisLrand48 (src/rand.c): the 48-bit linear

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
 	"github.com/redlua/redlua/simulate/internal/lualib"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // RedisVersion is the server version the simulator reproduces, as

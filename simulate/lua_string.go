@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // stringFormat is Lua 5.1's string.format (lstrlib.c str_format): C printf

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 
 	"github.com/redlua/redlua/registry"
 )

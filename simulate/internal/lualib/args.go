@@ -3,7 +3,7 @@ package lualib
 import (
 	"fmt"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // The helpers here check arguments as Lua 5.1's luaL_check* do, so errors

@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // OpenBit sets the global "bit" to LuaBitOp 1.0.2 as bundled with Redis:

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // cjsonConfig holds one cjson instance's settings, with the defaults of

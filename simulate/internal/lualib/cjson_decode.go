@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 type jsonTokenType int

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // cmsgpackMaxNesting is the depth at which pack writes nested tables as nil,

@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 type msgpackErr int

@@ -3,7 +3,7 @@ package lualib_test
 import (
 	"fmt"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 
 	"github.com/redlua/redlua/simulate/internal/lualib"
 )

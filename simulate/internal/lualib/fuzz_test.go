@@ -3,7 +3,7 @@ package lualib
 import (
 	"testing"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // callLib calls lib.fn(args...) unprotected and fails the test if it panics

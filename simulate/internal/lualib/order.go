@@ -3,7 +3,7 @@ package lualib
 import (
 	"sort"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // Reorder returns a table with t's entries, set in the order a C library

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // Sizes of the C types on the 64-bit Linux builds Redis ships.

@@ -20,14 +20,21 @@
 //     reachable table dead keys, as a full collection does.
 //   - vm.go: OP_NEWTABLE decodes its size hints (fb2int); OP_SETLIST sizes
 //     the array part to the last index, then stores from the last value.
-//   - compile.go: the hash size hint counts keyed fields only; list items are
-//     flushed exactly every 50 items and at the end (upstream flushed again
-//     after a keyed field that followed 50k items, and misnumbered a trailing
-//     multi-value item after 50k items and batches past 511).
+//   - compile_expr.go: the hash size hint counts keyed fields only; list
+//     items are flushed exactly every 50 items and at the end (upstream
+//     flushed again after a keyed field that followed 50k items, and
+//     misnumbered a trailing multi-value item after 50k items and batches
+//     past 511).
 //   - state.go: NewTable is lua_newtable (no preallocation); the vararg "arg"
 //     table is sized as adjust_varargs sizes it.
 //   - tablelib.go: insert, remove, maxn and sort follow ltablib.c (remove
 //     outside 1..#t returns nothing; sort is Lua 5.1's quicksort).
+//   - removed: the package (require, module, package.preload), io, os,
+//     debug and channel libraries and their helpers. Redis 7.0 exposes
+//     none of them to scripts or functions and the simulator never opened
+//     them. linit.go opens base, table, string, math and coroutine.
+//   - compile.go is split by concern into compile*.go (functions moved,
+//     none changed).
 //   - go vet: constant format strings, no self-assignments or unreachable
 //     returns.
 package lua

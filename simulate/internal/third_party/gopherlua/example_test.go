@@ -3,7 +3,7 @@ package lua_test
 import (
 	"fmt"
 
-	lua "github.com/redlua/redlua/simulate/internal/gopherlua"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // pairs visits keys in Lua 5.1's order, as Redis's scripts see it: the

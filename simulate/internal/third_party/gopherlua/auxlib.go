@@ -428,15 +428,6 @@ func (ls *LState) ToStringMeta(lv LValue) LValue {
 	}
 }
 
-// Set a module loader to the package.preload table.
-func (ls *LState) PreloadModule(name string, loader LGFunction) {
-	preload := ls.GetField(ls.GetField(ls.Get(EnvironIndex), "package"), "preload")
-	if _, ok := preload.(*LTable); !ok {
-		ls.RaiseError("package.preload must be a table")
-	}
-	ls.SetField(preload, name, ls.NewFunction(loader))
-}
-
 // Checks whether the given index is an LChannel and returns this channel.
 func (ls *LState) CheckChannel(n int) chan LValue {
 	v := ls.Get(n)
