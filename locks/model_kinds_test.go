@@ -1,0 +1,272 @@
+package locks_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/redlua/redlua/explore"
+	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
+)
+
+// Model checks of the RWMutex, Semaphore and MultiLock scripts (see
+// model_test.go).
+
+// --- read-write lock ----------------------------------------------------------
+
+type rwScripts struct {
+	rlock, runlock, wlock, wunlock *registry.Script
+	v2                             bool // version 2's keys and arguments
+}
+
+// keys is what rw.rlock and rw.lock take (version 2 adds the permits key,
+// to refuse a name a semaphore holds).
+func (s rwScripts) keys() []string {
+	if s.v2 {
+		return append(append([]string(nil), mcRWKeys...), "{m}:permits")
+	}
+	return mcRWKeys
+}
+
+func (s rwScripts) runlockArgs(name string) []any {
+	if s.v2 {
+		return []any{name, "{m}:released", "PUBLISH"}
+	}
+	return []any{name, "{m}:released"}
+}
+
+// unlock is the writer's release: mutex.release, with version 2's keys
+// and arguments when the scripts are version 2.
+func (s rwScripts) unlock(name string) explore.Step {
+	st := explore.Step{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"}}
+	if s.v2 {
+		st.Keys, st.Args = mcKeysOf(s.wunlock, "{m}"), mcV2ReleaseArgs(name)
+	}
+	return st
+}
+
+func mcReader(name string, s rwScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "rlock", Script: s.rlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), "1"},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "rlock"
+				}
+				c.Acquire(mcTTL)
+				return "runlock"
+			}},
+		{Label: "runlock", Script: s.runlock, Keys: mcRWKeys[1:3], Args: s.runlockArgs(name),
+			Then: func(c *explore.Ctx) string { c.Release(); return "rlock" }},
+	}}
+}
+
+func mcWriter(name string, s rwScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "lock", Script: s.wlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "lock"
+				}
+				c.Acquire(mcTTL)
+				return "unlock"
+			}},
+		withThen(s.unlock(name), func(c *explore.Ctx) string { c.Release(); return "lock" }),
+	}}
+}
+
+// What the hand-written explorer this file replaces checked: the server
+// never has a live writer with a live reader, no writer believes it holds
+// with another holder (reader or writer), and (as progress) a writer gets
+// in even when every holder crashed.
+var (
+	mcRWServer = explore.Invariant{Name: "server: no writer with live readers", Check: func(v *explore.View) error {
+		// A writer holds the hash's owner field; since mutex.release@3 a
+		// released hash stays, without owner, for its last token.
+		if w, ok := v.Key("{m}"); !ok || w.Value.(map[string]string)["owner"] == "" {
+			return nil
+		}
+		d, ok := v.Key("{m}:readers")
+		if !ok {
+			return nil
+		}
+		now := float64(1_700_000_000_000 + v.Now().Milliseconds())
+		for _, z := range d.Value.([]simulate.ZMember) {
+			if z.Score > now {
+				return fmt.Errorf("the server has a writer and the live reader %s", z.Member)
+			}
+		}
+		return nil
+	}}
+	mcRWBeliefs = explore.Invariant{Name: "beliefs: a writer holds alone", Check: func(v *explore.View) error {
+		if h := v.Holders(); v.Holds("w") && len(h) > 1 {
+			return fmt.Errorf("the writer holds the lock together with %v", h)
+		}
+		return nil
+	}}
+)
+
+func mcRWModel(name string, s rwScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcReader("r1", s), mcReader("r2", s), mcWriter("w", s)},
+		Invariants: []explore.Invariant{mcRWServer, mcRWBeliefs},
+		Unobserved: []string{"{m}:fence"},
+		Progress:   []explore.Progress{{Name: "a writer gets in", Actor: mcWriter("late-writer", s), Within: 4}},
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
+	}
+}
+
+func rwScriptsOf(t testing.TB) rwScripts {
+	get := mcScripts(t)
+	return rwScripts{rlock: get("rw.rlock@1"), runlock: get("rw.runlock@1"), wlock: get("rw.lock@1"), wunlock: get("mutex.release@1")}
+}
+
+func TestModelRWMutex(t *testing.T) {
+	s := rwScriptsOf(t)
+	res := explore.Check(t, mcRWModel("rw lock, 2 readers + 1 writer", s))
+	if res != nil && res.States < 1000 {
+		t.Fatalf("only %d states: the model explores too little to mean anything", res.States)
+	}
+
+	broken := s
+	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
+	mcMustFail(t, mcRWModel("rw lock, rlock ignores the writer", broken), "server: no writer with live readers")
+	broken = s
+	broken.wlock = mcBreak(t, s.wlock, "if not holder and others == 0 then", "if not holder then")
+	mcMustFail(t, mcRWModel("rw lock, writer ignores readers", broken), "server: no writer with live readers")
+}
+
+// --- semaphore ----------------------------------------------------------------
+
+type semScripts struct {
+	acquire, release *registry.Script
+	v2               bool // version 2's keys and arguments
+}
+
+// keys is what sem.acquire takes (version 2 adds the lock and readers keys,
+// to refuse a name a mutex or rw lock holds).
+func (s semScripts) keys() []string {
+	if s.v2 {
+		return append(append([]string(nil), mcSemKeys...), "{s}", "{s}:readers")
+	}
+	return mcSemKeys
+}
+
+func (s semScripts) releaseArgs(name string) []any {
+	if s.v2 {
+		return []any{name, 1, "{s}:released", "PUBLISH"}
+	}
+	return []any{name, 1, "{s}:released"}
+}
+
+func mcSemClient(name string, s semScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: []any{name, 1, mcTTL.Milliseconds(), 2},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
+				}
+				c.Acquire(mcTTL)
+				return "release"
+			}},
+		{Label: "release", Script: s.release, Keys: mcSemKeys[:1], Args: s.releaseArgs(name),
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
+}
+
+func mcSemModel(name string, s semScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcSemClient("a", s), mcSemClient("b", s), mcSemClient("c", s)},
+		Invariants: []explore.Invariant{explore.AtMostHolders(2)},
+		Progress:   []explore.Progress{{Name: "crashed holders give their permits back", Actor: mcSemClient("late", s), Within: 3}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelSemaphore(t *testing.T) {
+	get := mcScripts(t)
+	s := semScripts{acquire: get("sem.acquire@1"), release: get("sem.release@1")}
+	explore.Check(t, mcSemModel("semaphore of 2 permits, 3 clients", s))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+	mcMustFail(t, mcSemModel("semaphore, off by one", broken), "at most 2 holders")
+}
+
+// --- multi-lock -----------------------------------------------------------------
+
+// mcMultiClient takes two locks of one slot at once with multi.acquire,
+// then releases them one by one with mutex.release.
+func mcMultiClient(name string, acquire, release *registry.Script, a, b string, v2 bool) explore.Actor {
+	keys := []string{a, a + ":fence", b, b + ":fence"}
+	releaseOf := func(lock string) explore.Step {
+		if v2 {
+			return explore.Step{Label: "release " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcV2ReleaseArgs(name)}
+		}
+		return explore.Step{Label: "release " + lock, Script: release, Keys: []string{lock}, Args: []any{name, "{g}:released"}}
+	}
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: acquire, Keys: keys, Args: []any{name, mcTTL.Milliseconds(), ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
+				}
+				c.Acquire(mcTTL)
+				return "release " + a
+			}},
+		withThen(releaseOf(a), func(c *explore.Ctx) string { c.Release(); return "" }),
+		withThen(releaseOf(b), func(c *explore.Ctx) string { return "acquire" }),
+	}}
+}
+
+func mcMultiModel(name string, acquire, release *registry.Script, v2 bool) *explore.Model {
+	return &explore.Model{
+		Name: name,
+		// x and y share lock b.
+		Actors: []explore.Actor{
+			mcMultiClient("x", acquire, release, "{g}:a", "{g}:b", v2),
+			mcMultiClient("y", acquire, release, "{g}:b", "{g}:c", v2),
+		},
+		Invariants: []explore.Invariant{explore.MutualExclusion()},
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
+	}
+}
+
+func TestModelMultiLock(t *testing.T) {
+	get := mcScripts(t)
+	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", get("multi.acquire@1"), get("mutex.release@1"), false))
+
+	broken := mcBreak(t, get("multi.acquire@1"), "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
+	mcMustFail(t, mcMultiModel("multi-lock, last lock unchecked", broken, get("mutex.release@1"), false), "mutual exclusion")
+}
+
+// --- rw lock, semaphore and multi-lock, version 2 ------------------------------
+
+func TestModelRWMutexV2(t *testing.T) {
+	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@3")
+	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
+	explore.Check(t, mcRWModel("rw lock@2, 2 readers + 1 writer", s))
+
+	broken := s
+	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
+	mcMustFail(t, mcRWModel("rw lock@2, rlock ignores the writer", broken), "server: no writer with live readers")
+}
+
+func TestModelSemaphoreV2(t *testing.T) {
+	v := mcV2Lookup(t, "sem.acquire@3", "sem.release@2")
+	s := semScripts{acquire: v[0], release: v[1], v2: true}
+	explore.Check(t, mcSemModel("semaphore@2 of 2 permits, 3 clients", s))
+
+	broken := s
+	broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+	mcMustFail(t, mcSemModel("semaphore@2, off by one", broken), "at most 2 holders")
+}
+
+func TestModelMultiLockV2(t *testing.T) {
+	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@3")
+	explore.Check(t, mcMultiModel("multi-lock@2, two clients sharing one lock", v[0], v[1], true))
+
+	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
+	mcMustFail(t, mcMultiModel("multi-lock@2, last lock unchecked", broken, v[1], true), "mutual exclusion")
+}

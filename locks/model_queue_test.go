@@ -1,0 +1,377 @@
+package locks_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redlua/redlua/explore"
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
+)
+
+// Model checks of the queueing mutexes: the fair mutex of version 1 and
+// the queue every mutex uses from version 2 on (see model_test.go).
+
+// --- fair mutex --------------------------------------------------------------
+
+type fairScripts struct{ acquire, release *registry.Script }
+
+// mcFairClient calls fair.acquire until it holds (each call also refreshes
+// its place in the queue), then releases, which may hand the lock to the
+// next live waiter; that waiter learns it on its next call.
+func mcFairClient(name string, s fairScripts) explore.Actor {
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcFairKeys, Args: []any{name, mcTTL.Milliseconds(), mcFairWaitTTL.Milliseconds(), "0", ""},
+			Then: func(c *explore.Ctx) string {
+				if !mcTaken(c) {
+					return "acquire"
+				}
+				c.Acquire(mcTTL)
+				return "release"
+			}},
+		{Label: "release", Script: s.release, Keys: mcFairKeys, Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
+}
+
+// mcFairOrder: the owner of the lock (taken or handed over) has left the
+// queue, so it cannot be handed the lock a second time.
+var mcFairOrder = explore.Invariant{Name: "holder not queued", Check: func(v *explore.View) error {
+	lock, ok := v.Key("{m}")
+	if !ok {
+		return nil
+	}
+	q, ok := v.Key("{m}:queue")
+	if !ok {
+		return nil
+	}
+	owner := lock.Value.(map[string]string)["owner"]
+	for _, z := range q.Value.([]simulate.ZMember) {
+		if z.Member == owner {
+			return fmt.Errorf("%s holds the lock and is still queued", owner)
+		}
+	}
+	return nil
+}}
+
+// mcFairFIFO: whenever the lock gets a new owner (taken, or handed over
+// by a release), that owner is the first waiter in the queue whose waiter
+// lease is still live; with no live waiter, anyone may take it.
+var mcFairFIFO = explore.Invariant{Name: "first come, first served", Step: func(before, after *explore.View) error {
+	owner := func(v *explore.View) string {
+		if d, ok := v.Key("{m}"); ok {
+			return d.Value.(map[string]string)["owner"]
+		}
+		return ""
+	}
+	next := owner(after)
+	if next == "" || next == owner(before) {
+		return nil
+	}
+	q, ok := before.Key("{m}:queue")
+	if !ok {
+		return nil
+	}
+	waiters := map[string]string{}
+	if w, ok := before.Key("{m}:waiters"); ok {
+		waiters = w.Value.(map[string]string)
+	}
+	now := 1_700_000_000_000 + after.Now().Milliseconds()
+	for _, z := range q.Value.([]simulate.ZMember) { // in arrival order
+		var deadline int64
+		fmt.Sscan(waiters[z.Member], &deadline)
+		if deadline <= now {
+			continue // its waiter lease ran out: it may be passed over
+		}
+		if z.Member != next {
+			return fmt.Errorf("the lock went to %s while %s waited ahead of it", next, z.Member)
+		}
+		return nil
+	}
+	return nil
+}}
+
+// mcWaiterDeadlines lets the clock stop when a waiter's lease runs out:
+// fair.acquire keeps those deadlines in the waiters hash.
+func mcWaiterDeadlines(v *explore.View) []time.Duration {
+	w, ok := v.Key("{m}:waiters")
+	if !ok {
+		return nil
+	}
+	var out []time.Duration
+	for _, entry := range w.Value.(map[string]string) {
+		var deadline int64
+		if _, err := fmt.Sscan(entry, &deadline); err == nil {
+			out = append(out, time.Duration(deadline-1_700_000_000_000)*time.Millisecond)
+		}
+	}
+	return out
+}
+
+func mcFairModel(name string, s fairScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcFairClient("a", s), mcFairClient("b", s), mcFairClient("c", s)},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), mcFairOrder, mcFairFIFO},
+		Deadlines:  mcWaiterDeadlines,
+		Unobserved: []string{"{m}:fence"},
+		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcFairClient("late", s), Within: 6}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelFairMutex(t *testing.T) {
+	get := mcScripts(t)
+	s := fairScripts{acquire: get("fair.acquire@1"), release: get("fair.release@1")}
+	explore.Check(t, mcFairModel("fair mutex", s))
+
+	broken := s
+	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+	mcMustFail(t, mcFairModel("fair mutex, release ignores the owner", broken), "mutual exclusion")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "if head == nil or head == owner then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, newcomers barge in", broken), "first come, first served")
+	broken = s
+	broken.release = mcBreak(t, s.release, "if tonumber(deadline) > now then", "if true then")
+	mcMustFail(t, mcFairModel("fair mutex, hands over to dead waiters", broken), "first come, first served")
+}
+
+// --- mutex, version 2 -----------------------------------------------------------
+
+// Version 2 of mutex.acquire/release queues waiters in Redis in every mode,
+// hands the lock over inside the release, and undoes acquisitions whose
+// caller gave up. These models run once lua/ has version 2 (the lead adds
+// it in parallel); until then they skip, saying so.
+
+// mcKeysOf is a script's KEYS for the lock under key lock, from the names
+// its header declares ("lock" is the lock itself, any other name a key
+// beside it), as the locks package builds them. Versions 2 and 3 of the
+// mutex scripts differ in their keys; the models run both.
+func mcKeysOf(s *registry.Script, lock string) []string {
+	keys := make([]string, len(s.Keys))
+	for i, name := range s.Keys {
+		keys[i] = lock
+		if name != "lock" {
+			keys[i] = lock + ":" + name
+		}
+	}
+	return keys
+}
+
+// mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to undo).
+func mcV2ReleaseArgs(owner string) []any {
+	return []any{owner, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()}
+}
+
+// withThen returns st with its Then set.
+func withThen(st explore.Step, then func(*explore.Ctx) string) explore.Step {
+	st.Then = then
+	return st
+}
+
+// mcV2Lookup returns the scripts by ID, skipping the test while lua/ has
+// no version 2 yet.
+func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]*registry.Script, len(ids))
+	for i, id := range ids {
+		if out[i], err = reg.Lookup(id); err != nil {
+			t.Skipf("%s is not in lua/ yet: %v", id, err)
+		}
+	}
+	return out
+}
+
+// mcQueueVersions are the versions of the queueing mutex scripts
+// (mutex.acquire and mutex.release from version 2 on) the models check.
+var mcQueueVersions = []string{"2", "3"}
+
+func mcV2Scripts(t *testing.T, version string) mutexScripts {
+	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+version)
+	return mutexScripts{acquire: v[0], release: v[1]}
+}
+
+// mcV2Client locks (queueing, as Lock does) with one attempt id per round,
+// then unlocks; a waiter the release handed the lock to claims it on its
+// next call.
+func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
+	return explore.Actor{Name: name, Vars: []string{"round", "token", "freed"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"), Call: func(c *explore.Ctx) []any {
+			return []any{name, mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), boolFlag(fair), "client-" + name, fmt.Sprintf("%s-%d", name, c.Var("round"))}
+		}, Then: func(c *explore.Ctx) string {
+			c.SetVar("freed", 0)
+			if !mcTaken(c) {
+				return "acquire"
+			}
+			c.Acquire(mcTTL)
+			c.SetVar("token", c.Elem(1))
+			return "release"
+		}},
+		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{name, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()},
+			Then: func(c *explore.Ctx) string {
+				c.Release()
+				c.SetVar("round", c.Var("round")+1)
+				if c.Int() == 1 {
+					c.SetVar("freed", c.Now().Milliseconds()+1) // when, plus one: 0 means "not freed"
+				}
+				return "acquire"
+			}},
+	}}
+}
+
+func boolFlag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// mcHandOver: a release that frees the lock (reply 1) leaves no live
+// waiter behind a free lock: it hands the lock to the oldest live one
+// (reply 3) instead. mcV2Client records the reply of its last release in
+// "freed" (the time, plus one) until its next acquire; a lock freed later
+// by its lease running out is not the release's doing.
+var mcHandOver = explore.Invariant{Name: "a release hands over to a live waiter", Check: func(v *explore.View) error {
+	if l, ok := v.Key("{m}"); ok && l.Value.(map[string]string)["owner"] != "" {
+		return nil // taken since
+	}
+	for _, who := range []string{"a", "b", "c"} {
+		if v.Var(who, "freed") != v.Now().Milliseconds()+1 {
+			continue
+		}
+		w, ok := v.Key("{m}:waiters")
+		if !ok {
+			return nil
+		}
+		now := 1_700_000_000_000 + v.Now().Milliseconds()
+		for waiter, entry := range w.Value.(map[string]string) {
+			var deadline int64
+			if _, err := fmt.Sscanf(entry, "%d", &deadline); err == nil && deadline > now {
+				return fmt.Errorf("%s's release freed the lock while %s waits (entry %q)", who, waiter, entry)
+			}
+		}
+	}
+	return nil
+}}
+
+// mcV2Fencing: tokens only grow from holder to holder.
+var mcV2Fencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
+	for _, h := range v.Holders() {
+		for _, other := range []string{"a", "b", "c"} {
+			if t := v.Var(other, "token"); other != h && t != 0 && t >= v.Var(h, "token") {
+				return fmt.Errorf("%s holds token %d, but %s was given %d before it", h, v.Var(h, "token"), other, t)
+			}
+		}
+	}
+	return nil
+}}
+
+func mcV2Model(name string, s mutexScripts, fair bool) *explore.Model {
+	invariants := []explore.Invariant{explore.MutualExclusion(), mcV2Fencing, mcFairOrder}
+	if fair {
+		invariants = append(invariants, mcFairFIFO)
+	}
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcV2Client("a", s, fair), mcV2Client("b", s, fair), mcV2Client("c", s, fair)},
+		Invariants: invariants,
+		Deadlines:  mcWaiterDeadlines,
+		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcV2Client("late", s, fair), Within: 4}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelMutexV2(t *testing.T) {
+	for _, version := range mcQueueVersions {
+		s := mcV2Scripts(t, version)
+		name := "mutex@" + version
+		explore.Check(t, mcV2Model(name, s, false))
+		explore.Check(t, mcV2Model(name+", fair", s, true))
+
+		broken := s
+		broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+		mcMustFail(t, mcV2Model(name+", release ignores the owner", broken, false), "mutual exclusion")
+		broken = s
+		broken.acquire = mcBreak(t, s.acquire, "if fair == '1' then", "if false then")
+		mcMustFail(t, mcV2Model(name+" fair, newcomers barge in", broken, true), "first come, first served")
+	}
+	// Version 3 keeps the last token in the released lock's hash; without
+	// it, a grant in the same microsecond (the model's clock stands still
+	// between steps) repeats the token.
+	s := mcV2Scripts(t, "3")
+	s.release = mcBreak(t, s.release, "redis.call('HDEL', lock, 'owner', 'count', 'meta', 'kind', 'attempt', 'granted', 'waiting')", "redis.call('DEL', lock)")
+	mcMustFail(t, mcV2Model("mutex@3, release forgets the last token", s, false), "fencing token")
+	// Version 3's release skips the queue unless a waiter marked the hash;
+	// a waiter that was not marked is served only by its own refresh.
+	s = mcV2Scripts(t, "3")
+	m := mcV2Model("mutex@3", s, false)
+	m.Invariants = append(m.Invariants, mcHandOver)
+	explore.Check(t, m)
+	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
+	m = mcV2Model("mutex@3, waiters never marked", s, false)
+	m.Invariants = append(m.Invariants, mcHandOver)
+	mcMustFail(t, m, "a release hands over to a live waiter")
+}
+
+// A client whose Lock call failed with a timeout undoes the attempt
+// (mutex.release@2 with its attempt id) while the attempt itself may still
+// be on its way and reach the server later ("late"). Whatever the order,
+// an abandoned attempt that arrives within gone_ttl of the give-up must
+// not end up holding the lock or waiting for it. (One that arrives later
+// still takes the lock, for one lease that no one believes in: the checker
+// found that trace when the property had no time bound.)
+func mcV2GiveUpModel(name string, s mutexScripts) *explore.Model {
+	const attempt = "a-1"
+	goneTTL := 2 * mcFairWaitTTL.Milliseconds() // as the locks package sets it: twice the longer lease
+	late := explore.Actor{Name: "late", Steps: []explore.Step{
+		{Label: "acquire arrives", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
+			Args: []any{"a", mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), "0", "client-a", attempt}},
+	}}
+	gaveUp := explore.Actor{Name: "a", Vars: []string{"gave-up", "at"}, Steps: []explore.Step{
+		{Label: "give up", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", attempt, goneTTL},
+			Then: func(c *explore.Ctx) string {
+				c.SetVar("gave-up", 1)
+				c.SetVar("at", c.Now().Milliseconds())
+				return explore.End
+			}},
+	}}
+	abandoned := explore.Invariant{Name: "abandoned attempts take nothing", Check: func(v *explore.View) error {
+		if v.Var("a", "gave-up") == 0 || v.Now().Milliseconds() >= v.Var("a", "at")+goneTTL {
+			return nil
+		}
+		if d, ok := v.Key("{m}"); ok && d.Value.(map[string]string)["owner"] == "a" {
+			return fmt.Errorf("a gave up, yet the lock is held for a (%v)", d.Value)
+		}
+		if d, ok := v.Key("{m}:queue"); ok {
+			for _, z := range d.Value.([]simulate.ZMember) {
+				if z.Member == "a" {
+					return fmt.Errorf("a gave up, yet it waits in the queue")
+				}
+			}
+		}
+		return nil
+	}}
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{gaveUp, late, mcV2Client("b", s, false)},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), abandoned},
+		Deadlines:  mcWaiterDeadlines,
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+func TestModelMutexV2GiveUp(t *testing.T) {
+	for _, version := range mcQueueVersions {
+		s := mcV2Scripts(t, version)
+		explore.Check(t, mcV2GiveUpModel("mutex@"+version+", a given-up attempt arriving late", s))
+
+		broken := s
+		broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+		mcMustFail(t, mcV2GiveUpModel("mutex@"+version+", gone attempts not checked", broken), "abandoned attempts take nothing")
+	}
+}
