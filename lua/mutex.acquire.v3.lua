@@ -42,7 +42,7 @@ if redis.call('HEXISTS', gone, attempt) == 1 then
   return {0, 0, 0}
 end
 
-local held = redis.call('HMGET', lock, 'owner', 'kind', 'count', 'granted', 'attempt', 'fence')
+local held = redis.call('HMGET', lock, 'owner', 'kind', 'count', 'granted', 'attempt', 'fence', 'waiting')
 local holder, kind = held[1], held[2]
 if kind and kind ~= 'mutex' then
   return {-1, kind}
@@ -154,7 +154,7 @@ if not redis.call('ZSCORE', queue, owner) then
 end
 local entry = table.concat({now + waiter_ttl, ttl, waiter_ttl, client, meta}, ' ')
 redis.call('HSET', waiters, owner, entry)
-if holder then
+if holder and held[7] ~= '1' then
   -- Tell the holder's release to look at the queue.
   redis.call('HSET', lock, 'waiting', '1')
 end
