@@ -51,13 +51,16 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v from %s", name, reply, c.scripts.mutexInspect.ID())
 	}
 	info := LockInfo{Name: name}
-	if owner, ok := reply[0].(string); ok {
+	owner, held := reply[0].(string)
+	if held {
+		// A released lock's hash stays, without owner, to keep its last
+		// token for one lease: it has a TTL but no holder to report.
 		info.Held, info.Owner = true, owner
-	}
-	info.Token, _ = reply[1].(int64)
-	info.HoldCount, _ = reply[2].(int64)
-	if ms, _ := reply[3].(int64); ms > 0 {
-		info.TTL = time.Duration(ms) * time.Millisecond
+		info.Token, _ = reply[1].(int64)
+		info.HoldCount, _ = reply[2].(int64)
+		if ms, _ := reply[3].(int64); ms > 0 {
+			info.TTL = time.Duration(ms) * time.Millisecond
+		}
 	}
 	if meta, _ := reply[4].(string); meta != "" {
 		info.Holder = parseMetadata(meta)

@@ -80,3 +80,27 @@ func TestInspectNilContext(t *testing.T) {
 		t.Fatalf("Inspect(nil) = %v, want an error naming the nil context", err)
 	}
 }
+
+// After Unlock the lock hash stays, without owner, to keep the last token
+// for one lease (mutex.release@3): Inspect must still say "free", with no
+// token, holder or TTL left over from the released lease.
+func TestSuiteInspectAfterUnlock(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t)
+		l, err := mutex(t, c, "released", locks.WithTTL(time.Minute)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Inspect(ctx, "released")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Held || info.Owner != "" || info.Token != 0 || info.TTL != 0 || info.Holder != (locks.Metadata{}) {
+			t.Fatalf("Inspect after Unlock = %#v, want a free lock", info)
+		}
+	})
+}
