@@ -300,21 +300,15 @@ func parseZRangeArgs(a []string, keyIdx int, store bool, by zrangeBy, dir zrange
 	if z.rev && by != byRank {
 		min, max = max, min // given as max, min
 	}
+	var bad *Reply
 	if by == byRank {
-		var ok bool
-		if z.start, ok = parseInt(min); !ok {
-			return fail(errNotInteger)
-		}
-		if z.end, ok = parseInt(max); !ok {
-			return fail(errNotInteger)
-		}
-		return z, nil
+		z.start, z.end, bad = parseIndexes(min, max)
+	} else {
+		z.rng, bad = parseZRange(by, min, max)
 	}
-	rng, bad := parseZRange(by, min, max)
 	if bad != nil {
 		return zrangeArgs{}, bad
 	}
-	z.rng = rng
 	return z, nil
 }
 
@@ -438,12 +432,6 @@ func cmdZRemRangeBy(by zrangeBy) handler {
 		if done != nil {
 			return *done
 		}
-		for _, m := range in {
-			delete(v.zset, m.Member)
-		}
-		if len(v.zset) == 0 {
-			delete(ks.keys, a[1])
-		}
-		return intReply(int64(len(in)))
+		return intReply(ks.removeMembers(a[1], v, in))
 	}
 }

@@ -15,6 +15,7 @@ const (
 	errNoKey             = "ERR no such key"
 	errIndexRange        = "ERR index out of range"
 	errNegativeOption    = "ERR %s can't be negative"
+	errNotPositive       = "ERR value is out of range, must be positive"
 
 	// Strings and counters.
 	errOverflow      = "ERR increment or decrement would overflow"
