@@ -2,14 +2,11 @@ package simulate
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/big"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -342,36 +339,4 @@ func TestRandomMatchesFreshServer(t *testing.T) {
 			t.Fatalf("run %d differs (-redis +simulator):\n%s", i, diff)
 		}
 	}
-}
-
-// outcome is a reply or error in a form go-cmp compares.
-type outcome struct {
-	Val any
-	Err string
-}
-
-func outcomeOf(cmd *redis.Cmd) outcome {
-	v, err := cmd.Result()
-	if err != nil {
-		if errors.Is(err, redis.Nil) {
-			return outcome{Err: "redis: nil"}
-		}
-		return outcome{Err: err.Error()}
-	}
-	return outcome{Val: normalize(v)}
-}
-
-// normalize makes error values inside arrays comparable.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = normalize(x[i])
-		}
-		return out
-	case error:
-		return fmt.Sprintf("error: %v", x)
-	}
-	return v
 }

@@ -1,0 +1,22 @@
+package simulate
+
+import "testing"
+
+// sharedHandlerCases exercise the commands that share a handler or an
+// argument reader with another (cmdLen, cmdHas, cmdRemove, cmdTTL,
+// readConditions, expireAt, parseIndexes and span): each edge of the
+// shared code, under each command that uses it.
+var sharedHandlerCases = [][]string{
+	{"RPUSH l a b c d e", "LINDEX l 0", "LINDEX l -1", "LINDEX l 5", "LINDEX l -6", "LINDEX l x", "LINDEX missing x", "LSET l -1 z", "LSET l 5 z", "LSET l -6 z", "LSET l x z", "LSET missing 0 z", "LRANGE l 1 -2", "LRANGE l -100 100", "LRANGE l 3 1", "LRANGE l x 1", "LRANGE missing 0 -1", "LTRIM l 1 -2", "LRANGE l 0 -1", "LTRIM missing 0 1", "LTRIM l x 1", "LTRIM l 5 1", "EXISTS l", "LLEN l", "LLEN missing", "SET s v", "LINDEX s 0", "LLEN s", "LTRIM s 0 1", "LRANGE s 0 1"},
+	{"RPUSH l a b a c a", "LREM l 2 a", "LREM l -1 a", "LREM l 0 zz", "LREM l x a", "LREM missing 0 a", "LRANGE l 0 -1", "LREM l 0 b", "LREM l 0 c", "EXISTS l", "LPOP missing", "LPOP missing 2", "RPUSH m a b", "RPOP m 5", "EXISTS m", "LPOP m -1"},
+	{"SET k hello", "GETRANGE k 0 -100", "GETRANGE k 1 -100", "GETRANGE k -1 -5", "GETRANGE k -100 -1", "GETRANGE k 0 100", "GETRANGE k 2 1", "GETRANGE k 5 10", "GETRANGE k 4 4", "GETRANGE k -3 -2", "GETRANGE k -5 -100", "GETRANGE missing 0 -1", "GETRANGE k a 1", "SET e ''", "GETRANGE e 0 -1", "GETRANGE e 0 0", "GETRANGE e -1 0", "STRLEN e", "STRLEN missing", "HSET h f v", "GETRANGE h 0 1", "STRLEN h", "GETDEL h", "GETDEL missing", "GETDEL k", "EXISTS k"},
+	{"SET k v", "TTL k", "PTTL k", "EXPIRETIME k", "PEXPIRETIME k", "EXPIRETIME missing", "PEXPIRETIME missing", "PEXPIREAT k 99999999999999", "EXPIRETIME k", "PEXPIRETIME k", "EXPIREAT k 4102444800", "EXPIRETIME k", "PEXPIREAT k 4102444800499", "EXPIRETIME k", "PEXPIREAT k 4102444800500", "EXPIRETIME k", "EXPIRE k 100 GT", "EXPIRE k 100 CH", "EXPIRE k 100 NX FOO", "EXPIRE k 100 nx xx", "EXPIRE k 100 gt lt", "EXPIRE k x FOO", "EXPIRE k x GT", "EXPIRE k 9223372036854775807", "PEXPIRE k 9223372036854775807", "EXPIREAT k 9223372036854775807", "EXPIRE k -9223372036854775808", "PEXPIRE k -9223372036854775808", "EXPIRETIME k", "PEXPIREAT k 1", "EXISTS k"},
+	{"SET k v EX 9223372036854775807", "SET k v PX 9223372036854775807", "SET k v EXAT 9223372036854775807", "SET k v PXAT 9223372036854775807", "SET k v EX 9223372036854775", "SET k v EX -1", "SET k v PXAT 0", "SET k v PXAT 4102444800000", "PEXPIRETIME k", "SET k v EXAT 4102444801", "EXPIRETIME k", "SET k v EXAT 1", "EXISTS k"},
+	{"SADD s 1 2 3", "SISMEMBER s 1", "SISMEMBER s 9", "SISMEMBER missing 1", "SMISMEMBER s 1 9 2", "SMISMEMBER missing 1", "SCARD s", "SCARD missing", "SREM s 1 9", "SREM missing 1", "SREM s 2 3", "EXISTS s", "SPOP missing", "SPOP missing 2", "SPOP missing -1", "SADD t a", "SPOP t -1", "SPOP t x", "SPOP t 1 2", "SPOP t", "EXISTS t", "SADD u a", "SPOP u 5", "EXISTS u", "SET str v", "SCARD str", "SISMEMBER str a", "SMISMEMBER str a", "SREM str a", "SPOP str"},
+	{"ZADD z 1 a 2 b 3 c 4 d", "ZREMRANGEBYRANK z 1 2", "ZRANGE z 0 -1", "ZREMRANGEBYRANK z x 1", "ZREMRANGEBYRANK missing 0 1", "ZREMRANGEBYRANK z 5 9", "ZREMRANGEBYRANK z 0 -1", "EXISTS z", "ZADD y 1 a 2 b 3 c", "ZPOPMIN y", "ZPOPMAX y 5", "EXISTS y", "ZPOPMIN missing", "ZPOPMAX missing 2", "ZPOPMIN y -1", "ZRANK missing a", "ZREVRANK missing a", "ZSCORE missing a", "ZCARD missing", "ZREM missing a", "ZREMRANGEBYSCORE missing 0 1", "ZADD w 1 a 2 b", "ZREMRANGEBYLEX w - +", "EXISTS w", "SET str v", "ZCARD str", "ZREM str a", "ZPOPMIN str"},
+	{"ZADD z CH 1 a", "ZADD z ch incr 2 a", "ZADD z NX CH 3 b", "ZADD z XX INCR 1 missing", "ZADD z XX 1 missing", "ZADD z GT CH 0 a 5 b", "ZADD z LT ch 9 a 1 b", "ZADD z FOO 1 a", "ZADD z NX NX 1 c", "ZADD z INCR", "ZADD missing XX 1 a", "EXISTS missing", "ZADD z GT NX 1 a", "ZRANGE z 0 -1 WITHSCORES"},
+	{"HSET h a 1 b 2", "HDEL h a a", "HDEL missing a", "HEXISTS missing a", "HLEN missing", "HGET missing a", "HDEL h b", "EXISTS h", "HINCRBY h n 9223372036854775807", "HINCRBY h n 1", "HINCRBY h n -9223372036854775808", "HINCRBY h n -9223372036854775808", "HGETALL h", "SET str v", "HDEL str a", "HEXISTS str a", "HLEN str", "HGET str a"},
+	{"XADD s 1-1 a 1", "XDEL s 1-1", "XLEN s", "EXISTS s", "XTRIM missing MAXLEN 0", "XDEL missing 1-1", "XRANGE missing - +", "XREVRANGE missing + -", "SET str v", "XLEN str", "XDEL str 1-1", "XRANGE str - +"},
+}
+
+func TestSharedHandlersMatchRedis(t *testing.T) { runCommandCases(t, sharedHandlerCases) }
