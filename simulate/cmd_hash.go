@@ -15,9 +15,9 @@ func init() {
 	commands["hdel"] = cmdRemove(kindHash)
 	commands["hexists"] = cmdHas(kindHash)
 	commands["hlen"] = cmdLen(kindHash)
-	commands["hgetall"] = cmdHGetAll
-	commands["hkeys"] = cmdHKeysVals(true)
-	commands["hvals"] = cmdHKeysVals(false)
+	commands["hgetall"] = cmdHGetAll(true, true)
+	commands["hkeys"] = cmdHGetAll(true, false)
+	commands["hvals"] = cmdHGetAll(false, true)
 	commands["hincrby"] = cmdHIncrBy
 	commands["hincrbyfloat"] = cmdHIncrByFloat
 }
@@ -118,37 +118,29 @@ func (v *value) hdel(field string) {
 	}
 }
 
-func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+// cmdHGetAll implements HGETALL, HKEYS and HVALS as Redis's
+// genericHgetallCommand does: every field, every value, or both (as a
+// map), in listing order.
+func cmdHGetAll(fields, values bool) handler {
+	kind := KindArray
+	if fields && values {
+		kind = KindMap
 	}
-	out := []Reply{}
-	if v != nil {
-		for _, f := range ks.hashFields(v) {
-			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
-		}
-	}
-	return Reply{Kind: KindMap, Elems: out}
-}
-
-func cmdHKeysVals(keys bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, wrong := ks.hashFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
+		v, done := ks.lookupOrReply(cc, a[1], kindHash, Reply{Kind: kind, Elems: []Reply{}})
+		if done != nil {
+			return *done
 		}
 		out := []Reply{}
-		if v != nil {
-			for _, f := range ks.hashFields(v) {
-				if keys {
-					out = append(out, bulkReply(f))
-				} else {
-					out = append(out, bulkReply(v.hash[f]))
-				}
+		for _, f := range ks.hashFields(v) {
+			if fields {
+				out = append(out, bulkReply(f))
+			}
+			if values {
+				out = append(out, bulkReply(v.hash[f]))
 			}
 		}
-		return arrayReply(out)
+		return Reply{Kind: kind, Elems: out}
 	}
 }
 

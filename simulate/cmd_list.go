@@ -120,51 +120,44 @@ func cmdLRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return arrayReply(out)
 }
 
-// cmdLIndex looks the key up before it parses the index, as Redis does.
 func cmdLIndex(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindList, nilReply())
+	v, i, done := ks.listElem(cc, a, nilReply(), nilReply())
 	if done != nil {
 		return *done
-	}
-	i, inList, bad := listIndex(v, a[2])
-	switch {
-	case bad != nil:
-		return *bad
-	case !inList:
-		return nilReply()
 	}
 	return bulkReply(v.list[i])
 }
 
-// cmdLSet looks the key up before it parses the index, as Redis does.
 func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindList, errorReply(errNoKey))
+	v, i, done := ks.listElem(cc, a, errorReply(errNoKey), errorReply(errIndexRange))
 	if done != nil {
 		return *done
-	}
-	i, inList, bad := listIndex(v, a[2])
-	switch {
-	case bad != nil:
-		return *bad
-	case !inList:
-		return errorReply(errIndexRange)
 	}
 	v.list[i] = a[3]
 	return okReply()
 }
 
-// listIndex parses the index of LINDEX or LSET (negative ones count from
-// the end) and reports whether the list has that element.
-func listIndex(v *value, arg string) (i int64, inList bool, bad *Reply) {
-	i, ok := parseInt(arg)
+// listElem finds the element LINDEX and LSET key index address (a
+// negative index counts from the end). As in Redis the key is looked up
+// before the index is parsed; done is the whole reply for a missing key
+// (missing), a bad index, or one outside the list (outside).
+func (ks *Keyspace) listElem(cc *CallContext, a []string, missing, outside Reply) (v *value, i int64, done *Reply) {
+	v, done = ks.lookupOrReply(cc, a[1], kindList, missing)
+	if done != nil {
+		return nil, 0, done
+	}
+	i, ok := parseInt(a[2])
 	if !ok {
 		r := errorReply(errNotInteger)
-		return 0, false, &r
+		return nil, 0, &r
 	}
 	if i < 0 {
 		i += int64(len(v.list))
 	}
-	return i, i >= 0 && i < int64(len(v.list)), nil
+	if i < 0 || i >= int64(len(v.list)) {
+		return nil, 0, &outside
+	}
+	return v, i, nil
 }
 
 func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {

@@ -14,8 +14,6 @@ func init() {
 	commands["zscan"] = cmdCollectionScan(kindZSet)
 }
 
-const errInvalidCursor = "ERR invalid cursor"
-
 // scanDefaultCount is COUNT's default.
 const scanDefaultCount = 10
 

@@ -58,15 +58,13 @@ func cmdSMIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 // cmdSMembers lists members sorted; Redis's order is unspecified.
 func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+	v, done := ks.lookupOrReply(cc, a[1], kindSet, Reply{Kind: KindSet, Elems: []Reply{}})
+	if done != nil {
+		return *done
 	}
 	out := []Reply{}
-	if v != nil {
-		for _, m := range ks.setMembers(v) {
-			out = append(out, bulkReply(m))
-		}
+	for _, m := range ks.setMembers(v) {
+		out = append(out, bulkReply(m))
 	}
 	return Reply{Kind: KindSet, Elems: out}
 }

@@ -152,6 +152,17 @@ var sandboxCases = []sandboxCase{
 	{name: "breakpoint", src: "return redis.breakpoint()"},
 	{name: "constants", src: "return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING, redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL, redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}"},
 	{name: "acl_check_cmd", src: "return {redis.acl_check_cmd('get', 'x'), redis.pcall(redis.acl_check_cmd, 'nosuch')}"},
+	// error texts kept in errors.go
+	{name: "acl_check_cmd no args", src: "return redis.acl_check_cmd()"},
+	{name: "call no args", src: "return redis.pcall()"},
+	{name: "error_reply no args", src: "return redis.error_reply()"},
+	{name: "status_reply not a string", src: "return redis.status_reply(1)"},
+	{name: "sha1hex no args", src: "return redis.sha1hex()"},
+	{name: "random empty interval", src: "return {pcall(function() return math.random(0) end)}"},
+	{name: "random empty interval 2", src: "return {pcall(function() return math.random(2, 1) end)}"},
+	{name: "random three args", src: "return math.random(1, 2, 3)"},
+	{name: "nonexistent global", src: "return {pcall(function() return nosuch end)}"},
+	{name: "readonly table", src: "return {pcall(function() string.x = 1 end)}"},
 	// syntax
 	{name: "goto", src: "goto a\n::a::"},
 	{name: "label", src: "::a::"},
