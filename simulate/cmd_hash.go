@@ -20,6 +20,7 @@ func init() {
 	commands["hvals"] = cmdHGetAll(false, true)
 	commands["hincrby"] = cmdHIncrBy
 	commands["hincrbyfloat"] = cmdHIncrByFloat
+	commands["hscan"] = cmdCollectionScan(kindHash)
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {

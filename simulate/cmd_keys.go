@@ -23,6 +23,7 @@ func init() {
 	commands["pexpiretime"] = cmdTTL(true, true)
 	commands["rename"] = cmdRename
 	commands["keys"] = cmdKeys
+	commands["scan"] = cmdScan
 	commands["object"] = cmdObject
 	// Scripts check subcommands by their full name; Exec dispatches on "object".
 	commands["object|encoding"] = cmdObject

@@ -13,6 +13,7 @@ func init() {
 	commands["scard"] = cmdLen(kindSet)
 	commands["smembers"] = cmdSMembers
 	commands["spop"] = cmdSPop
+	commands["sscan"] = cmdCollectionScan(kindSet)
 }
 
 func sortedSet(s map[string]struct{}) []string {

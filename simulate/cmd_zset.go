@@ -20,6 +20,15 @@ func init() {
 	commands["zremrangebyrank"] = cmdZRemRangeByRank
 	commands["zpopmin"] = cmdZPop(false)
 	commands["zpopmax"] = cmdZPop(true)
+	commands["zscan"] = cmdCollectionScan(kindZSet)
+	// The range commands (zrange.go).
+	commands["zrange"] = cmdZRangeGeneric(byAuto, dirAuto)
+	commands["zrevrange"] = cmdZRangeGeneric(byRank, dirReverse)
+	commands["zrangebyscore"] = cmdZRangeGeneric(byScore, dirForward)
+	commands["zrevrangebyscore"] = cmdZRangeGeneric(byScore, dirReverse)
+	commands["zrangebylex"] = cmdZRangeGeneric(byLex, dirForward)
+	commands["zrevrangebylex"] = cmdZRangeGeneric(byLex, dirReverse)
+	commands["zrangestore"] = cmdZRangeStore
 }
 
 // sortedMembers orders a sorted set by score, then member, as Redis does.

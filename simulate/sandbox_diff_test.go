@@ -56,6 +56,8 @@ var sandboxCases = []sandboxCase{
 	{name: "string methods", src: "return {('ab'):rep(3), ('x'):upper(), string.format('%d-%s', 3, 'y')}"},
 	{name: "table.getn", src: "return table.getn({1, 2, 3})"},
 	{name: "table.foreachi", src: "local s = 0 table.foreachi({4, 5}, function(i, v) s = s + i * v end) return s"},
+	{name: "table.foreachi stops", src: "return table.foreachi({4, 5, 6}, function(i, v) if v == 5 then return i * 10 end end)"},
+	{name: "table.foreach stops", src: "return table.foreach({x = 7}, function(k, v) return k .. v end)"},
 	{name: "loadstring sandboxed", src: "return loadstring('return 1 + 1')()"},
 	{name: "loadstring cannot write globals", src: "return loadstring('x = 5')()"},
 	// number formatting and parsing

@@ -9,17 +9,8 @@ import (
 // ZRANGE with BYSCORE, BYLEX, REV and LIMIT, the older ZRANGEBYSCORE,
 // ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX and ZREVRANGE, and
 // ZRANGESTORE, all through zrangeGeneric; ZCOUNT, ZLEXCOUNT and
-// ZREMRANGEBYSCORE/BYLEX share its range parsers.
-
-func init() {
-	commands["zrange"] = cmdZRangeGeneric(byAuto, dirAuto)
-	commands["zrevrange"] = cmdZRangeGeneric(byRank, dirReverse)
-	commands["zrangebyscore"] = cmdZRangeGeneric(byScore, dirForward)
-	commands["zrevrangebyscore"] = cmdZRangeGeneric(byScore, dirReverse)
-	commands["zrangebylex"] = cmdZRangeGeneric(byLex, dirForward)
-	commands["zrevrangebylex"] = cmdZRangeGeneric(byLex, dirReverse)
-	commands["zrangestore"] = cmdZRangeStore
-}
+// ZREMRANGEBYSCORE/BYLEX share its range parsers. cmd_zset.go registers
+// them with the other sorted-set commands.
 
 const zrangeNoLimit int64 = -1
 
@@ -308,17 +299,27 @@ func (z zrangeArgs) run(v *value) []ZMember {
 	return ms[lo : hi+1]
 }
 
+// zrangeSelect is what the range commands share: parse a[keyIdx+1:] (see
+// parseZRangeArgs), look the sorted set a[keyIdx] up, select its members.
+func (ks *Keyspace) zrangeSelect(cc *CallContext, a []string, keyIdx int, store bool, by zrangeBy, dir zrangeDir) (zrangeArgs, []ZMember, *Reply) {
+	z, bad := parseZRangeArgs(a, keyIdx, store, by, dir)
+	if bad != nil {
+		return z, nil, bad
+	}
+	v, wrong := ks.zsetFor(cc, a[keyIdx], false)
+	if wrong != nil {
+		return z, nil, wrong
+	}
+	return z, z.run(v), nil
+}
+
 func cmdZRangeGeneric(by zrangeBy, dir zrangeDir) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		z, bad := parseZRangeArgs(a, 1, false, by, dir)
-		if bad != nil {
-			return *bad
+		z, ms, done := ks.zrangeSelect(cc, a, 1, false, by, dir)
+		if done != nil {
+			return *done
 		}
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		return withScores(cc, z.run(v), z.scores)
+		return withScores(cc, ms, z.scores)
 	}
 }
 
@@ -326,15 +327,10 @@ func cmdZRangeGeneric(by zrangeBy, dir zrangeDir) handler {
 // [REV] [LIMIT offset count]: dst becomes the result (without a TTL), or
 // is deleted when the result is empty.
 func cmdZRangeStore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	z, bad := parseZRangeArgs(a, 2, true, byAuto, dirAuto)
-	if bad != nil {
-		return *bad
+	_, ms, done := ks.zrangeSelect(cc, a, 2, true, byAuto, dirAuto)
+	if done != nil {
+		return *done
 	}
-	v, wrong := ks.zsetFor(cc, a[2], false)
-	if wrong != nil {
-		return *wrong
-	}
-	ms := z.run(v)
 	if len(ms) == 0 {
 		delete(ks.keys, a[1])
 		return intReply(0)
