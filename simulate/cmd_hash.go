@@ -66,9 +66,9 @@ func cmdHSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdHGet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindHash, nilReply())
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, nilReply())
+	if !ok {
+		return done
 	}
 	if x, ok := v.hash[a[2]]; ok {
 		return bulkReply(x)
@@ -128,9 +128,9 @@ func cmdHGetAll(fields, values bool) handler {
 		kind = KindMap
 	}
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, done := ks.lookupOrReply(cc, a[1], kindHash, Reply{Kind: kind, Elems: []Reply{}})
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, Reply{Kind: kind, Elems: []Reply{}})
+		if !ok {
+			return done
 		}
 		out := []Reply{}
 		for _, f := range ks.hashFields(v) {

@@ -53,9 +53,9 @@ func cmdPop(left bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		v, done := ks.lookupOrReply(cc, a[1], kindList, nilReply())
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindList, nilReply())
+		if !ok {
+			return done
 		}
 		if count > int64(len(v.list)) {
 			count = int64(len(v.list))
@@ -107,9 +107,9 @@ func cmdLRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindList, arrayReply([]Reply{}))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, arrayReply([]Reply{}))
+	if !ok {
+		return done
 	}
 	out := []Reply{}
 	if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
@@ -121,17 +121,17 @@ func cmdLRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdLIndex(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, i, done := ks.listElem(cc, a, nilReply(), nilReply())
-	if done != nil {
-		return *done
+	v, i, done, ok := ks.listElem(cc, a, nilReply(), nilReply())
+	if !ok {
+		return done
 	}
 	return bulkReply(v.list[i])
 }
 
 func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, i, done := ks.listElem(cc, a, errorReply(errNoKey), errorReply(errIndexRange))
-	if done != nil {
-		return *done
+	v, i, done, ok := ks.listElem(cc, a, errorReply(errNoKey), errorReply(errIndexRange))
+	if !ok {
+		return done
 	}
 	v.list[i] = a[3]
 	return okReply()
@@ -139,25 +139,23 @@ func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 // listElem finds the element LINDEX and LSET key index address (a
 // negative index counts from the end). As in Redis the key is looked up
-// before the index is parsed; done is the whole reply for a missing key
-// (missing), a bad index, or one outside the list (outside).
-func (ks *Keyspace) listElem(cc *CallContext, a []string, missing, outside Reply) (v *value, i int64, done *Reply) {
-	v, done = ks.lookupOrReply(cc, a[1], kindList, missing)
-	if done != nil {
-		return nil, 0, done
+// before the index is parsed; when ok is false done is the whole reply,
+// missing for a missing key, an error for a bad index, or outside for one
+// outside the list.
+func (ks *Keyspace) listElem(cc *CallContext, a []string, missing, outside Reply) (v *value, i int64, done Reply, ok bool) {
+	if v, done, ok = ks.lookupOrReply(cc, a[1], kindList, missing); !ok {
+		return nil, 0, done, false
 	}
-	i, ok := parseInt(a[2])
-	if !ok {
-		r := errorReply(errNotInteger)
-		return nil, 0, &r
+	if i, ok = parseInt(a[2]); !ok {
+		return nil, 0, errorReply(errNotInteger), false
 	}
 	if i < 0 {
 		i += int64(len(v.list))
 	}
 	if i < 0 || i >= int64(len(v.list)) {
-		return nil, 0, &outside
+		return nil, 0, outside, false
 	}
-	return v, i, nil
+	return v, i, Reply{}, true
 }
 
 func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -165,9 +163,9 @@ func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if !ok {
 		return errorReply(errNotInteger)
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindList, intReply(0))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, intReply(0))
+	if !ok {
+		return done
 	}
 	var removed int64
 	keep := make([]string, 0, len(v.list))
@@ -198,9 +196,9 @@ func cmdLTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindList, okReply())
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, okReply())
+	if !ok {
+		return done
 	}
 	if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
 		v.list = append([]string(nil), v.list[lo:hi+1]...)

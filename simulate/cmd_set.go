@@ -59,9 +59,9 @@ func cmdSMIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 // cmdSMembers lists members sorted; Redis's order is unspecified.
 func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindSet, Reply{Kind: KindSet, Elems: []Reply{}})
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindSet, Reply{Kind: KindSet, Elems: []Reply{}})
+	if !ok {
+		return done
 	}
 	out := []Reply{}
 	for _, m := range ks.setMembers(v) {
@@ -81,9 +81,9 @@ func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if withCount {
 		missing = Reply{Kind: KindSet, Elems: []Reply{}}
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindSet, missing)
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindSet, missing)
+	if !ok {
+		return done
 	}
 	members := sortedSet(v.set)
 	rng := rand.New(rand.NewSource(int64(len(members))))

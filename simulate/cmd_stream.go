@@ -315,9 +315,9 @@ func cmdXRange(rev bool) handler {
 			}
 			return errorReply(errSyntax)
 		}
-		v, done := ks.lookupOrReply(cc, a[1], kindStream, arrayReply([]Reply{}))
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, arrayReply([]Reply{}))
+		if !ok {
+			return done
 		}
 		out := []Reply{}
 		if count == 0 {
@@ -345,9 +345,9 @@ func cmdXRange(rev bool) handler {
 // cmdXDel looks the key up before it reads the IDs, as Redis does: on a
 // missing key any IDs give 0.
 func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
+	if !ok {
+		return done
 	}
 	ids := make([]streamID, 0, len(a)-2)
 	for _, s := range a[2:] {
@@ -375,9 +375,9 @@ func cmdXTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
+	if !ok {
+		return done
 	}
 	return intReply(v.stream.trim(p.trim))
 }

@@ -51,9 +51,9 @@ func cmdMSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdGet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindString, nilReply())
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, nilReply())
+	if !ok {
+		return done
 	}
 	return bulkReply(v.str)
 }
@@ -184,9 +184,9 @@ func cmdGetSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdGetDel(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindString, nilReply())
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, nilReply())
+	if !ok {
+		return done
 	}
 	delete(ks.keys, a[1])
 	return bulkReply(v.str)
@@ -232,9 +232,9 @@ func cmdGetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindString, bulkReply(""))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, bulkReply(""))
+	if !ok {
+		return done
 	}
 	n := int64(len(v.str))
 	if start < 0 && end < 0 && start > end {

@@ -142,9 +142,9 @@ func storedScore(s float64) float64 {
 }
 
 func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, done := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
+	if !ok {
+		return done
 	}
 	s, ok := v.zset[a[2]]
 	if !ok {
@@ -155,9 +155,9 @@ func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 func cmdZRank(rev bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, done := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
+		if !ok {
+			return done
 		}
 		if !v.has(a[2]) {
 			return nilReply()
@@ -201,9 +201,9 @@ func cmdZRemRangeByRank(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
-	if done != nil {
-		return *done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
+	if !ok {
+		return done
 	}
 	ms := sortedMembers(v.zset)
 	lo, hi, ok := span(start, stop, int64(len(ms)))
@@ -231,9 +231,9 @@ func cmdZPop(max bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		v, done := ks.lookupOrReply(cc, a[1], kindZSet, arrayReply([]Reply{}))
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, arrayReply([]Reply{}))
+		if !ok {
+			return done
 		}
 		ms := sortedMembers(v.zset)
 		if max {

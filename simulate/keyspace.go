@@ -204,18 +204,18 @@ func (ks *Keyspace) getTyped(now time.Time, key string, want kind) (*value, *Rep
 }
 
 // lookupOrReply returns key's live value of kind k, as Redis's
-// lookupKeyReadOrReply and checkType do together: done is the command's
-// whole reply when there is no such value, missing for a missing key and
-// WRONGTYPE for another kind.
-func (ks *Keyspace) lookupOrReply(cc *CallContext, key string, k kind, missing Reply) (v *value, done *Reply) {
+// lookupKeyReadOrReply and checkType do together: when there is no such
+// value ok is false and done is the command's whole reply, missing for a
+// missing key and WRONGTYPE for another kind.
+func (ks *Keyspace) lookupOrReply(cc *CallContext, key string, k kind, missing Reply) (v *value, done Reply, ok bool) {
 	v, wrong := ks.getTyped(cc.Now, key, k)
-	if wrong != nil {
-		return nil, wrong
+	switch {
+	case wrong != nil:
+		return nil, *wrong, false
+	case v == nil:
+		return nil, missing, false
 	}
-	if v == nil {
-		return nil, &missing
-	}
-	return v, nil
+	return v, Reply{}, true
 }
 
 // size is how many elements an aggregate holds (fields, members, list
@@ -285,9 +285,9 @@ func (ks *Keyspace) dropIfEmpty(key string, v *value) {
 // cmdLen implements STRLEN, HLEN, LLEN, SCARD, ZCARD and XLEN.
 func cmdLen(k kind) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, done := ks.lookupOrReply(cc, a[1], k, intReply(0))
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
 		}
 		return intReply(int64(v.size()))
 	}
@@ -296,9 +296,9 @@ func cmdLen(k kind) handler {
 // cmdHas implements HEXISTS and SISMEMBER.
 func cmdHas(k kind) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, done := ks.lookupOrReply(cc, a[1], k, intReply(0))
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
 		}
 		return intReply(boolInt(v.has(a[2])))
 	}
@@ -307,9 +307,9 @@ func cmdHas(k kind) handler {
 // cmdRemove implements HDEL, SREM and ZREM key member [member ...].
 func cmdRemove(k kind) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, done := ks.lookupOrReply(cc, a[1], k, intReply(0))
-		if done != nil {
-			return *done
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
 		}
 		var n int64
 		for _, m := range a[2:] {

@@ -368,9 +368,10 @@ func zsetInRange(ks *Keyspace, cc *CallContext, a []string, by zrangeBy) (*value
 	if bad != nil {
 		return nil, nil, bad
 	}
-	v, done := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
-	if done != nil {
-		return nil, nil, done
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
+	if !ok {
+		r := done // a copy, so that only this path allocates
+		return nil, nil, &r
 	}
 	ms := sortedMembers(v.zset)
 	first, n := countInRange(ms, r)
