@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 )
@@ -13,14 +12,15 @@ func init() {
 	commands["hsetnx"] = cmdHSetNX
 	commands["hget"] = cmdHGet
 	commands["hmget"] = cmdHMGet
-	commands["hdel"] = cmdHDel
-	commands["hexists"] = cmdHExists
-	commands["hlen"] = cmdHLen
-	commands["hgetall"] = cmdHGetAll
-	commands["hkeys"] = cmdHKeysVals(true)
-	commands["hvals"] = cmdHKeysVals(false)
+	commands["hdel"] = cmdRemove(kindHash)
+	commands["hexists"] = cmdHas(kindHash)
+	commands["hlen"] = cmdLen(kindHash)
+	commands["hgetall"] = cmdHGetAll(true, true)
+	commands["hkeys"] = cmdHGetAll(true, false)
+	commands["hvals"] = cmdHGetAll(false, true)
 	commands["hincrby"] = cmdHIncrBy
 	commands["hincrbyfloat"] = cmdHIncrByFloat
+	commands["hscan"] = cmdCollectionScan(kindHash)
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {
@@ -66,12 +66,9 @@ func cmdHSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdHGet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return nilReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, nilReply())
+	if !ok {
+		return done
 	}
 	if x, ok := v.hash[a[2]]; ok {
 		return bulkReply(x)
@@ -99,49 +96,6 @@ func cmdHMGet(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return arrayReply(out)
 }
 
-func cmdHDel(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	var n int64
-	for _, f := range a[2:] {
-		if v.hdel(f) {
-			n++
-		}
-	}
-	if len(v.hash) == 0 {
-		delete(ks.keys, a[1]) // an empty aggregate does not exist
-	}
-	return intReply(n)
-}
-
-func cmdHExists(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	_, ok := v.hash[a[2]]
-	return intReply(boolInt(ok))
-}
-
-func cmdHLen(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.hash)))
-}
-
 // hset sets a hash field, appending a new one to the insertion order; it
 // reports whether the field is new.
 func (v *value) hset(field, x string) bool {
@@ -155,10 +109,7 @@ func (v *value) hset(field, x string) bool {
 }
 
 // hdel deletes a hash field, keeping the order of the others.
-func (v *value) hdel(field string) bool {
-	if _, ok := v.hash[field]; !ok {
-		return false
-	}
+func (v *value) hdel(field string) {
 	delete(v.hash, field)
 	for i, f := range v.fields {
 		if f == field {
@@ -166,40 +117,31 @@ func (v *value) hdel(field string) bool {
 			break
 		}
 	}
-	return true
 }
 
-func cmdHGetAll(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.hashFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+// cmdHGetAll implements HGETALL, HKEYS and HVALS as Redis's
+// genericHgetallCommand does: every field, every value, or both (as a
+// map), in listing order.
+func cmdHGetAll(fields, values bool) handler {
+	kind := KindArray
+	if fields && values {
+		kind = KindMap
 	}
-	out := []Reply{}
-	if v != nil {
-		for _, f := range ks.hashFields(v) {
-			out = append(out, bulkReply(f), bulkReply(v.hash[f]))
-		}
-	}
-	return Reply{Kind: KindMap, Elems: out}
-}
-
-func cmdHKeysVals(keys bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, wrong := ks.hashFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, Reply{Kind: kind, Elems: []Reply{}})
+		if !ok {
+			return done
 		}
 		out := []Reply{}
-		if v != nil {
-			for _, f := range ks.hashFields(v) {
-				if keys {
-					out = append(out, bulkReply(f))
-				} else {
-					out = append(out, bulkReply(v.hash[f]))
-				}
+		for _, f := range ks.hashFields(v) {
+			if fields {
+				out = append(out, bulkReply(f))
+			}
+			if values {
+				out = append(out, bulkReply(v.hash[f]))
 			}
 		}
-		return arrayReply(out)
+		return Reply{Kind: kind, Elems: out}
 	}
 }
 
@@ -214,18 +156,16 @@ func cmdHIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	var cur int64
 	if x, exists := v.hash[a[2]]; exists {
-		n, ok := parseInt(x)
-		if !ok {
+		if cur, ok = parseInt(x); !ok {
 			return errorReply(errHashNotInt)
 		}
-		cur = n
 	}
-	if (by > 0 && cur > math.MaxInt64-by) || (by < 0 && cur < math.MinInt64-by) {
+	sum, ok := addInt64(cur, by)
+	if !ok {
 		return errorReply(errOverflow)
 	}
-	cur += by
-	v.hset(a[2], strconv.FormatInt(cur, 10))
-	return intReply(cur)
+	v.hset(a[2], strconv.FormatInt(sum, 10))
+	return intReply(sum)
 }
 
 func cmdHIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -17,13 +16,14 @@ func init() {
 	commands["pexpire"] = cmdExpire("pexpire", time.Millisecond, false)
 	commands["expireat"] = cmdExpire("expireat", time.Second, true)
 	commands["pexpireat"] = cmdExpire("pexpireat", time.Millisecond, true)
-	commands["ttl"] = cmdTTL(false)
-	commands["pttl"] = cmdTTL(true)
+	commands["ttl"] = cmdTTL(false, false)
+	commands["pttl"] = cmdTTL(true, false)
 	commands["persist"] = cmdPersist
-	commands["expiretime"] = cmdExpireTime(false)
-	commands["pexpiretime"] = cmdExpireTime(true)
+	commands["expiretime"] = cmdTTL(false, true)
+	commands["pexpiretime"] = cmdTTL(true, true)
 	commands["rename"] = cmdRename
 	commands["keys"] = cmdKeys
+	commands["scan"] = cmdScan
 	commands["object"] = cmdObject
 	// Scripts check subcommands by their full name; Exec dispatches on "object".
 	commands["object|encoding"] = cmdObject
@@ -61,57 +61,35 @@ func cmdType(ks *Keyspace, cc *CallContext, a []string) Reply {
 // cmdExpire implements EXPIRE/PEXPIRE/EXPIREAT/PEXPIREAT key n [NX|XX|GT|LT].
 func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		var nx, xx, gt, lt bool
-		for _, opt := range a[3:] {
-			switch strings.ToUpper(opt) {
-			case "NX":
-				nx = true
-			case "XX":
-				xx = true
-			case "GT":
-				gt = true
-			case "LT":
-				lt = true
-			default:
-				return errorReply(fmt.Sprintf(errUnsupportedOption, opt))
-			}
+		c, n := readConditions(a[3:], false)
+		if 3+n < len(a) {
+			return errorReply(fmt.Sprintf(errUnsupportedOption, a[3+n]))
 		}
-		if nx && (xx || gt || lt) {
+		if c.nx && (c.xx || c.gt || c.lt) {
 			return errorReply(errExpireNXXX)
 		}
-		if gt && lt {
+		if c.gt && c.lt {
 			return errorReply(errExpireGTLT)
 		}
 		// As in Redis, the flags are checked before the number.
-		n, ok := parseInt(a[2])
+		when, ok := parseInt(a[2])
 		if !ok {
 			return errorReply(errNotInteger)
 		}
-		ms := n
-		if unit == time.Second {
-			if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
-				return errorReply(fmt.Sprintf(errExpireRange, name))
-			}
-			ms = n * 1000
-		}
-		if !absolute {
-			now := cc.Now.UnixMilli()
-			if (ms > 0 && now > math.MaxInt64-ms) || (ms < 0 && now < math.MinInt64-ms) {
-				return errorReply(fmt.Sprintf(errExpireRange, name))
-			}
-			ms += now
+		at, ok := expireAt(when, unit == time.Second, !absolute, cc.Now)
+		if !ok {
+			return errorReply(fmt.Sprintf(errExpireRange, name))
 		}
 		v := ks.lookup(cc.Now, a[1])
 		if v == nil {
 			return intReply(0)
 		}
-		at, cur := ms, v.exp
-		switch {
-		case nx && cur != 0, xx && cur == 0:
+		switch cur := v.exp; {
+		case c.nx && cur != 0, c.xx && cur == 0:
 			return intReply(0)
-		case gt && (cur == 0 || at <= cur):
+		case c.gt && (cur == 0 || at <= cur):
 			return intReply(0)
-		case lt && cur != 0 && at >= cur:
+		case c.lt && cur != 0 && at >= cur:
 			return intReply(0)
 		}
 		if at <= cc.Now.UnixMilli() {
@@ -123,7 +101,11 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 	}
 }
 
-func cmdTTL(millis bool) handler {
+// cmdTTL implements TTL, PTTL, EXPIRETIME and PEXPIRETIME as Redis's
+// ttlGenericCommand does: -2 for a missing key, -1 for one without an
+// expiry, else the time left (or with absolute the Unix time) in
+// milliseconds or rounded to seconds.
+func cmdTTL(millis, absolute bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
 		v := ks.lookup(cc.Now, a[1])
 		switch {
@@ -132,7 +114,10 @@ func cmdTTL(millis bool) handler {
 		case v.exp == 0:
 			return intReply(-1)
 		}
-		ms := pttl(cc.Now, v)
+		ms := v.exp
+		if !absolute {
+			ms = pttl(cc.Now, v)
+		}
 		if millis {
 			return intReply(ms)
 		}
@@ -147,21 +132,6 @@ func cmdPersist(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	v.exp = 0
 	return intReply(1)
-}
-
-func cmdExpireTime(millis bool) handler {
-	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v := ks.lookup(cc.Now, a[1])
-		switch {
-		case v == nil:
-			return intReply(-2)
-		case v.exp == 0:
-			return intReply(-1)
-		case millis:
-			return intReply(v.exp)
-		}
-		return intReply((v.exp + 500) / 1000)
-	}
 }
 
 func cmdRename(ks *Keyspace, cc *CallContext, a []string) Reply {

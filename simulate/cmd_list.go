@@ -10,7 +10,7 @@ func init() {
 	commands["rpush"] = cmdPush(false)
 	commands["lpop"] = cmdPop(true)
 	commands["rpop"] = cmdPop(false)
-	commands["llen"] = cmdLLen
+	commands["llen"] = cmdLen(kindList)
 	commands["lrange"] = cmdLRange
 	commands["lindex"] = cmdLIndex
 	commands["lset"] = cmdLSet
@@ -28,12 +28,6 @@ func init() {
 
 func (ks *Keyspace) listFor(cc *CallContext, key string, create bool) (*value, *Reply) {
 	return ks.valueFor(cc, key, kindList, create)
-}
-
-func (ks *Keyspace) dropEmptyList(key string, v *value) {
-	if v != nil && len(v.list) == 0 {
-		delete(ks.keys, key)
-	}
 }
 
 func cmdPush(left bool) handler {
@@ -59,12 +53,9 @@ func cmdPop(left bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		v, wrong := ks.listFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		if v == nil {
-			return nilReply()
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindList, nilReply())
+		if !ok {
+			return done
 		}
 		if count > int64(len(v.list)) {
 			count = int64(len(v.list))
@@ -79,7 +70,7 @@ func cmdPop(left bool) handler {
 			}
 			popped = append(popped, bulkReply(x))
 		}
-		ks.dropEmptyList(a[1], v)
+		ks.dropIfEmpty(a[1], v)
 		if !withCount {
 			return popped[0]
 		}
@@ -111,101 +102,60 @@ func cmdBPop(left bool) handler {
 	}
 }
 
-func cmdLLen(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.list)))
-}
-
-// span turns Redis start/stop indexes into a slice range, or ok=false when empty.
-func span(start, stop, n int64) (int64, int64, bool) {
-	if start < 0 {
-		start += n
-	}
-	if stop < 0 {
-		stop += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if stop >= n {
-		stop = n - 1
-	}
-	if start > stop || start >= n {
-		return 0, 0, false
-	}
-	return start, stop, true
-}
-
 func cmdLRange(ks *Keyspace, cc *CallContext, a []string) Reply {
-	start, ok1 := parseInt(a[2])
-	stop, ok2 := parseInt(a[3])
-	if !ok1 || !ok2 {
-		return errorReply(errNotInteger)
+	start, stop, bad := parseIndexes(a[2], a[3])
+	if bad != nil {
+		return *bad
 	}
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, arrayReply([]Reply{}))
+	if !ok {
+		return done
 	}
 	out := []Reply{}
-	if v != nil {
-		if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
-			for _, x := range v.list[lo : hi+1] {
-				out = append(out, bulkReply(x))
-			}
+	if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
+		for _, x := range v.list[lo : hi+1] {
+			out = append(out, bulkReply(x))
 		}
 	}
 	return arrayReply(out)
 }
 
-// cmdLIndex looks the key up before it parses the index, as Redis does.
 func cmdLIndex(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return nilReply()
-	}
-	i, ok := parseInt(a[2])
+	v, i, done, ok := ks.listElem(cc, a, nilReply(), nilReply())
 	if !ok {
-		return errorReply(errNotInteger)
-	}
-	if i < 0 {
-		i += int64(len(v.list))
-	}
-	if i < 0 || i >= int64(len(v.list)) {
-		return nilReply()
+		return done
 	}
 	return bulkReply(v.list[i])
 }
 
-// cmdLSet looks the key up before it parses the index, as Redis does.
 func cmdLSet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return errorReply(errNoKey)
-	}
-	i, ok := parseInt(a[2])
+	v, i, done, ok := ks.listElem(cc, a, errorReply(errNoKey), errorReply(errIndexRange))
 	if !ok {
-		return errorReply(errNotInteger)
+		return done
+	}
+	v.list[i] = a[3]
+	return okReply()
+}
+
+// listElem finds the element LINDEX and LSET key index address (a
+// negative index counts from the end). As in Redis the key is looked up
+// before the index is parsed; when ok is false done is the whole reply,
+// missing for a missing key, an error for a bad index, or outside for one
+// outside the list.
+func (ks *Keyspace) listElem(cc *CallContext, a []string, missing, outside Reply) (v *value, i int64, done Reply, ok bool) {
+	if v, done, ok = ks.lookupOrReply(cc, a[1], kindList, missing); !ok {
+		return nil, 0, done, false
+	}
+	if i, ok = parseInt(a[2]); !ok {
+		return nil, 0, errorReply(errNotInteger), false
 	}
 	if i < 0 {
 		i += int64(len(v.list))
 	}
 	if i < 0 || i >= int64(len(v.list)) {
-		return errorReply(errIndexRange)
+		return nil, 0, outside, false
 	}
-	v.list[i] = a[3]
-	return okReply()
+	return v, i, Reply{}, true
 }
 
 func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -213,12 +163,9 @@ func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if !ok {
 		return errorReply(errNotInteger)
 	}
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, intReply(0))
+	if !ok {
+		return done
 	}
 	var removed int64
 	keep := make([]string, 0, len(v.list))
@@ -240,29 +187,25 @@ func cmdLRem(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 	}
 	v.list = keep
-	ks.dropEmptyList(a[1], v)
+	ks.dropIfEmpty(a[1], v)
 	return intReply(removed)
 }
 
 func cmdLTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
-	start, ok1 := parseInt(a[2])
-	stop, ok2 := parseInt(a[3])
-	if !ok1 || !ok2 {
-		return errorReply(errNotInteger)
+	start, stop, bad := parseIndexes(a[2], a[3])
+	if bad != nil {
+		return *bad
 	}
-	v, wrong := ks.listFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return okReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, okReply())
+	if !ok {
+		return done
 	}
 	if lo, hi, ok := span(start, stop, int64(len(v.list))); ok {
 		v.list = append([]string(nil), v.list[lo:hi+1]...)
 	} else {
 		v.list = nil
 	}
-	ks.dropEmptyList(a[1], v)
+	ks.dropIfEmpty(a[1], v)
 	return okReply()
 }
 
@@ -291,7 +234,7 @@ func move(ks *Keyspace, cc *CallContext, src, dst string, fromLeft, toLeft bool)
 	} else {
 		x, sv.list = sv.list[len(sv.list)-1], sv.list[:len(sv.list)-1]
 	}
-	ks.dropEmptyList(src, sv)
+	ks.dropIfEmpty(src, sv)
 	dv, _ := ks.listFor(cc, dst, true)
 	if toLeft {
 		dv.list = append([]string{x}, dv.list...)

@@ -7,12 +7,13 @@ import (
 
 func init() {
 	commands["sadd"] = cmdSAdd
-	commands["srem"] = cmdSRem
-	commands["sismember"] = cmdSIsMember
+	commands["srem"] = cmdRemove(kindSet)
+	commands["sismember"] = cmdHas(kindSet)
 	commands["smismember"] = cmdSMIsMember
-	commands["scard"] = cmdSCard
+	commands["scard"] = cmdLen(kindSet)
 	commands["smembers"] = cmdSMembers
 	commands["spop"] = cmdSPop
+	commands["sscan"] = cmdCollectionScan(kindSet)
 }
 
 func sortedSet(s map[string]struct{}) []string {
@@ -44,39 +45,6 @@ func cmdSAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return intReply(added)
 }
 
-func cmdSRem(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	var n int64
-	for _, m := range a[2:] {
-		if _, ok := v.set[m]; ok {
-			delete(v.set, m)
-			n++
-		}
-	}
-	if len(v.set) == 0 {
-		delete(ks.keys, a[1])
-	}
-	return intReply(n)
-}
-
-func cmdSIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	_, ok := v.set[a[2]]
-	return intReply(boolInt(ok))
-}
-
 func cmdSMIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
 	v, wrong := ks.setFor(cc, a[1], false)
 	if wrong != nil {
@@ -84,37 +52,20 @@ func cmdSMIsMember(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := make([]Reply, 0, len(a)-2)
 	for _, m := range a[2:] {
-		ok := false
-		if v != nil {
-			_, ok = v.set[m]
-		}
-		out = append(out, intReply(boolInt(ok)))
+		out = append(out, intReply(boolInt(v != nil && v.has(m))))
 	}
 	return arrayReply(out)
 }
 
-func cmdSCard(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.set)))
-}
-
 // cmdSMembers lists members sorted; Redis's order is unspecified.
 func cmdSMembers(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindSet, Reply{Kind: KindSet, Elems: []Reply{}})
+	if !ok {
+		return done
 	}
 	out := []Reply{}
-	if v != nil {
-		for _, m := range ks.setMembers(v) {
-			out = append(out, bulkReply(m))
-		}
+	for _, m := range ks.setMembers(v) {
+		out = append(out, bulkReply(m))
 	}
 	return Reply{Kind: KindSet, Elems: out}
 }
@@ -126,15 +77,13 @@ func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, wrong := ks.setFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
+	missing := nilReply()
+	if withCount {
+		missing = Reply{Kind: KindSet, Elems: []Reply{}}
 	}
-	if v == nil {
-		if withCount {
-			return Reply{Kind: KindSet, Elems: []Reply{}}
-		}
-		return nilReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindSet, missing)
+	if !ok {
+		return done
 	}
 	members := sortedSet(v.set)
 	rng := rand.New(rand.NewSource(int64(len(members))))
@@ -147,9 +96,7 @@ func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
 		delete(v.set, m)
 		out = append(out, bulkReply(m))
 	}
-	if len(v.set) == 0 {
-		delete(ks.keys, a[1])
-	}
+	ks.dropIfEmpty(a[1], v)
 	if !withCount {
 		return out[0]
 	}

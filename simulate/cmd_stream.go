@@ -9,7 +9,7 @@ import (
 
 func init() {
 	commands["xadd"] = cmdXAdd
-	commands["xlen"] = cmdXLen
+	commands["xlen"] = cmdLen(kindStream)
 	commands["xrange"] = cmdXRange(false)
 	commands["xrevrange"] = cmdXRange(true)
 	commands["xdel"] = cmdXDel
@@ -233,17 +233,6 @@ func cmdXAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return bulkReply(id.String())
 }
 
-func cmdXLen(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.streamFor(cc, a[1])
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.stream.entries)))
-}
-
 // parseRangeID reads a range bound: "-", "+", an ID, or "(ID" (exclusive,
 // as streamParseIntervalIDOrReply reads it). bad is the error to reply.
 func parseRangeID(s string, isStart bool) (id streamID, bad string) {
@@ -326,14 +315,11 @@ func cmdXRange(rev bool) handler {
 			}
 			return errorReply(errSyntax)
 		}
-		v, wrong := ks.streamFor(cc, a[1])
-		if wrong != nil {
-			return *wrong
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, arrayReply([]Reply{}))
+		if !ok {
+			return done
 		}
 		out := []Reply{}
-		if v == nil {
-			return arrayReply(out)
-		}
 		if count == 0 {
 			// Redis replies a null array to COUNT 0 (or negative) on an existing stream.
 			return nilReply()
@@ -359,12 +345,9 @@ func cmdXRange(rev bool) handler {
 // cmdXDel looks the key up before it reads the IDs, as Redis does: on a
 // missing key any IDs give 0.
 func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.streamFor(cc, a[1])
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
+	if !ok {
+		return done
 	}
 	ids := make([]streamID, 0, len(a)-2)
 	for _, s := range a[2:] {
@@ -392,12 +375,9 @@ func cmdXTrim(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	v, wrong := ks.streamFor(cc, a[1])
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindStream, intReply(0))
+	if !ok {
+		return done
 	}
 	return intReply(v.stream.trim(p.trim))
 }

@@ -1,10 +1,6 @@
 package simulate
 
-import (
-	"strings"
-	"testing"
-	"time"
-)
+import "testing"
 
 // FuzzStreamExec aims the engine's stream commands at a live stream: any
 // argument list gets a reply or an error, never a panic, and the stream's
@@ -17,17 +13,7 @@ func FuzzStreamExec(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		argv := strings.Split(line, " ")
-		ks := NewKeyspace()
-		now := time.Unix(1_700_000_000, 0)
-		cc := &CallContext{Now: now, Clock: NewVirtualClock(now), RESP: 3}
-		ks.Exec(cc, []string{"XADD", "s", "1-1", "a", "1"})
-		ks.Exec(cc, []string{"XADD", "s", "2-1", "b", "2"})
-		r := ks.Exec(cc, argv)
-		if r.Kind == KindError && r.Str == "" {
-			t.Fatalf("%q: an error reply without text", line)
-		}
-		_, _ = ToGo(Downgrade(r))
+		ks, now := execFuzzed(t, line, 3, []string{"XADD", "s", "1-1", "a", "1"}, []string{"XADD", "s", "2-1", "b", "2"})
 		for _, d := range ks.Dump(now) {
 			if d.Type != "stream" {
 				continue

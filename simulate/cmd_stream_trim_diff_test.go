@@ -77,5 +77,5 @@ var streamArgCases = [][]string{
 }
 
 func TestStreamTrimMatchesRedis(t *testing.T) {
-	runStreamCases(t, append(streamTrimCases(), streamArgCases...))
+	runCommandCases(t, append(streamTrimCases(), streamArgCases...))
 }

@@ -16,7 +16,7 @@ func init() {
 	commands["decr"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return incrBy(ks, cc, a[1], -1) }
 	commands["incrby"] = cmdIncrBy(1)
 	commands["decrby"] = cmdIncrBy(-1)
-	commands["strlen"] = cmdStrlen
+	commands["strlen"] = cmdLen(kindString)
 	commands["mget"] = cmdMGet
 	commands["mset"] = cmdMSet
 	commands["getset"] = cmdGetSet
@@ -51,25 +51,11 @@ func cmdMSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdGet(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return nilReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, nilReply())
+	if !ok {
+		return done
 	}
 	return bulkReply(v.str)
-}
-
-func cmdStrlen(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.str)))
 }
 
 func cmdSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -110,24 +96,9 @@ func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 		if !ok {
 			return errorReply(errNotInteger)
 		}
-		if n <= 0 {
+		if exp, ok = expireAt(n, unit == "EX" || unit == "EXAT", unit == "EX" || unit == "PX", cc.Now); n <= 0 || !ok {
 			return errorReply(errInvalidSetEx)
 		}
-		ms := n
-		if unit == "EX" || unit == "EXAT" {
-			if n > math.MaxInt64/1000 {
-				return errorReply(errInvalidSetEx)
-			}
-			ms = n * 1000
-		}
-		if unit == "EX" || unit == "PX" {
-			now := cc.Now.UnixMilli()
-			if ms > math.MaxInt64-now {
-				return errorReply(errInvalidSetEx)
-			}
-			ms += now
-		}
-		exp = ms
 	}
 	old := ks.lookup(cc.Now, a[1])
 	var prev Reply
@@ -181,23 +152,22 @@ func incrBy(ks *Keyspace, cc *CallContext, key string, by int64) Reply {
 	}
 	var cur int64
 	if v != nil {
-		n, ok := parseInt(v.str)
-		if !ok {
+		var ok bool
+		if cur, ok = parseInt(v.str); !ok {
 			return errorReply(errNotInteger)
 		}
-		cur = n
 	}
-	if (by > 0 && cur > math.MaxInt64-by) || (by < 0 && cur < math.MinInt64-by) {
+	sum, ok := addInt64(cur, by)
+	if !ok {
 		return errorReply(errOverflow)
 	}
-	cur += by
 	if v == nil {
 		v = &value{kind: kindString}
 		ks.keys[key] = v
 	}
-	v.str = strconv.FormatInt(cur, 10)
+	v.str = strconv.FormatInt(sum, 10)
 	v.strEnc = "" // a new integer object, whatever the old encoding
-	return intReply(cur)
+	return intReply(sum)
 }
 
 func cmdGetSet(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -214,12 +184,9 @@ func cmdGetSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdGetDel(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return nilReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, nilReply())
+	if !ok {
+		return done
 	}
 	delete(ks.keys, a[1])
 	return bulkReply(v.str)
@@ -261,41 +228,26 @@ func cmdAppend(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdGetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
-	start, ok1 := parseInt(a[2])
-	end, ok2 := parseInt(a[3])
-	if !ok1 || !ok2 {
-		return errorReply(errNotInteger)
+	start, end, bad := parseIndexes(a[2], a[3])
+	if bad != nil {
+		return *bad
 	}
-	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return bulkReply("")
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, bulkReply(""))
+	if !ok {
+		return done
 	}
 	n := int64(len(v.str))
 	if start < 0 && end < 0 && start > end {
 		return bulkReply("")
 	}
-	if start < 0 {
-		start += n
+	if end < 0 && end+n < 0 {
+		end = 0 // unlike LRANGE's, GETRANGE's end before the start means the first byte
 	}
-	if end < 0 {
-		end += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if end < 0 {
-		end = 0
-	}
-	if end >= n {
-		end = n - 1
-	}
-	if start > end || n == 0 {
+	lo, hi, ok := span(start, end, n)
+	if !ok {
 		return bulkReply("")
 	}
-	return bulkReply(v.str[start : end+1])
+	return bulkReply(v.str[lo : hi+1])
 }
 
 func cmdSetRange(ks *Keyspace, cc *CallContext, a []string) Reply {

@@ -3,14 +3,13 @@ package simulate
 import (
 	"math"
 	"sort"
-	"strings"
 )
 
 func init() {
 	commands["zadd"] = cmdZAdd
-	commands["zrem"] = cmdZRem
+	commands["zrem"] = cmdRemove(kindZSet)
 	commands["zscore"] = cmdZScore
-	commands["zcard"] = cmdZCard
+	commands["zcard"] = cmdLen(kindZSet)
 	commands["zrank"] = cmdZRank(false)
 	commands["zrevrank"] = cmdZRank(true)
 	commands["zcount"] = cmdZCount
@@ -21,6 +20,15 @@ func init() {
 	commands["zremrangebyrank"] = cmdZRemRangeByRank
 	commands["zpopmin"] = cmdZPop(false)
 	commands["zpopmax"] = cmdZPop(true)
+	commands["zscan"] = cmdCollectionScan(kindZSet)
+	// The range commands (zrange.go).
+	commands["zrange"] = cmdZRangeGeneric(byAuto, dirAuto)
+	commands["zrevrange"] = cmdZRangeGeneric(byRank, dirReverse)
+	commands["zrangebyscore"] = cmdZRangeGeneric(byScore, dirForward)
+	commands["zrevrangebyscore"] = cmdZRangeGeneric(byScore, dirReverse)
+	commands["zrangebylex"] = cmdZRangeGeneric(byLex, dirForward)
+	commands["zrevrangebylex"] = cmdZRangeGeneric(byLex, dirReverse)
+	commands["zrangestore"] = cmdZRangeStore
 }
 
 // sortedMembers orders a sorted set by score, then member, as Redis does.
@@ -43,28 +51,9 @@ func (ks *Keyspace) zsetFor(cc *CallContext, key string, create bool) (*value, *
 }
 
 func cmdZAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
-	var nx, xx, gt, lt, ch, incr bool
-	i := 2
-flags:
-	for ; i < len(a); i++ {
-		switch strings.ToUpper(a[i]) {
-		case "NX":
-			nx = true
-		case "XX":
-			xx = true
-		case "GT":
-			gt = true
-		case "LT":
-			lt = true
-		case "CH":
-			ch = true
-		case "INCR":
-			incr = true
-		default:
-			break flags
-		}
-	}
-	pairs := a[i:]
+	c, n := readConditions(a[2:], true)
+	nx, xx, gt, lt, incr := c.nx, c.xx, c.gt, c.lt, c.incr
+	pairs := a[2+n:]
 	if len(pairs) == 0 || len(pairs)%2 != 0 {
 		return errorReply(errSyntax)
 	}
@@ -135,10 +124,8 @@ flags:
 			return doubleReply(s)
 		}
 	}
-	if len(v.zset) == 0 {
-		delete(ks.keys, a[1])
-	}
-	if ch {
+	ks.dropIfEmpty(a[1], v)
+	if c.ch {
 		return intReply(added + changed)
 	}
 	return intReply(added)
@@ -154,34 +141,10 @@ func storedScore(s float64) float64 {
 	return s
 }
 
-func cmdZRem(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	var n int64
-	for _, m := range a[2:] {
-		if _, ok := v.zset[m]; ok {
-			delete(v.zset, m)
-			n++
-		}
-	}
-	if len(v.zset) == 0 {
-		delete(ks.keys, a[1])
-	}
-	return intReply(n)
-}
-
 func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return nilReply()
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
+	if !ok {
+		return done
 	}
 	s, ok := v.zset[a[2]]
 	if !ok {
@@ -190,27 +153,13 @@ func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return doubleReply(s)
 }
 
-func cmdZCard(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
-	}
-	return intReply(int64(len(v.zset)))
-}
-
 func cmdZRank(rev bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
+		if !ok {
+			return done
 		}
-		if v == nil {
-			return nilReply()
-		}
-		if _, ok := v.zset[a[2]]; !ok {
+		if !v.has(a[2]) {
 			return nilReply()
 		}
 		members := sortedMembers(v.zset)
@@ -248,30 +197,30 @@ func cmdZIncrBy(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdZRemRangeByRank(ks *Keyspace, cc *CallContext, a []string) Reply {
-	start, ok1 := parseInt(a[2])
-	stop, ok2 := parseInt(a[3])
-	if !ok1 || !ok2 {
-		return errorReply(errNotInteger)
+	start, stop, bad := parseIndexes(a[2], a[3])
+	if bad != nil {
+		return *bad
 	}
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	if v == nil {
-		return intReply(0)
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
+	if !ok {
+		return done
 	}
 	ms := sortedMembers(v.zset)
 	lo, hi, ok := span(start, stop, int64(len(ms)))
 	if !ok {
 		return intReply(0)
 	}
-	for _, m := range ms[lo : hi+1] {
+	return intReply(ks.removeMembers(a[1], v, ms[lo:hi+1]))
+}
+
+// removeMembers deletes the members ms from the sorted set v under key,
+// and the key once it is empty; it returns how many went.
+func (ks *Keyspace) removeMembers(key string, v *value, ms []ZMember) int64 {
+	for _, m := range ms {
 		delete(v.zset, m.Member)
 	}
-	if len(v.zset) == 0 {
-		delete(ks.keys, a[1])
-	}
-	return intReply(hi - lo + 1)
+	ks.dropIfEmpty(key, v)
+	return int64(len(ms))
 }
 
 // cmdZPop implements ZPOPMIN/ZPOPMAX key [count]: RESP2 gives a flat
@@ -282,12 +231,9 @@ func cmdZPop(max bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		if v == nil {
-			return arrayReply([]Reply{})
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, arrayReply([]Reply{}))
+		if !ok {
+			return done
 		}
 		ms := sortedMembers(v.zset)
 		if max {
@@ -297,12 +243,7 @@ func cmdZPop(max bool) handler {
 		}
 		count = int64(math.Min(float64(count), float64(len(ms))))
 		popped := ms[:count]
-		for _, m := range popped {
-			delete(v.zset, m.Member)
-		}
-		if len(v.zset) == 0 {
-			delete(ks.keys, a[1])
-		}
+		ks.removeMembers(a[1], v, popped)
 		if cc.RESP == 3 && !withCount && len(popped) == 1 {
 			return arrayReply([]Reply{bulkReply(popped[0].Member), doubleReply(popped[0].Score)})
 		}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -57,8 +58,8 @@ func runCommandCases(t *testing.T, cases [][]string) {
 			sim := New(WithClock(NewVirtualClock(time.Now())))
 			for _, line := range seq {
 				args := splitCommand(line)
-				want := outcomeOfCmd(client.Do(ctx, args...))
-				got := outcomeOfCmd(sim.Do(ctx, args...))
+				want := outcomeOf(client.Do(ctx, args...))
+				got := outcomeOf(sim.Do(ctx, args...))
 				if name := strings.ToUpper(args[0].(string)); name == "PTTL" || name == "TTL" {
 					// The real server's clock moved since the key was set.
 					if w, ok := want.Val.(int64); ok && w >= 0 {
@@ -78,18 +79,48 @@ func runCommandCases(t *testing.T, cases [][]string) {
 	}
 }
 
-type cmdOutcome struct {
+// compareDo runs one command on the real server and on the simulator;
+// fail (t.Errorf or t.Fatalf) reports where their outcomes differ.
+func compareDo(t *testing.T, fail func(string, ...any), client *redis.Client, sim *Server, args ...any) {
+	t.Helper()
+	ctx := context.Background()
+	want := outcomeOf(client.Do(ctx, args...))
+	got := outcomeOf(sim.Do(ctx, args...))
+	if diff := cmp.Diff(want, got); diff != "" {
+		fail("%.60q: simulator differs from redis-server (-redis +simulator):\n%s", args, diff)
+	}
+}
+
+// outcome is a reply or error in a form go-cmp compares.
+type outcome struct {
 	Val any
 	Err string
 }
 
-func outcomeOfCmd(c *redis.Cmd) cmdOutcome {
-	v, err := c.Result()
-	o := cmdOutcome{Val: v}
+func outcomeOf(cmd *redis.Cmd) outcome {
+	v, err := cmd.Result()
 	if err != nil {
-		o.Err = err.Error()
+		if errors.Is(err, redis.Nil) {
+			return outcome{Err: "redis: nil"}
+		}
+		return outcome{Err: err.Error()}
 	}
-	return o
+	return outcome{Val: normalize(v)}
+}
+
+// normalize makes error values inside arrays comparable.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = normalize(x[i])
+		}
+		return out
+	case error:
+		return fmt.Sprintf("error: %v", x)
+	}
+	return v
 }
 
 // splitCommand splits on spaces; a quoted 'argument' may hold spaces.

@@ -287,13 +287,13 @@ func TestGeneratedCorpusMatchesRedis(t *testing.T) {
 		sim := New(WithClock(NewVirtualClock(time.Now())))
 		var trail []string
 		for step, n := 0, 2+r.Intn(6); step < n; step++ {
-			var want, got cmdOutcome
+			var want, got outcome
 			var what string
 			if r.Intn(4) == 0 {
 				src, keys, args := corpusScript(r)
 				what = fmt.Sprintf("EVAL %q %v %v", src, keys, args)
-				want = outcomeOfCmd(client.Eval(ctx, src, keys, args...))
-				got = outcomeOfCmd(sim.RunSource(ctx, src, keys, args...))
+				want = outcomeOf(client.Eval(ctx, src, keys, args...))
+				got = outcomeOf(sim.RunSource(ctx, src, keys, args...))
 				if m := scriptCommand.FindStringSubmatch(src); m != nil {
 					unordered(m[1], &want, &got)
 				}
@@ -304,8 +304,8 @@ func TestGeneratedCorpusMatchesRedis(t *testing.T) {
 				for i, a := range argv {
 					args[i] = a
 				}
-				want = outcomeOfCmd(client.Do(ctx, args...))
-				got = outcomeOfCmd(sim.Do(ctx, args...))
+				want = outcomeOf(client.Do(ctx, args...))
+				got = outcomeOf(sim.Do(ctx, args...))
 				unordered(argv[0], &want, &got)
 				if name := strings.ToUpper(argv[0]); name == "PTTL" || name == "TTL" {
 					if w, ok := want.Val.(int64); ok && w >= 0 {
@@ -342,7 +342,7 @@ var scriptCommand = regexp.MustCompile(`^return redis\.p?call\('(\w+)'`)
 // unspecified: set members. Hash fields are compared in order: the corpus's
 // hashes are small, which Redis lists in insertion order, as the simulator
 // does.
-func unordered(name string, want, got *cmdOutcome) {
+func unordered(name string, want, got *outcome) {
 	switch strings.ToUpper(name) {
 	case "SMEMBERS":
 		sortAny(want.Val)

@@ -15,6 +15,7 @@ const (
 	errNoKey             = "ERR no such key"
 	errIndexRange        = "ERR index out of range"
 	errNegativeOption    = "ERR %s can't be negative"
+	errNotPositive       = "ERR value is out of range, must be positive"
 
 	// Strings and counters.
 	errOverflow      = "ERR increment or decrement would overflow"
@@ -30,6 +31,7 @@ const (
 	errUnsupportedOption = "ERR Unsupported option %s"
 	errExpireNXXX        = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
+	errInvalidCursor     = "ERR invalid cursor"
 
 	// Hashes.
 	errHashNotInt   = "ERR hash value is not an integer"
@@ -76,6 +78,22 @@ const (
 	errShebangOption   = "ERR Unknown lua shebang option: "
 	errShebangFlag     = "ERR Unexpected flag in script shebang: "
 	errCompilingScript = "ERR Error compiling script (new function): "
+	errWrongArgsOrType = "ERR wrong number or type of arguments"
+	errStackLimit      = "ERR reached lua stack limit"
+
+	// Commands a script may not run (script.c, script_lua.c).
+	errNoArgs        = "ERR Please specify at least one argument for this redis lib call"
+	errBadArgType    = "ERR Lua redis lib command arguments must be strings or integers"
+	errUnknownCmd    = "ERR Unknown Redis command called from script"
+	errScriptArity   = "ERR Wrong number of args calling Redis command from script"
+	errNoScript      = "ERR This Redis command is not allowed from script"
+	errReadOnlyWrite = "ERR Write commands are not allowed from read-only scripts."
+
+	// Raised inside Lua by the sandbox and its libraries, as Lua errors.
+	errNonexistentGlobal = "Script attempted to access nonexistent global variable '%s'"
+	errReadonly          = "Attempt to modify a readonly table"
+	errLuaWrongArgs      = "wrong number of arguments"
+	errRandomInterval    = "interval is empty"
 
 	// Functions.
 	errLibraryNoMetadata    = "ERR Missing library metadata"
@@ -101,7 +119,6 @@ const (
 	errRestorePayload       = "ERR DUMP payload version or checksum are wrong"
 	errRestorePolicy        = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 	errFunctionLoadTimeout  = "ERR FUNCTION LOAD timeout"
-	errNonexistentGlobal    = "Script attempted to access nonexistent global variable '%s'"
 	errRestoreNotFunction   = "ERR given type is not a function"
 	errRestoreLibraryExists = "ERR Library %s already exists"
 	errRestoreUnsupported   = "ERR simulate: FUNCTION RESTORE of this payload is not supported (%s); load the libraries' code with FUNCTION LOAD instead"
@@ -124,7 +141,8 @@ const (
 	errRegisterNoCallback   = "redis.register_function must get a callback argument"
 
 	// The simulator's own: a command Redis has that the simulator lacks.
-	errNotImplemented = "ERR simulate: command '%s' is not implemented"
+	errNotImplemented  = "ERR simulate: command '%s' is not implemented"
+	errTableWithoutErr = "ERR simulate: the script raised an error table without an err field"
 )
 
 func errorReply(text string) Reply { return Reply{Kind: KindError, Str: text} }

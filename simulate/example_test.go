@@ -40,10 +40,13 @@ func ExampleServer_Run() {
 	clock.Advance(20 * time.Second)
 	got, _ = srv.Run(ctx, acquire, keys, "bob", 30000).Int64()
 	fmt.Println("bob:", got)
+	owner, _ := srv.Do(ctx, "GET", keys[0]).Text()
+	fmt.Println("owner:", owner)
 	// Output:
 	// alice: 1
 	// bob waits ms: 20000
 	// bob: 1
+	// owner: bob
 }
 
 // Errors carry Redis's own text.

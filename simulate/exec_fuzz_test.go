@@ -16,19 +16,27 @@ func FuzzExec(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		argv := strings.Split(line, " ")
-		ks := NewKeyspace()
-		now := time.Unix(1_700_000_000, 0)
-		cc := &CallContext{Now: now, Clock: NewVirtualClock(now), RESP: 2}
 		// Seed each type so the command meets real values too.
-		ks.Exec(cc, []string{"SET", "k", "10"})
-		ks.Exec(cc, []string{"HSET", "h", "f", "1"})
-		ks.Exec(cc, []string{"ZADD", "z", "1", "a"})
-		r := ks.Exec(cc, argv)
-		if r.Kind == KindError && r.Str == "" {
-			t.Fatalf("%q: an error reply without text", line)
-		}
-		_ = Downgrade(r)
-		_, _ = ToGo(r)
+		execFuzzed(t, line, 2, []string{"SET", "k", "10"}, []string{"HSET", "h", "f", "1"}, []string{"ZADD", "z", "1", "a"})
 	})
+}
+
+// execFuzzed runs one space-separated command line on a keyspace holding
+// what the seed commands made, at a fixed instant, with replies built for
+// protocol resp. Whatever the line, the reply must be a reply or an error
+// with text, and convert to Go values as it is and downgraded to RESP2.
+func execFuzzed(t *testing.T, line string, resp int, seeds ...[]string) (*Keyspace, time.Time) {
+	ks := NewKeyspace()
+	now := time.Unix(1_700_000_000, 0)
+	cc := &CallContext{Now: now, Clock: NewVirtualClock(now), RESP: resp}
+	for _, argv := range seeds {
+		ks.Exec(cc, argv)
+	}
+	r := ks.Exec(cc, strings.Split(line, " "))
+	if r.Kind == KindError && r.Str == "" {
+		t.Fatalf("%q: an error reply without text", line)
+	}
+	_, _ = ToGo(r)
+	_, _ = ToGo(Downgrade(r))
+	return ks, now
 }

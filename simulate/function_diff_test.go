@@ -169,8 +169,8 @@ func TestFunctionsMatchRedis(t *testing.T) {
 			// Cross-slot keys and keys outside KEYS are the simulator's own checks.
 			sim := New(WithClock(NewVirtualClock(time.Now())), WithCrossSlotCheck(false), WithKeyDiscipline(false))
 			for _, args := range seq {
-				want := sortFunctionLists(outcomeOfCmd(client.Do(ctx, args...)))
-				got := sortFunctionLists(outcomeOfCmd(sim.Do(ctx, args...)))
+				want := sortFunctionLists(outcomeOf(client.Do(ctx, args...)))
+				got := sortFunctionLists(outcomeOf(sim.Do(ctx, args...)))
 				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b *big.Int) bool { return a.Cmp(b) == 0 })); diff != "" {
 					t.Errorf("%q: simulator differs from redis-server (-redis +simulator):\n%s", args, diff)
 				}
@@ -210,11 +210,7 @@ func TestFunctionDumpRestoreMatchesRedis(t *testing.T) {
 	}
 	step := func(args ...any) {
 		t.Helper()
-		want := outcomeOfCmd(client.Do(ctx, args...))
-		got := outcomeOfCmd(sim.Do(ctx, args...))
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%.60q: simulator differs from redis-server (-redis +simulator):\n%s", args, diff)
-		}
+		compareDo(t, t.Errorf, client, sim, args...)
 	}
 	// With one library in the way the error names it (with two, which one
 	// Redis names depends on its dictionary's order).
@@ -242,7 +238,7 @@ func TestFunctionDumpRestoreMatchesRedis(t *testing.T) {
 
 // sortFunctionLists orders FUNCTION LIST's libraries and their functions
 // by name: Redis lists both in its dictionaries' (undefined) order.
-func sortFunctionLists(o cmdOutcome) cmdOutcome {
+func sortFunctionLists(o outcome) outcome {
 	libs, ok := o.Val.([]any)
 	if !ok {
 		return o

@@ -45,7 +45,7 @@ func (f *FunctionRunner) Library() *registry.FunctionLibrary { return f.lib }
 func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, "fcall")
 	if script == nil {
-		cmd.SetErr(errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)"))
+		cmd.SetErr(errNilScript)
 		return cmd
 	}
 	if err := evalsha.CheckCall(script, len(keys), len(args)); err != nil {
@@ -83,12 +83,7 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 	}, keys, argv)
 	s.mu.Unlock()
 	s.deliver(pubs)
-	if err != nil {
-		cmd.SetErr(err)
-		return cmd
-	}
-	s.setReply(cmd, reply)
-	return cmd
+	return s.complete(cmd, reply, err)
 }
 
 // Subscribe is Server.Subscribe.

@@ -202,3 +202,122 @@ func (ks *Keyspace) getTyped(now time.Time, key string, want kind) (*value, *Rep
 	}
 	return v, nil
 }
+
+// lookupOrReply returns key's live value of kind k, as Redis's
+// lookupKeyReadOrReply and checkType do together: when there is no such
+// value ok is false and done is the command's whole reply, missing for a
+// missing key and WRONGTYPE for another kind.
+func (ks *Keyspace) lookupOrReply(cc *CallContext, key string, k kind, missing Reply) (v *value, done Reply, ok bool) {
+	v, wrong := ks.getTyped(cc.Now, key, k)
+	switch {
+	case wrong != nil:
+		return nil, *wrong, false
+	case v == nil:
+		return nil, missing, false
+	}
+	return v, Reply{}, true
+}
+
+// size is how many elements an aggregate holds (fields, members, list
+// elements or stream entries), or a string's length in bytes.
+func (v *value) size() int {
+	switch v.kind {
+	case kindString:
+		return len(v.str)
+	case kindHash:
+		return len(v.hash)
+	case kindSet:
+		return len(v.set)
+	case kindZSet:
+		return len(v.zset)
+	case kindList:
+		return len(v.list)
+	case kindStream:
+		return len(v.stream.entries)
+	}
+	return 0
+}
+
+// has reports whether a hash holds field m, or a set or sorted set member m.
+func (v *value) has(m string) bool {
+	switch v.kind {
+	case kindHash:
+		_, ok := v.hash[m]
+		return ok
+	case kindSet:
+		_, ok := v.set[m]
+		return ok
+	case kindZSet:
+		_, ok := v.zset[m]
+		return ok
+	}
+	return false
+}
+
+// remove deletes a hash field or a set or sorted set member, reporting
+// whether it was there.
+func (v *value) remove(m string) bool {
+	if !v.has(m) {
+		return false
+	}
+	switch v.kind {
+	case kindHash:
+		v.hdel(m)
+	case kindSet:
+		delete(v.set, m)
+	case kindZSet:
+		delete(v.zset, m)
+	}
+	return true
+}
+
+// dropIfEmpty deletes key once its hash, list, set or sorted set has lost
+// its last element: Redis keeps no empty one (a stream may stay empty).
+func (ks *Keyspace) dropIfEmpty(key string, v *value) {
+	if v != nil && v.kind != kindString && v.kind != kindStream && v.size() == 0 {
+		delete(ks.keys, key)
+	}
+}
+
+// The commands below are the same for several kinds, as their Redis
+// counterparts are: each group's file registers them for its kind.
+
+// cmdLen implements STRLEN, HLEN, LLEN, SCARD, ZCARD and XLEN.
+func cmdLen(k kind) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
+		}
+		return intReply(int64(v.size()))
+	}
+}
+
+// cmdHas implements HEXISTS and SISMEMBER.
+func cmdHas(k kind) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
+		}
+		return intReply(boolInt(v.has(a[2])))
+	}
+}
+
+// cmdRemove implements HDEL, SREM and ZREM key member [member ...].
+func cmdRemove(k kind) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, done, ok := ks.lookupOrReply(cc, a[1], k, intReply(0))
+		if !ok {
+			return done
+		}
+		var n int64
+		for _, m := range a[2:] {
+			if v.remove(m) {
+				n++
+			}
+		}
+		ks.dropIfEmpty(a[1], v)
+		return intReply(n)
+	}
+}

@@ -189,14 +189,9 @@ func tableForeach(L *lua.LState) int {
 	t := L.CheckTable(1)
 	f := L.CheckFunction(2)
 	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-		L.Push(f)
-		L.Push(k)
-		L.Push(v)
-		L.Call(2, 1)
-		if r := L.Get(-1); r != lua.LNil {
+		if foreachCall(L, f, k, v) {
 			return 1
 		}
-		L.Pop(1)
 	}
 	return 0
 }
@@ -207,16 +202,26 @@ func tableForeachi(L *lua.LState) int {
 	f := L.CheckFunction(2)
 	n := t.Len()
 	for i := 1; i <= n; i++ {
-		L.Push(f)
-		L.Push(lua.LNumber(i))
-		L.Push(t.RawGetInt(i))
-		L.Call(2, 1)
-		if r := L.Get(-1); r != lua.LNil {
+		if foreachCall(L, f, lua.LNumber(i), t.RawGetInt(i)) {
 			return 1
 		}
-		L.Pop(1)
 	}
 	return 0
+}
+
+// foreachCall calls f(k, v) for table.foreach and table.foreachi, which
+// stop at the first value f returns other than nil: it reports whether f
+// did, leaving that value on the stack.
+func foreachCall(L *lua.LState, f *lua.LFunction, k, v lua.LValue) bool {
+	L.Push(f)
+	L.Push(k)
+	L.Push(v)
+	L.Call(2, 1)
+	if L.Get(-1) != lua.LNil {
+		return true
+	}
+	L.Pop(1)
+	return false
 }
 
 // tableSetn is table.setn as Lua 5.1 builds it (without LUA_COMPAT_GETN).

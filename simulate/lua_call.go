@@ -1,21 +1,12 @@
 package simulate
 
 import (
+	"fmt"
 	"strings"
 
 	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 
 	"github.com/redlua/redlua/internal/cmdtable"
-)
-
-// Redis 7.0's texts for commands a script may not run (script.c, script_lua.c).
-const (
-	errNoArgs        = "ERR Please specify at least one argument for this redis lib call"
-	errBadArgType    = "ERR Lua redis lib command arguments must be strings or integers"
-	errUnknownCmd    = "ERR Unknown Redis command called from script"
-	errScriptArity   = "ERR Wrong number of args calling Redis command from script"
-	errNoScript      = "ERR This Redis command is not allowed from script"
-	errReadOnlyWrite = "ERR Write commands are not allowed from read-only scripts."
 )
 
 // command is redis.call (raise) and redis.pcall: arguments become strings
@@ -84,7 +75,7 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 	case run.readOnly && (cmd.IsWrite() || cmd.MayReplicate()):
 		r = errorReply(errReadOnlyWrite)
 	case !sb.srv.ks.Implemented(cmd.Name):
-		r = errorReply("ERR simulate: command '" + cmd.Name + "' is not implemented")
+		r = errorReply(fmt.Sprintf(errNotImplemented, cmd.Name))
 	default:
 		if sb.srv.keyDiscipline {
 			if key, bad := run.undeclaredKey(cmd, argv); bad {

@@ -119,7 +119,7 @@ func fromLuaDepth(v lua.LValue, resp, depth int) Reply {
 		return Reply{Kind: KindInt, Int: luaNumberToInt(float64(x))}
 	case *lua.LTable:
 		if depth >= maxReplyDepth {
-			return Reply{Kind: KindError, Str: "ERR reached lua stack limit"}
+			return errorReply(errStackLimit)
 		}
 		return tableReply(x, resp, depth)
 	}

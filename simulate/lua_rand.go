@@ -39,17 +39,17 @@ func (sb *sandbox) mathRandom(L *lua.LState) int {
 	case 1:
 		u := checkCInt(L, 1)
 		if u < 1 {
-			L.ArgError(1, "interval is empty")
+			L.ArgError(1, errRandomInterval)
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
 		l, u := checkCInt(L, 1), checkCInt(L, 2)
 		if l > u {
-			L.ArgError(2, "interval is empty")
+			L.ArgError(2, errRandomInterval)
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
 	default:
-		L.RaiseError("wrong number of arguments")
+		L.RaiseError(errLuaWrongArgs)
 	}
 	return 1
 }

@@ -98,10 +98,8 @@ func errorReplyText(s string) string {
 }
 
 func redisErrorReply(L *lua.LState) int {
-	s, ok := L.Get(1).(lua.LString)
-	if L.GetTop() != 1 || !ok {
-		// Redis returns this error table rather than raising it.
-		L.Push(errorTable(L, "ERR wrong number or type of arguments"))
+	s, ok := replyArg(L)
+	if !ok {
 		return 1
 	}
 	msg := string(s)
@@ -113,9 +111,8 @@ func redisErrorReply(L *lua.LState) int {
 }
 
 func redisStatusReply(L *lua.LState) int {
-	s, ok := L.Get(1).(lua.LString)
-	if L.GetTop() != 1 || !ok {
-		L.Push(errorTable(L, "ERR wrong number or type of arguments"))
+	s, ok := replyArg(L)
+	if !ok {
 		return 1
 	}
 	t := L.CreateTable(0, 1)
@@ -124,9 +121,21 @@ func redisStatusReply(L *lua.LState) int {
 	return 1
 }
 
+// replyArg is the one string redis.error_reply and redis.status_reply
+// take; without it they return (Redis does not raise) an error table,
+// pushed here, and ok is false.
+func replyArg(L *lua.LState) (s lua.LString, ok bool) {
+	s, ok = L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(errorTable(L, errWrongArgsOrType))
+		return "", false
+	}
+	return s, true
+}
+
 func redisSHA1Hex(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		raise(L, "wrong number of arguments")
+		raise(L, errLuaWrongArgs)
 	}
 	s, _ := concatString(L.Get(1))
 	sum := sha1.Sum([]byte(s))
@@ -185,7 +194,7 @@ func redisSetRepl(L *lua.LState) int {
 // redisACLCheckCmd answers for the default user, who may run every command.
 func redisACLCheckCmd(L *lua.LState) int {
 	if L.GetTop() == 0 {
-		raise(L, "Please specify at least one argument for this redis lib call")
+		return callFailed(L, true, errNoArgs)
 	}
 	argv := make([]string, 0, L.GetTop())
 	for i := 1; i <= L.GetTop(); i++ {

@@ -48,8 +48,6 @@ var redisGlobals = []string{
 	"unpack", "xpcall", "_VERSION",
 }
 
-const errReadonly = "Attempt to modify a readonly table"
-
 func newSandbox(srv *Server) *sandbox {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256})
 	sb := &sandbox{
@@ -97,7 +95,7 @@ func newSandbox(srv *Server) *sandbox {
 	// refuses every write, including new globals.
 	gmt := L.NewTable()
 	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		L.RaiseError(errNonexistentGlobal, L.ToString(2))
 		return 0
 	}))
 	L.SetMetatable(sb.globals, gmt)

@@ -81,11 +81,7 @@ func TestShardPublishMatchesRedis(t *testing.T) {
 	u2, _ := sim.Subscribe(ctx, "ch", func(p string) { simPlain = append(simPlain, p) })
 	defer u2()
 	for _, cmd := range [][]any{{"SPUBLISH", "ch", "s1"}, {"PUBLISH", "ch", "p1"}, {"SPUBLISH", "other", "x"}, {"SPUBLISH", "ch", "s2"}} {
-		want := outcomeOfCmd(client.Do(ctx, cmd...))
-		got := outcomeOfCmd(sim.Do(ctx, cmd...))
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%v (-redis +simulator):\n%s", cmd, diff)
-		}
+		compareDo(t, t.Errorf, client, sim, cmd...)
 	}
 	recv := func(ps *redis.PubSub, n int) []string {
 		var out []string

@@ -2,14 +2,11 @@ package simulate
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/big"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -59,6 +56,8 @@ var sandboxCases = []sandboxCase{
 	{name: "string methods", src: "return {('ab'):rep(3), ('x'):upper(), string.format('%d-%s', 3, 'y')}"},
 	{name: "table.getn", src: "return table.getn({1, 2, 3})"},
 	{name: "table.foreachi", src: "local s = 0 table.foreachi({4, 5}, function(i, v) s = s + i * v end) return s"},
+	{name: "table.foreachi stops", src: "return table.foreachi({4, 5, 6}, function(i, v) if v == 5 then return i * 10 end end)"},
+	{name: "table.foreach stops", src: "return table.foreach({x = 7}, function(k, v) return k .. v end)"},
 	{name: "loadstring sandboxed", src: "return loadstring('return 1 + 1')()"},
 	{name: "loadstring cannot write globals", src: "return loadstring('x = 5')()"},
 	// number formatting and parsing
@@ -155,6 +154,17 @@ var sandboxCases = []sandboxCase{
 	{name: "breakpoint", src: "return redis.breakpoint()"},
 	{name: "constants", src: "return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING, redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL, redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}"},
 	{name: "acl_check_cmd", src: "return {redis.acl_check_cmd('get', 'x'), redis.pcall(redis.acl_check_cmd, 'nosuch')}"},
+	// error texts kept in errors.go
+	{name: "acl_check_cmd no args", src: "return redis.acl_check_cmd()"},
+	{name: "call no args", src: "return redis.pcall()"},
+	{name: "error_reply no args", src: "return redis.error_reply()"},
+	{name: "status_reply not a string", src: "return redis.status_reply(1)"},
+	{name: "sha1hex no args", src: "return redis.sha1hex()"},
+	{name: "random empty interval", src: "return {pcall(function() return math.random(0) end)}"},
+	{name: "random empty interval 2", src: "return {pcall(function() return math.random(2, 1) end)}"},
+	{name: "random three args", src: "return math.random(1, 2, 3)"},
+	{name: "nonexistent global", src: "return {pcall(function() return nosuch end)}"},
+	{name: "readonly table", src: "return {pcall(function() string.x = 1 end)}"},
 	// syntax
 	{name: "goto", src: "goto a\n::a::"},
 	{name: "label", src: "::a::"},
@@ -342,36 +352,4 @@ func TestRandomMatchesFreshServer(t *testing.T) {
 			t.Fatalf("run %d differs (-redis +simulator):\n%s", i, diff)
 		}
 	}
-}
-
-// outcome is a reply or error in a form go-cmp compares.
-type outcome struct {
-	Val any
-	Err string
-}
-
-func outcomeOf(cmd *redis.Cmd) outcome {
-	v, err := cmd.Result()
-	if err != nil {
-		if errors.Is(err, redis.Nil) {
-			return outcome{Err: "redis: nil"}
-		}
-		return outcome{Err: err.Error()}
-	}
-	return outcome{Val: normalize(v)}
-}
-
-// normalize makes error values inside arrays comparable.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = normalize(x[i])
-		}
-		return out
-	case error:
-		return fmt.Sprintf("error: %v", x)
-	}
-	return v
 }

@@ -244,7 +244,7 @@ func scriptErrorReply(err error, sha string) Reply {
 	msg, ok := concatString(t.RawGetString("err"))
 	if !ok {
 		// Redis 7.0 crashes on an error table without a message; report it instead.
-		return errorReply("ERR simulate: the script raised an error table without an err field")
+		return errorReply(errTableWithoutErr)
 	}
 	source, _ := t.RawGetString("source").(lua.LString)
 	line, _ := t.RawGetString("line").(lua.LNumber)

@@ -113,6 +113,9 @@ func (s *Server) sandbox() *sandbox {
 	return s.sb
 }
 
+// errNilScript is what Run and FunctionRunner.Run answer a nil script.
+var errNilScript = errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)")
+
 // Run runs a registry script as EVALSHA would (loading it first if needed),
 // with the flags of its "#!lua" line. A call with fewer or more keys or
 // args than the script's header declares is refused before it runs, as
@@ -125,7 +128,7 @@ func (s *Server) sandbox() *sandbox {
 func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
 	if script == nil {
 		cmd := redis.NewCmd(ctx, "evalsha")
-		cmd.SetErr(errors.New("simulate: Run needs a script; got nil (load one with registry.New or registry.ParseScript)"))
+		cmd.SetErr(errNilScript)
 		return cmd
 	}
 	if err := evalsha.CheckCall(script, len(keys), len(args)); err != nil {
@@ -161,12 +164,7 @@ func (s *Server) run(ctx context.Context, src, sha string, script *registry.Scri
 		return cmd
 	}
 	reply, err := s.runScript(ctx, src, sha, script, keys, args, ro)
-	if err != nil {
-		cmd.SetErr(err)
-		return cmd
-	}
-	s.setReply(cmd, reply)
-	return cmd
+	return s.complete(cmd, reply, err)
 }
 
 // runScript compiles src (whose SHA1 is sha) and runs it: a compile error
@@ -199,19 +197,21 @@ func (s *Server) runScript(ctx context.Context, src, sha string, script *registr
 // FLUSH/DUMP/RESTORE, FCALL and FCALL_RO run Redis 7 function libraries in
 // the functions engine's own interpreter, as Redis keeps them apart.
 func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
-	cmd := redis.NewCmd(ctx, args...)
+	reply, err := s.do(ctx, "Do", args)
+	return s.complete(redis.NewCmd(ctx, args...), reply, err)
+}
+
+// do runs one command for Do or DoReply (caller names it in errors).
+func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, error) {
 	if err := ctx.Err(); err != nil {
-		cmd.SetErr(fmt.Errorf("simulate: %w", err))
-		return cmd
+		return Reply{}, fmt.Errorf("simulate: %w", err)
 	}
 	argv, err := argStrings(make([]string, 0, len(args)), args, false)
 	if err != nil {
-		cmd.SetErr(err)
-		return cmd
+		return Reply{}, err
 	}
 	if len(argv) == 0 {
-		cmd.SetErr(errors.New("simulate: Do needs a command name"))
-		return cmd
+		return Reply{}, fmt.Errorf("simulate: %s needs a command name", caller)
 	}
 	var pubs []publication
 	s.mu.Lock()
@@ -222,12 +222,7 @@ func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 	}
 	s.mu.Unlock()
 	s.deliver(pubs)
-	if err != nil {
-		cmd.SetErr(err)
-		return cmd
-	}
-	s.setReply(cmd, reply)
-	return cmd
+	return reply, err
 }
 
 // Dump returns the live keys with their values and TTLs, for tests that
@@ -238,25 +233,31 @@ func (s *Server) Dump() []KeyDump {
 	return s.ks.Dump(s.clock.Now())
 }
 
-// setReply stores reply in cmd in go-redis's shape for the server's protocol.
-func (s *Server) setReply(cmd *redis.Cmd, r Reply) {
+// complete stores in cmd the error err, or else the reply r in go-redis's
+// shape for the server's protocol, and returns cmd.
+func (s *Server) complete(cmd *redis.Cmd, r Reply, err error) *redis.Cmd {
+	if err != nil {
+		cmd.SetErr(err)
+		return cmd
+	}
 	if s.protocol == 2 {
 		r = Downgrade(r)
 	}
 	if r.Kind == KindNil {
 		cmd.SetErr(redis.Nil)
-		return
+		return cmd
 	}
 	if err := goMapKeys(r); err != nil {
 		cmd.SetErr(err)
-		return
+		return cmd
 	}
 	v, err := ToGo(r)
 	if err != nil {
 		cmd.SetErr(err)
-		return
+		return cmd
 	}
 	cmd.SetVal(v)
+	return cmd
 }
 
 // goMapKeys rejects a RESP3 map whose key is an aggregate, which a script

@@ -1,4 +1,4 @@
-package simulate
+package simulate_test
 
 import (
 	"context"
@@ -6,28 +6,18 @@ import (
 
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
 )
 
-const mutexAcquireSrc = `-- name: bench.acquire
--- version: 1
--- description: Take a lock if it is free, else report its PTTL.
--- keys: lock
--- args: owner ttl_ms
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return 1
-end
-return redis.call('PTTL', KEYS[1])
-`
-
-// BenchmarkRunMutexAcquire measures the mutex acquire script, the hot path
-// of the locks package on the simulator backend: the lock is held, so
-// every run after the first takes the SET NX miss and PTTL path.
+// BenchmarkRunMutexAcquire measures the example's mutex acquire script, the
+// hot path of the locks package on the simulator backend: the lock is
+// held, so every run after the first takes the SET NX miss and PTTL path.
 func BenchmarkRunMutexAcquire(b *testing.B) {
-	script, err := registry.ParseScript("bench.acquire.v1.lua", []byte(mutexAcquireSrc))
+	script, err := registry.ParseScript("mutex.acquire.v1.lua", []byte(acquireSrc))
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New() // defaults, trace on
+	s := simulate.New() // defaults, trace on
 	ctx := context.Background()
 	keys := []string{"{lock}"}
 	b.ReportAllocs()
@@ -54,7 +44,7 @@ func BenchmarkRunRedluaMutexAcquire(b *testing.B) {
 	ctx := context.Background()
 	keys := []string{"{lock}", "{lock}:fence"}
 	b.Run("held", func(b *testing.B) {
-		s := New()
+		s := simulate.New()
 		s.Run(ctx, acquire, keys, "holder", 30000, "0", "")
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
@@ -65,7 +55,7 @@ func BenchmarkRunRedluaMutexAcquire(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	})
 	b.Run("acquire+release", func(b *testing.B) {
-		s := New()
+		s := simulate.New()
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if err := s.Run(ctx, acquire, keys, "owner", 30000, "0", "").Err(); err != nil {

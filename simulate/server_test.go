@@ -24,31 +24,6 @@ func mustScript(t testing.TB, file, src string) *registry.Script {
 	return s
 }
 
-// TestTTLVirtualClock: a lock taken with a 30 s lease expires when the
-// virtual clock moves 30 s, and another owner can take it, without waiting.
-func TestTTLVirtualClock(t *testing.T) {
-	clock := NewVirtualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	s := New(WithClock(clock))
-	acquire := mustScript(t, "bench.acquire.v1.lua", mutexAcquireSrc)
-	ctx := context.Background()
-	keys := []string{"{lock}"}
-
-	if n, err := s.Run(ctx, acquire, keys, "owner-a", 30000).Int64(); err != nil || n != 1 {
-		t.Fatalf("first acquire = %d, %v; want 1", n, err)
-	}
-	clock.Advance(10 * time.Second)
-	if n, err := s.Run(ctx, acquire, keys, "owner-b", 30000).Int64(); err != nil || n != 20000 {
-		t.Fatalf("acquire while held = %d, %v; want the remaining PTTL 20000", n, err)
-	}
-	clock.Advance(20 * time.Second)
-	if n, err := s.Run(ctx, acquire, keys, "owner-b", 30000).Int64(); err != nil || n != 1 {
-		t.Fatalf("acquire after expiry = %d, %v; want 1", n, err)
-	}
-	if owner, err := s.Do(ctx, "GET", "{lock}").Text(); err != nil || owner != "owner-b" {
-		t.Fatalf("owner = %q, %v; want owner-b", owner, err)
-	}
-}
-
 func TestKeyDiscipline(t *testing.T) {
 	ctx := context.Background()
 	src := "local v = redis.call('GET', KEYS[1])\nreturn redis.call('GET', 'other')"
@@ -259,7 +234,8 @@ func TestArguments(t *testing.T) {
 	if err := s.Run(ctx, nil, nil).Err(); err == nil {
 		t.Errorf("Run(nil script) succeeded")
 	}
-	acquire := mustScript(t, "bench.acquire.v1.lua", mutexAcquireSrc)
+	acquire := mustScript(t, "set.v1.lua", "-- name: set\n-- version: 1\n-- description: d\n-- keys: lock\n-- args: owner ttl_ms\n"+
+		"return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])")
 	if err := s.Run(ctx, acquire, []string{"{l}"}, "owner-only").Err(); err == nil || !strings.Contains(err.Error(), "ARGV") {
 		t.Errorf("Run with too few args: err = %v; want one naming ARGV", err)
 	}

@@ -201,26 +201,7 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 // DoReply runs one command as Do does and returns its raw reply (RESP3
 // kinds as commands build them; see Downgrade).
 func (s *Server) DoReply(ctx context.Context, args ...any) (Reply, error) {
-	if err := ctx.Err(); err != nil {
-		return Reply{}, fmt.Errorf("simulate: %w", err)
-	}
-	argv, err := argStrings(make([]string, 0, len(args)), args, false)
-	if err != nil {
-		return Reply{}, err
-	}
-	if len(argv) == 0 {
-		return Reply{}, errors.New("simulate: DoReply needs a command name")
-	}
-	var pubs []publication
-	s.mu.Lock()
-	reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
-	if !ok {
-		cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
-		reply = s.ks.Exec(&cc, argv)
-	}
-	s.mu.Unlock()
-	s.deliver(pubs)
-	return reply, err
+	return s.do(ctx, "DoReply", args)
 }
 
 // clone returns a deep copy of v.

@@ -269,8 +269,8 @@ func TestTableOrderMatchesRedis(t *testing.T) {
 	mismatches := 0
 	for c := 0; c < cases; c++ {
 		src := g.script()
-		want := outcomeOfCmd(client.Eval(ctx, src, nil))
-		got := outcomeOfCmd(sim.RunSource(ctx, src, nil))
+		want := outcomeOf(client.Eval(ctx, src, nil))
+		got := outcomeOf(sim.RunSource(ctx, src, nil))
 		if diff := cmp.Diff(want, got); diff != "" {
 			mismatches++
 			t.Errorf("case %d (seed %d): script\n%s\n(-redis +simulator):\n%s", c, seed, src, diff)
@@ -346,8 +346,8 @@ d(cmsgpack.unpack(cmsgpack.pack({z=1, y=2, x={1,2,3}, [10]=true}))), d(cmsgpack.
 		if err := client.FlushAll(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
-		want := outcomeOfCmd(client.Eval(ctx, src, c.keys, c.args...))
-		got := outcomeOfCmd(New().RunSource(ctx, src, c.keys, c.args...))
+		want := outcomeOf(client.Eval(ctx, src, c.keys, c.args...))
+		got := outcomeOf(New().RunSource(ctx, src, c.keys, c.args...))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-redis +simulator):\n%s", c.name, diff)
 		}

@@ -54,9 +54,9 @@ func TestTableOrderIsDeterministic(t *testing.T) {
 	a, b := New(), New()
 	for c := 0; c < 100; c++ {
 		src := g.script()
-		first := outcomeOfCmd(a.RunSource(ctx, src, nil))
-		again := outcomeOfCmd(a.RunSource(ctx, src, nil))
-		other := outcomeOfCmd(b.RunSource(ctx, src, nil))
+		first := outcomeOf(a.RunSource(ctx, src, nil))
+		again := outcomeOf(a.RunSource(ctx, src, nil))
+		other := outcomeOf(b.RunSource(ctx, src, nil))
 		if diff := cmp.Diff(first, again); diff != "" {
 			t.Fatalf("case %d: second run on the same server differs:\n%s\nscript:\n%s", c, diff, src)
 		}

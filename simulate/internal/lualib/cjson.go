@@ -61,42 +61,17 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 			L.Push(lua.LNumber(cfg.sparseSafe))
 			return 3
 		},
-		"encode_max_depth": func(L *lua.LState) int {
-			cjsonArgCount(L, 1, "encode_max_depth")
-			cfg.encodeMaxDepth = cjsonIntOption(L, 1, "encode_max_depth", cfg.encodeMaxDepth, 1, math.MaxInt32)
-			L.Push(lua.LNumber(cfg.encodeMaxDepth))
-			return 1
-		},
-		"decode_max_depth": func(L *lua.LState) int {
-			cjsonArgCount(L, 1, "decode_max_depth")
-			cfg.decodeMaxDepth = cjsonIntOption(L, 1, "decode_max_depth", cfg.decodeMaxDepth, 1, math.MaxInt32)
-			L.Push(lua.LNumber(cfg.decodeMaxDepth))
-			return 1
-		},
-		"encode_number_precision": func(L *lua.LState) int {
-			cjsonArgCount(L, 1, "encode_number_precision")
-			cfg.precision = cjsonIntOption(L, 1, "encode_number_precision", cfg.precision, 1, 14)
-			L.Push(lua.LNumber(cfg.precision))
-			return 1
-		},
-		"encode_keep_buffer": func(L *lua.LState) int {
-			cjsonArgCount(L, 1, "encode_keep_buffer")
-			cfg.keepBuffer = cjsonBoolOption(L, 1, "encode_keep_buffer", cfg.keepBuffer)
-			L.Push(lua.LBool(cfg.keepBuffer))
-			return 1
-		},
+		"encode_max_depth":        cjsonIntSetting("encode_max_depth", &cfg.encodeMaxDepth, 1, math.MaxInt32),
+		"decode_max_depth":        cjsonIntSetting("decode_max_depth", &cfg.decodeMaxDepth, 1, math.MaxInt32),
+		"encode_number_precision": cjsonIntSetting("encode_number_precision", &cfg.precision, 1, 14),
+		"encode_keep_buffer":      cjsonBoolSetting("encode_keep_buffer", &cfg.keepBuffer),
 		"encode_invalid_numbers": func(L *lua.LState) int {
 			cjsonArgCount(L, 1, "encode_invalid_numbers")
 			cfg.encodeInvalid = cjsonEnumOption(L, 1, "encode_invalid_numbers", cfg.encodeInvalid, true)
 			pushEnum(L, cfg.encodeInvalid)
 			return 1
 		},
-		"decode_invalid_numbers": func(L *lua.LState) int {
-			cjsonArgCount(L, 1, "decode_invalid_numbers")
-			cfg.decodeInvalid = cjsonBoolOption(L, 1, "decode_invalid_numbers", cfg.decodeInvalid)
-			L.Push(lua.LBool(cfg.decodeInvalid))
-			return 1
-		},
+		"decode_invalid_numbers": cjsonBoolSetting("decode_invalid_numbers", &cfg.decodeInvalid),
 		"new": func(L *lua.LState) int {
 			L.Push(newCJSON(L, null))
 			return 1
@@ -108,6 +83,28 @@ func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	return Reorder(L, t, 0, "encode", "decode", "encode_sparse_array", "encode_max_depth", "decode_max_depth",
 		"encode_number_precision", "encode_keep_buffer", "encode_invalid_numbers", "decode_invalid_numbers", "new",
 		"null", "_NAME", "_VERSION")
+}
+
+// cjsonIntSetting is the function fn that reads and sets one integer
+// setting (*p), as json_integer_option does: an argument within min and
+// max sets it; the setting is returned.
+func cjsonIntSetting(fn string, p *int, min, max int) lua.LGFunction {
+	return func(L *lua.LState) int {
+		cjsonArgCount(L, 1, fn)
+		*p = cjsonIntOption(L, 1, fn, *p, min, max)
+		L.Push(lua.LNumber(*p))
+		return 1
+	}
+}
+
+// cjsonBoolSetting is cjsonIntSetting for an on/off setting.
+func cjsonBoolSetting(fn string, p *bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		cjsonArgCount(L, 1, fn)
+		*p = cjsonBoolOption(L, 1, fn, *p)
+		L.Push(lua.LBool(*p))
+		return 1
+	}
 }
 
 func cjsonArgCount(L *lua.LState, max int, fn string) {

@@ -282,14 +282,8 @@ func (d *jsonDecoder) value(tok jsonToken) lua.LValue {
 }
 
 func (d *jsonDecoder) object() lua.LValue {
-	d.descend()
 	t := d.L.NewTable()
-	tok := d.next()
-	if tok.typ == tObjEnd {
-		d.depth--
-		return t
-	}
-	for {
+	for tok, done := d.open(tObjEnd); !done; tok, done = d.more(tObjEnd, "comma or object end") {
 		if tok.typ != tString {
 			d.fail("object key string", tok)
 		}
@@ -298,38 +292,43 @@ func (d *jsonDecoder) object() lua.LValue {
 			d.fail("colon", tok)
 		}
 		t.RawSetString(key, d.value(d.next()))
-		tok = d.next()
-		if tok.typ == tObjEnd {
-			d.depth--
-			return t
-		}
-		if tok.typ != tComma {
-			d.fail("comma or object end", tok)
-		}
-		tok = d.next()
 	}
+	return t
 }
 
 func (d *jsonDecoder) array() lua.LValue {
-	d.descend()
 	t := d.L.NewTable()
-	tok := d.next()
-	if tok.typ == tArrEnd {
-		d.depth--
-		return t
-	}
-	for i := 1; ; i++ {
+	i := 1
+	for tok, done := d.open(tArrEnd); !done; tok, done = d.more(tArrEnd, "comma or array end") {
 		t.RawSetInt(i, d.value(tok))
-		tok = d.next()
-		if tok.typ == tArrEnd {
-			d.depth--
-			return t
-		}
-		if tok.typ != tComma {
-			d.fail("comma or array end", tok)
-		}
-		tok = d.next()
+		i++
 	}
+	return t
+}
+
+// open enters an object or array: it returns the first token inside, or
+// done when that closes it (end).
+func (d *jsonDecoder) open(end jsonTokenType) (tok jsonToken, done bool) {
+	d.descend()
+	if tok = d.next(); tok.typ == end {
+		d.depth--
+		return tok, true
+	}
+	return tok, false
+}
+
+// more reads what follows an item of an object or array: end closes it
+// (done), a comma leads to the next item's first token, and anything else
+// fails, naming what was expected.
+func (d *jsonDecoder) more(end jsonTokenType, expected string) (tok jsonToken, done bool) {
+	if tok = d.next(); tok.typ == end {
+		d.depth--
+		return tok, true
+	}
+	if tok.typ != tComma {
+		d.fail(expected, tok)
+	}
+	return d.next(), false
 }
 
 func punctuation(c byte) (jsonTokenType, bool) {

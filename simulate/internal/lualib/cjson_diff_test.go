@@ -125,5 +125,11 @@ func TestCJSONOptionsMatchRedis(t *testing.T) {
 		c("decode invalid off ok", "cjson.decode_invalid_numbers(false) return cjson.decode('[-1.5e2]')"),
 		c("keep buffer", "return cjson.encode_keep_buffer(false), cjson.encode_keep_buffer(true)"),
 		c("too many args", "return cjson.encode_max_depth(1, 2)"),
+		c("too many args bool", "return cjson.decode_invalid_numbers(true, 2)"),
+		c("keep buffer bad", "return cjson.encode_keep_buffer('maybe')"),
+		c("keep buffer by name", "return cjson.encode_keep_buffer('off'), cjson.encode_keep_buffer('on')"),
+		c("decode invalid bad", "return cjson.decode_invalid_numbers(2)"),
+		c("decode depth 0", "return cjson.decode_max_depth(0)"),
+		c("new instance", "local j = cjson.new() j.encode_max_depth(1) j.decode_invalid_numbers(false) return cjson.encode_max_depth(), j.encode_max_depth(), cjson.decode_invalid_numbers()"),
 	})
 }

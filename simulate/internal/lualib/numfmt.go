@@ -81,20 +81,8 @@ func cStrtod(s string) (v float64, n int) {
 		return sign(math.NaN()), j
 	}
 	if strings.HasPrefix(rest, "0x") {
-		j := i + 2
-		start := j
-		digits := 0
-		for j < len(s) && isHex(s[j]) {
-			j++
-			digits++
-		}
-		if j < len(s) && s[j] == '.' {
-			j++
-			for j < len(s) && isHex(s[j]) {
-				j++
-				digits++
-			}
-		}
+		start := i + 2
+		j, digits := scanMantissa(s, start, isHex)
 		if digits == 0 {
 			return 0, i + 1 // just the "0"
 		}
@@ -106,19 +94,7 @@ func cStrtod(s string) (v float64, n int) {
 		x, _ := strconv.ParseFloat("0x"+mant+"p0", 64)
 		return sign(x), j
 	}
-	j := i
-	digits := 0
-	for j < len(s) && isDigit(s[j]) {
-		j++
-		digits++
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && isDigit(s[j]) {
-			j++
-			digits++
-		}
-	}
+	j, digits := scanMantissa(s, i, isDigit)
 	if digits == 0 {
 		return 0, 0
 	}
@@ -133,6 +109,24 @@ func cStrtod(s string) (v float64, n int) {
 
 // scanExponent returns the end of an exponent part starting at j, or j if
 // there is no complete one.
+// scanMantissa reads digits (those digit accepts), an optional point and
+// more digits from s[j:], as strtod reads a mantissa; it returns where the
+// mantissa ends and how many digits it has.
+func scanMantissa(s string, j int, digit func(byte) bool) (end, digits int) {
+	for j < len(s) && digit(s[j]) {
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && digit(s[j]) {
+			j++
+			digits++
+		}
+	}
+	return j, digits
+}
+
 func scanExponent(s string, j int, mark byte) int {
 	if j >= len(s) || (s[j]|0x20) != mark {
 		return j

@@ -130,11 +130,7 @@ func structPack(L *lua.LState) int {
 	f := newStructFormat(L, "pack")
 	var out []byte
 	arg := 2
-	for {
-		opt, ok := f.next()
-		if !ok {
-			break
-		}
+	for opt, ok := f.next(); ok; opt, ok = f.next() {
 		size := f.optsize(opt)
 		for n := f.toAlign(len(out), size, opt); n > 0; n-- {
 			out = append(out, 0)
@@ -250,11 +246,7 @@ func structUnpack(L *lua.LState) int {
 	}
 	pos := int(start - 1)
 	var res []lua.LValue
-	for {
-		opt, ok := f.next()
-		if !ok {
-			break
-		}
+	for opt, ok := f.next(); ok; opt, ok = f.next() {
 		size := f.optsize(opt)
 		pos += f.toAlign(pos, size, opt)
 		if size > ld || pos > ld-size {
@@ -334,11 +326,7 @@ func readOrdered(data string, size int, big bool) uint64 {
 func structSize(L *lua.LState) int {
 	f := newStructFormat(L, "size")
 	pos := 0
-	for {
-		opt, ok := f.next()
-		if !ok {
-			break
-		}
+	for opt, ok := f.next(); ok; opt, ok = f.next() {
 		size := f.optsize(opt)
 		pos += f.toAlign(pos, size, opt)
 		if opt == 's' {

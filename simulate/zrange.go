@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"strings"
 )
 
@@ -8,17 +9,8 @@ import (
 // ZRANGE with BYSCORE, BYLEX, REV and LIMIT, the older ZRANGEBYSCORE,
 // ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX and ZREVRANGE, and
 // ZRANGESTORE, all through zrangeGeneric; ZCOUNT, ZLEXCOUNT and
-// ZREMRANGEBYSCORE/BYLEX share its range parsers.
-
-func init() {
-	commands["zrange"] = cmdZRangeGeneric(byAuto, dirAuto)
-	commands["zrevrange"] = cmdZRangeGeneric(byRank, dirReverse)
-	commands["zrangebyscore"] = cmdZRangeGeneric(byScore, dirForward)
-	commands["zrevrangebyscore"] = cmdZRangeGeneric(byScore, dirReverse)
-	commands["zrangebylex"] = cmdZRangeGeneric(byLex, dirForward)
-	commands["zrevrangebylex"] = cmdZRangeGeneric(byLex, dirReverse)
-	commands["zrangestore"] = cmdZRangeStore
-}
+// ZREMRANGEBYSCORE/BYLEX share its range parsers. cmd_zset.go registers
+// them with the other sorted-set commands.
 
 const zrangeNoLimit int64 = -1
 
@@ -39,10 +31,38 @@ const (
 	dirReverse
 )
 
-// scoreRange is a score interval as zslParseRange reads it.
-type scoreRange struct {
-	min, max     float64
+// interval is a range of scores or members as zslParseRange and
+// zslParseLexRange read it: two ends, each inclusive or exclusive, in the
+// order cmp gives.
+type interval[T any] struct {
+	min, max     T
 	minEx, maxEx bool
+	cmp          func(a, b T) int
+}
+
+// parseInterval reads min and max with parseEnd, which reports whether an
+// end is exclusive and whether it is well formed.
+func parseInterval[T any](min, max string, parseEnd func(string) (T, bool, bool), cmp func(a, b T) int) (interval[T], bool) {
+	r := interval[T]{cmp: cmp}
+	var ok1, ok2 bool
+	r.min, r.minEx, ok1 = parseEnd(min)
+	r.max, r.maxEx, ok2 = parseEnd(max)
+	return r, ok1 && ok2
+}
+
+func (r interval[T]) gteMin(x T) bool {
+	c := r.cmp(x, r.min)
+	return c > 0 || (c == 0 && !r.minEx)
+}
+
+func (r interval[T]) lteMax(x T) bool {
+	c := r.cmp(x, r.max)
+	return c < 0 || (c == 0 && !r.maxEx)
+}
+
+func (r interval[T]) alwaysEmpty() bool {
+	c := r.cmp(r.min, r.max)
+	return c > 0 || (c == 0 && (r.minEx || r.maxEx))
 }
 
 func parseScoreBound(s string) (f float64, ex, ok bool) {
@@ -52,32 +72,6 @@ func parseScoreBound(s string) (f float64, ex, ok bool) {
 	}
 	f, ok = strtod(s)
 	return f, false, ok
-}
-
-func parseScoreRange(min, max string) (scoreRange, bool) {
-	var r scoreRange
-	var ok1, ok2 bool
-	r.min, r.minEx, ok1 = parseScoreBound(min)
-	r.max, r.maxEx, ok2 = parseScoreBound(max)
-	return r, ok1 && ok2
-}
-
-func (r scoreRange) gteMin(x float64) bool {
-	if r.minEx {
-		return x > r.min
-	}
-	return x >= r.min
-}
-
-func (r scoreRange) lteMax(x float64) bool {
-	if r.maxEx {
-		return x < r.max
-	}
-	return x <= r.max
-}
-
-func (r scoreRange) alwaysEmpty() bool {
-	return r.min > r.max || (r.min == r.max && (r.minEx || r.maxEx))
 }
 
 // lexBound is one end of a lex range: "-" (inf -1), "+" (inf 1) or a string.
@@ -99,11 +93,6 @@ func cmpLex(a, b lexBound) int {
 	return strings.Compare(a.s, b.s)
 }
 
-type lexRange struct {
-	min, max     lexBound
-	minEx, maxEx bool
-}
-
 func parseLexBound(s string) (b lexBound, ex, ok bool) {
 	switch {
 	case s == "+":
@@ -118,29 +107,6 @@ func parseLexBound(s string) (b lexBound, ex, ok bool) {
 	return lexBound{}, false, false
 }
 
-func parseLexRange(min, max string) (lexRange, bool) {
-	var r lexRange
-	var ok1, ok2 bool
-	r.min, r.minEx, ok1 = parseLexBound(min)
-	r.max, r.maxEx, ok2 = parseLexBound(max)
-	return r, ok1 && ok2
-}
-
-func (r lexRange) gteMin(m string) bool {
-	c := cmpLex(lexBound{s: m}, r.min)
-	return c > 0 || (!r.minEx && c == 0)
-}
-
-func (r lexRange) lteMax(m string) bool {
-	c := cmpLex(lexBound{s: m}, r.max)
-	return c < 0 || (!r.maxEx && c == 0)
-}
-
-func (r lexRange) alwaysEmpty() bool {
-	c := cmpLex(r.min, r.max)
-	return c > 0 || (c == 0 && (r.minEx || r.maxEx))
-}
-
 // zrange is what a range of a sorted set is judged by: the two sides of
 // its interval. Score and lex ranges both have this shape.
 type zrange interface {
@@ -149,28 +115,28 @@ type zrange interface {
 	alwaysEmpty() bool
 }
 
-type byScoreRange struct{ scoreRange }
+type byScoreRange struct{ interval[float64] }
 
-func (r byScoreRange) gteMin(m ZMember) bool { return r.scoreRange.gteMin(m.Score) }
-func (r byScoreRange) lteMax(m ZMember) bool { return r.scoreRange.lteMax(m.Score) }
+func (r byScoreRange) gteMin(m ZMember) bool { return r.interval.gteMin(m.Score) }
+func (r byScoreRange) lteMax(m ZMember) bool { return r.interval.lteMax(m.Score) }
 
-type byLexRange struct{ lexRange }
+type byLexRange struct{ interval[lexBound] }
 
-func (r byLexRange) gteMin(m ZMember) bool { return r.lexRange.gteMin(m.Member) }
-func (r byLexRange) lteMax(m ZMember) bool { return r.lexRange.lteMax(m.Member) }
+func (r byLexRange) gteMin(m ZMember) bool { return r.interval.gteMin(lexBound{s: m.Member}) }
+func (r byLexRange) lteMax(m ZMember) bool { return r.interval.lteMax(lexBound{s: m.Member}) }
 
 // parseZRange parses min and max as a score or lex range, replying the
 // error Redis gives for each.
 func parseZRange(by zrangeBy, min, max string) (zrange, *Reply) {
 	if by == byLex {
-		r, ok := parseLexRange(min, max)
+		r, ok := parseInterval(min, max, parseLexBound, cmpLex)
 		if !ok {
 			e := errorReply(errMinMaxLex)
 			return nil, &e
 		}
 		return byLexRange{r}, nil
 	}
-	r, ok := parseScoreRange(min, max)
+	r, ok := parseInterval(min, max, parseScoreBound, cmp.Compare[float64])
 	if !ok {
 		e := errorReply(errMinMaxFloat)
 		return nil, &e
@@ -300,21 +266,15 @@ func parseZRangeArgs(a []string, keyIdx int, store bool, by zrangeBy, dir zrange
 	if z.rev && by != byRank {
 		min, max = max, min // given as max, min
 	}
+	var bad *Reply
 	if by == byRank {
-		var ok bool
-		if z.start, ok = parseInt(min); !ok {
-			return fail(errNotInteger)
-		}
-		if z.end, ok = parseInt(max); !ok {
-			return fail(errNotInteger)
-		}
-		return z, nil
+		z.start, z.end, bad = parseIndexes(min, max)
+	} else {
+		z.rng, bad = parseZRange(by, min, max)
 	}
-	rng, bad := parseZRange(by, min, max)
 	if bad != nil {
 		return zrangeArgs{}, bad
 	}
-	z.rng = rng
 	return z, nil
 }
 
@@ -339,17 +299,27 @@ func (z zrangeArgs) run(v *value) []ZMember {
 	return ms[lo : hi+1]
 }
 
+// zrangeSelect is what the range commands share: parse a[keyIdx+1:] (see
+// parseZRangeArgs), look the sorted set a[keyIdx] up, select its members.
+func (ks *Keyspace) zrangeSelect(cc *CallContext, a []string, keyIdx int, store bool, by zrangeBy, dir zrangeDir) (zrangeArgs, []ZMember, *Reply) {
+	z, bad := parseZRangeArgs(a, keyIdx, store, by, dir)
+	if bad != nil {
+		return z, nil, bad
+	}
+	v, wrong := ks.zsetFor(cc, a[keyIdx], false)
+	if wrong != nil {
+		return z, nil, wrong
+	}
+	return z, z.run(v), nil
+}
+
 func cmdZRangeGeneric(by zrangeBy, dir zrangeDir) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		z, bad := parseZRangeArgs(a, 1, false, by, dir)
-		if bad != nil {
-			return *bad
+		z, ms, done := ks.zrangeSelect(cc, a, 1, false, by, dir)
+		if done != nil {
+			return *done
 		}
-		v, wrong := ks.zsetFor(cc, a[1], false)
-		if wrong != nil {
-			return *wrong
-		}
-		return withScores(cc, z.run(v), z.scores)
+		return withScores(cc, ms, z.scores)
 	}
 }
 
@@ -357,15 +327,10 @@ func cmdZRangeGeneric(by zrangeBy, dir zrangeDir) handler {
 // [REV] [LIMIT offset count]: dst becomes the result (without a TTL), or
 // is deleted when the result is empty.
 func cmdZRangeStore(ks *Keyspace, cc *CallContext, a []string) Reply {
-	z, bad := parseZRangeArgs(a, 2, true, byAuto, dirAuto)
-	if bad != nil {
-		return *bad
+	_, ms, done := ks.zrangeSelect(cc, a, 2, true, byAuto, dirAuto)
+	if done != nil {
+		return *done
 	}
-	v, wrong := ks.zsetFor(cc, a[2], false)
-	if wrong != nil {
-		return *wrong
-	}
-	ms := z.run(v)
 	if len(ms) == 0 {
 		delete(ks.keys, a[1])
 		return intReply(0)
@@ -403,13 +368,10 @@ func zsetInRange(ks *Keyspace, cc *CallContext, a []string, by zrangeBy) (*value
 	if bad != nil {
 		return nil, nil, bad
 	}
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return nil, nil, wrong
-	}
-	if v == nil {
-		zero := intReply(0)
-		return nil, nil, &zero
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, intReply(0))
+	if !ok {
+		r := done // a copy, so that only this path allocates
+		return nil, nil, &r
 	}
 	ms := sortedMembers(v.zset)
 	first, n := countInRange(ms, r)
@@ -438,12 +400,6 @@ func cmdZRemRangeBy(by zrangeBy) handler {
 		if done != nil {
 			return *done
 		}
-		for _, m := range in {
-			delete(v.zset, m.Member)
-		}
-		if len(v.zset) == 0 {
-			delete(ks.keys, a[1])
-		}
-		return intReply(int64(len(in)))
+		return intReply(ks.removeMembers(a[1], v, in))
 	}
 }

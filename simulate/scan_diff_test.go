@@ -43,17 +43,11 @@ func TestScanExactMatchesRedis(t *testing.T) { runCommandCases(t, scanExactCases
 // across their entry-count thresholds and compares OBJECT ENCODING after
 // every step, then shrinks them (Redis never converts back).
 func TestEncodingThresholdsMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
-	client := srv.Client()
-	ctx := context.Background()
+	client := redistest.Standalone(t).Client()
 	sim := New()
 	step := func(args ...any) {
 		t.Helper()
-		want := outcomeOfCmd(client.Do(ctx, args...))
-		got := outcomeOfCmd(sim.Do(ctx, args...))
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("%v: simulator differs from redis-server (-redis +simulator):\n%s", args, diff)
-		}
+		compareDo(t, t.Fatalf, client, sim, args...)
 	}
 	for i := 1; i <= 520; i++ {
 		step("HSET", "h", fmt.Sprint("f", i), "v")

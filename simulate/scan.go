@@ -7,14 +7,8 @@ import (
 	"strings"
 )
 
-func init() {
-	commands["scan"] = cmdScan
-	commands["hscan"] = cmdCollectionScan(kindHash)
-	commands["sscan"] = cmdCollectionScan(kindSet)
-	commands["zscan"] = cmdCollectionScan(kindZSet)
-}
-
-const errInvalidCursor = "ERR invalid cursor"
+// SCAN and the collection scans HSCAN, SSCAN and ZSCAN share their cursor
+// and options; each group's file registers its command.
 
 // scanDefaultCount is COUNT's default.
 const scanDefaultCount = 10
