@@ -220,9 +220,14 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 			}
 			l, wait, err := m.quorumAttempt(ctx, owner, start)
 			switch {
-			case errors.Is(err, ErrNoQuorum) && ctx.Err() == nil:
-				noQuorum, err = err, nil
-				wait = m.s.retryOnError
+			case errors.Is(err, ErrNoQuorum):
+				noQuorum = err
+				if ctx.Err() != nil {
+					// ctx ended during the round: say both, as when it ends
+					// asleep.
+					return true, "", 0, waiting(ctx.Err())
+				}
+				err, wait = nil, m.s.retryOnError
 			case err == nil && l == nil:
 				noQuorum = nil
 				m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})

@@ -34,10 +34,10 @@ type waiter struct {
 // grant channel, subscribed by an earlier Lock).
 //
 // The loop subscribes before the attempt that fails and stays subscribed
-// while it sleeps, so a release in between cannot be lost: after any new
+// while it sleeps, so a release in between cannot be lost; after any new
 // subscription (the first, or a MultiLock blocked by another lock) it
-// tries again at once before sleeping, since a release since the last
-// attempt went unseen. Every sleep is bounded by the last attempt's hint
+// tries again at once, since a release between the last attempt and the
+// subscription went unseen. Every sleep is bounded by the last attempt's hint
 // (at most the holder's remaining lease): a holder that dies without
 // releasing publishes nothing, and a message can be lost (a reconnect, a
 // failover), so the waiter must look again by itself when the lease may
