@@ -76,21 +76,42 @@ func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
 		return nil, err
 	}
 	owner := newToken()
-	for {
+	var (
+		leases  []*Lease
+		blocker *keys // the lock that blocked the last attempt
+	)
+	// try is all or nothing: it gives back what it took unless it took
+	// everything, and waits on the release of the lock that blocked it.
+	try := func(ctx context.Context) (bool, string, time.Duration, error) {
 		held, blocked, wait, err := ml.attempt(ctx, owner)
 		if err == nil && blocked == nil {
-			return &MultiLease{Leases: held}, nil
+			leases = held
+			return true, "", 0, nil
 		}
 		if rerr := ml.rollback(ctx, held); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		if err != nil {
-			return nil, err
+			return true, "", 0, err
 		}
-		if err := ml.waitFor(ctx, blocked, wait, owner); err != nil {
-			return nil, err
-		}
+		blocker = blocked
+		return false, blocked.channel, wait, nil
 	}
+	done, channel, hint, err := try(ctx)
+	if !done {
+		err = waiter{
+			subscribe: ml.c.releases,
+			try:       try,
+			failed: func(err error) error {
+				ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: blocker.name, Owner: owner, Err: err})
+				return wrapCtx(ctx, "locks: multilock "+blocker.name+": waiting", err)
+			},
+		}.wait(ctx, channel, hint, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &MultiLease{Leases: leases}, nil
 }
 
 // TryLock makes one all-or-nothing attempt; ErrNotAcquired when any lock is held.
@@ -156,30 +177,6 @@ func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
 		cancel()
 	}
 	return errors.Join(errs...)
-}
-
-// waitFor sleeps until the blocking lock's release message or its lease's end.
-func (ml *MultiLock) waitFor(ctx context.Context, k *keys, wait time.Duration, owner string) error {
-	wake := make(chan struct{}, 1)
-	unsubscribe, err := ml.c.backend().Subscribe(ctx, k.channel, func(string) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	if err != nil {
-		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", err)
-	}
-	defer unsubscribe()
-	// The lock may have been released before the subscription: look once more.
-	if info, err := ml.c.Inspect(ctx, k.name); err == nil && !info.Held {
-		return nil
-	}
-	if err := sleep(ctx, wake, wait); err != nil {
-		ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: k.name, Owner: owner, Err: err})
-		return wrapCtx(ctx, "locks: multilock "+k.name+": waiting", err)
-	}
-	return nil
 }
 
 // Unlock releases every lock; it reports every failure, joined.

@@ -94,61 +94,75 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		return l, err
 	}
 	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-	if !subscribed {
-		if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner); err != nil {
-			return nil, m.giveUp(ctx, owner, att, start, err)
-		}
-	}
-	defer m.c.grants.leave(channel, owner, grants)
 
 	// queuedAt is when the last attempt that left us queued was sent: a
 	// grant made after that attempt lives at least min(TTL, waiter TTL)
 	// from then, on the server.
 	queuedAt, queuedServerUs := sent, a.serverUs
-	if !subscribed {
-		a.wait = 0 // not queued yet: queue at once
-	}
-	for {
-		timer := time.NewTimer(a.wait)
-		select {
-		case token := <-grants:
-			timer.Stop()
+	var lease *Lease
+	err = waiter{
+		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
+			if !subscribed {
+				var err error
+				if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner); err != nil {
+					return nil, nil, err
+				}
+			}
+			return grants, func() { m.c.grants.leave(channel, owner, grants) }, nil
+		},
+		try: func(ctx context.Context) (bool, string, time.Duration, error) {
+			sent := m.c.clock.Now()
+			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+			l, err, settled := m.outcome(a, replicated, err, owner, start, sent)
+			if settled {
+				lease = l
+				return true, "", 0, err
+			}
+			if a.position > 0 {
+				queuedAt, queuedServerUs = sent, a.serverUs
+			}
+			return false, channel, a.wait, nil
+		},
+		onMessage: func(token int64) bool {
 			// A grant made before our last queued attempt ran is stale (that
 			// attempt would have claimed it had it still been ours, as after a
 			// pause); grants count from the attempt that queued us, and their
 			// tokens come from the same server clock as the attempt's time.
-			if token > queuedServerUs {
-				if l, ok := m.handedOver(owner, token, start, queuedAt); ok {
-					return l, nil
-				}
-				// Granted while this process was stopped: the grant may be
-				// gone. The next attempt claims it if it is still ours.
+			if token <= queuedServerUs {
+				return false
 			}
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, m.giveUp(ctx, owner, att, start, ctx.Err())
-		}
-		sent = m.c.clock.Now()
-		a, replicated, err = m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
-		if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
-			return l, err
-		}
-		if a.position > 0 {
-			queuedAt, queuedServerUs = sent, a.serverUs
-		}
+			// Granted while this process was stopped, the grant may be gone
+			// (ok false): the next attempt claims it if it is still ours.
+			l, ok := m.handedOver(owner, token, start, queuedAt)
+			lease = l
+			return ok
+		},
+	}.wait(ctx, channel, a.wait, subscribed)
+	if err != nil {
+		return nil, m.giveUp(ctx, owner, att, start, err)
 	}
+	return lease, nil
 }
 
 // settle turns an attempt into a lease or an error; settled is false when
 // the caller should wait.
 func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
+	l, err, settled := m.outcome(a, replicated, err, owner, start, sent)
+	if err != nil {
+		return nil, m.giveUp(ctx, owner, att, start, err), true
+	}
+	return l, nil, settled
+}
+
+// outcome is settle without the give-up: Lock's wait gives up once, after
+// the loop, whatever ended it.
+func (m *Mutex) outcome(a attempt, replicated bool, err error, owner string, start, sent time.Time) (*Lease, error, bool) {
 	if err == nil {
 		err = a.refusal(&m.s, replicated)
 	}
 	switch {
 	case err != nil:
-		return nil, m.giveUp(ctx, owner, att, start, err), true
+		return nil, err, true
 	case a.acquired:
 		l := newLease(m.c, m.k, m.s, mutexHold{}, owner, a.token, 0, sent, m.s.ttl)
 		m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})

@@ -177,55 +177,71 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	if l, _, err := m.quorumAttempt(ctx, owner, start); err == nil && l != nil {
 		return l, nil
 	}
-	// Subscribe, then try again: a release after the first round cannot be
-	// missed.
-	wake := make(chan struct{}, 1)
-	for _, n := range m.c.nodes {
-		unsubscribe, err := n.Subscribe(ctx, m.k.channel, func(string) {
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
-		})
-		if err == nil { // a server that cannot subscribe only costs wake-ups
-			defer unsubscribe()
-		}
-	}
 	// A round without a majority of answers (servers down or slow) is
 	// retried like a contended one until ctx ends; the error then says
 	// both that ctx ended and why the last round failed.
-	var noQuorum error
-	for {
-		l, wait, err := m.quorumAttempt(ctx, owner, start)
-		if err == nil && l != nil {
-			return l, nil
+	var (
+		lease    *Lease
+		noQuorum error
+		rounds   int
+	)
+	waiting := func(err error) error {
+		if noQuorum != nil {
+			return fmt.Errorf("locks: %s: waiting: %w; the last round: %w", m.k.name, ctx.Err(), noQuorum)
 		}
-		switch {
-		case errors.Is(err, ErrNoQuorum) && ctx.Err() == nil:
-			noQuorum, err = err, nil
-			wait = m.s.retryOnError
-		case err == nil:
-			noQuorum = nil
-			m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-		}
-		if err == nil {
-			err = sleep(ctx, wake, wait)
-			if err == nil {
-				// Every server announces the release: contenders that all
-				// retry at once split the votes, so each waits a random bit.
-				err = sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond))))
-			}
-			if err != nil && noQuorum != nil {
-				err = fmt.Errorf("locks: %s: waiting: %w; the last round: %w", m.k.name, ctx.Err(), noQuorum)
-			} else if err != nil {
-				err = wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
-			}
-		}
-		if err != nil { // quorumAttempt's errors name the lock already
-			m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
-			return nil, err
-		}
+		return wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
 	}
+	err := waiter{
+		// Every server announces its releases; one that cannot subscribe
+		// only costs wake-ups.
+		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
+			wake := make(chan int64, 1)
+			var stops []func()
+			for _, n := range m.c.nodes {
+				if stop, err := n.Subscribe(ctx, channel, func(string) { nudge(wake, 0) }); err == nil {
+					stops = append(stops, stop)
+				}
+			}
+			return wake, func() {
+				for _, stop := range stops {
+					stop()
+				}
+			}, nil
+		},
+		try: func(ctx context.Context) (bool, string, time.Duration, error) {
+			if rounds++; rounds > 1 {
+				// Every round but the first (made right after subscribing)
+				// follows a wait, often ended by a release that every server
+				// announces: contenders that all retry at once split the
+				// votes, so each waits a random bit.
+				if _, _, err := sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond)))); err != nil {
+					return true, "", 0, waiting(err)
+				}
+			}
+			l, wait, err := m.quorumAttempt(ctx, owner, start)
+			switch {
+			case errors.Is(err, ErrNoQuorum):
+				noQuorum = err
+				if ctx.Err() != nil {
+					// ctx ended during the round: say both, as when it ends
+					// asleep.
+					return true, "", 0, waiting(ctx.Err())
+				}
+				err, wait = nil, m.s.retryOnError
+			case err == nil && l == nil:
+				noQuorum = nil
+				m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+			}
+			lease = l
+			return err != nil || l != nil, m.k.channel, wait, err // quorumAttempt's errors name the lock already
+		},
+		failed: waiting,
+	}.wait(ctx, m.k.channel, 0, false)
+	if err != nil {
+		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		return nil, err
+	}
+	return lease, nil
 }
 
 // quorumHold is a quorum Mutex's hold: renewed and released on every server.

@@ -5,45 +5,131 @@ import (
 	"time"
 )
 
-// await is the wait of the locks that do not queue in Redis (RWMutex,
-// Semaphore, MultiLock): it retries try until it acquires, fails or ctx
-// ends. It subscribes to channel before its first attempt, so a release
-// between a failed attempt and the wait cannot be missed, and sleeps between
-// attempts until a message on channel or the attempt's wait hint (bounded
-// by the holder's lease). sent is when the successful attempt was sent, on
-// the Client's clock: the lease counts from there.
-func (c *Client) await(ctx context.Context, channel string, try func(context.Context) (attempt, error)) (a attempt, sent time.Time, err error) {
-	wake := make(chan struct{}, 1)
-	unsubscribe, err := c.backend().Subscribe(ctx, channel, func(string) {
-		select {
-		case wake <- struct{}{}:
-		default: // a wake-up is already pending
-		}
-	})
-	if err != nil {
-		return attempt{}, time.Time{}, err
+// waiter is one acquisition waiting for a lock: the parts of the wait that
+// differ between Mutex (a grant may hand the lock over), RWMutex and
+// Semaphore (a release is a hint to try again), MultiLock (it waits on
+// whichever lock blocked it) and a quorum Mutex (it listens to every server).
+// wait is the loop they share.
+type waiter struct {
+	// subscribe starts wake-ups about channel: each arrives on wake, a
+	// grant's token, or 0 for "something was released, look again". It
+	// returns once they can no longer be missed; stop ends them.
+	subscribe func(ctx context.Context, channel string) (wake <-chan int64, stop func(), err error)
+	// try makes one attempt. done: it acquired, or it failed with err.
+	// Otherwise channel announces the release it waits for, and hint bounds
+	// the wait before the next attempt.
+	try func(ctx context.Context) (done bool, channel string, hint time.Duration, err error)
+	// onMessage, when set, reads a wake-up; done when it settled the wait
+	// (a grant handed the lock over). Otherwise every wake-up means: try again.
+	onMessage func(token int64) (done bool)
+	// failed, when set, turns an error of the wait itself (subscribing, or
+	// ctx ending while asleep) into the one to return; try's errors are
+	// returned as they are.
+	failed func(err error) error
+}
+
+// wait retries w.try until it is done or ctx ends. The caller's own attempt
+// failed, blocked by channel, with hint; subscribed says that attempt was
+// made while wake-ups about channel could already reach w (the Mutex's
+// grant channel, subscribed by an earlier Lock).
+//
+// The loop subscribes before the attempt that fails and stays subscribed
+// while it sleeps, so a release in between cannot be lost; after any new
+// subscription (the first, or a MultiLock blocked by another lock) it
+// tries again at once, since a release between the last attempt and the
+// subscription went unseen. Every sleep is bounded by the last attempt's hint
+// (at most the holder's remaining lease): a holder that dies without
+// releasing publishes nothing, and a message can be lost (a reconnect, a
+// failover), so the waiter must look again by itself when the lease may
+// have ended.
+func (w waiter) wait(ctx context.Context, channel string, hint time.Duration, subscribed bool) error {
+	fail := w.failed
+	if fail == nil {
+		fail = func(err error) error { return err }
 	}
-	defer unsubscribe()
+	var (
+		wake    <-chan int64
+		stop    = func() {}
+		watched string
+	)
+	defer func() { stop() }()
 	for {
-		sent = c.clock.Now()
-		if a, err = try(ctx); err != nil || a.acquired || a.wrongKind != "" {
-			return a, sent, err
+		missed := false
+		if channel != watched {
+			stop()
+			stop = func() {}
+			s, end, err := w.subscribe(ctx, channel)
+			if err != nil {
+				return fail(err)
+			}
+			wake, stop = s, end
+			missed = watched != "" || !subscribed
+			watched = channel
 		}
-		if err = sleep(ctx, wake, a.wait); err != nil {
-			return attempt{}, sent, err
+		if !missed {
+			token, woke, err := sleep(ctx, wake, hint)
+			if err != nil {
+				return fail(err)
+			}
+			if woke && w.onMessage != nil && w.onMessage(token) {
+				return nil
+			}
 		}
+		done, next, h, err := w.try(ctx)
+		if done {
+			return err
+		}
+		channel, hint = next, h
 	}
 }
 
-// sleep waits for a wake-up, d, or the end of ctx.
-func sleep(ctx context.Context, wake <-chan struct{}, d time.Duration) error {
+// await waits as an RWMutex or a Semaphore does: each release on the
+// lock's shared channel is a hint to try again. It retries try until it
+// acquires, fails or ctx ends; sent is when the last attempt was sent, on
+// the Client's clock: the lease counts from there.
+func (c *Client) await(ctx context.Context, channel string, try func(context.Context) (attempt, error)) (a attempt, sent time.Time, err error) {
+	err = waiter{
+		subscribe: c.releases,
+		try: func(ctx context.Context) (bool, string, time.Duration, error) {
+			sent = c.clock.Now()
+			var err error
+			a, err = try(ctx)
+			return err != nil || a.acquired || a.wrongKind != "", channel, a.wait, err
+		},
+	}.wait(ctx, channel, 0, false) // the caller's attempt ran unsubscribed: no hint to keep
+	return a, sent, err
+}
+
+// releases subscribes to a lock's shared channel, where every release is
+// announced: the subscribe of the waits that retry on a hint.
+func (c *Client) releases(ctx context.Context, channel string) (<-chan int64, func(), error) {
+	wake := make(chan int64, 1)
+	stop, err := c.backend().Subscribe(ctx, channel, func(string) { nudge(wake, 0) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return wake, stop, nil
+}
+
+// nudge delivers a wake-up without blocking the backend's receive
+// goroutine: one pending wake-up is enough, the attempt looks at the lock.
+func nudge(wake chan int64, token int64) {
+	select {
+	case wake <- token:
+	default: // a wake-up is already pending
+	}
+}
+
+// sleep waits for a wake-up (woke, with its token), d, or the end of ctx.
+func sleep(ctx context.Context, wake <-chan int64, d time.Duration) (token int64, woke bool, err error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
-	case <-wake:
+	case token = <-wake:
+		return token, true, nil
 	case <-timer.C:
+		return 0, false, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, false, ctx.Err()
 	}
-	return nil
 }
