@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -88,20 +87,63 @@ func (c *Client) majority() int { return len(c.nodes)/2 + 1 }
 // TTL, so a dead server costs little of the validity.
 func nodeTimeout(ttl time.Duration) time.Duration { return max(ttl/20, 5*time.Millisecond) }
 
-// fanOut runs f on every node at once, each with its own timeout.
-func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, f func(context.Context, Backend) (T, error)) ([]T, []error) {
-	results, errs := make([]T, len(nodes)), make([]error, len(nodes))
-	var wg sync.WaitGroup
+// errNoAnswerYet stands for the answer of a server that fanOut did not
+// wait for, because a majority had already settled the outcome.
+var errNoAnswerYet = errors.New("no answer yet (a majority had already answered)")
+
+// fanOut runs f on every node at once, each with its own timeout. When
+// settled is set, it returns as soon as a majority of answers satisfies it
+// (the slowest server no longer sets the pace of every Lock and Unlock);
+// the other calls run on to their own timeout in the background, their
+// answers dropped and shown as errNoAnswerYet (or ctx's error when ctx
+// ended first). That is safe where it is used: a release or renewal needs
+// only a majority's confirmation, and an acquisition that lands late on a
+// minority is ours: Unlock releases it there if it arrives after it, and
+// otherwise it holds that minority server until its lease ends, as an
+// acquisition that timed out on one server always could, which leaves the
+// majority the next holder needs free.
+func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, settled func(T, error) bool, f func(context.Context, Backend) (T, error)) ([]T, []error) {
+	type answer struct {
+		i   int
+		v   T
+		err error
+	}
+	answers := make(chan answer, len(nodes)) // buffered: late senders never block
 	for i, n := range nodes {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			nctx, cancel := context.WithTimeout(ctx, timeout)
+			// Not cancelled with ctx: a call the caller stopped waiting for
+			// still ends its release (or lands its acquisition, which the
+			// caller undoes) within its own timeout.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 			defer cancel()
-			results[i], errs[i] = f(nctx, n)
+			v, err := f(nctx, n)
+			answers <- answer{i, v, err}
 		}()
 	}
-	wg.Wait()
+	results, errs := make([]T, len(nodes)), make([]error, len(nodes))
+	answered := make([]bool, len(nodes))
+	unanswered := errNoAnswerYet
+	need, good := len(nodes)/2+1, 0
+collect:
+	for range nodes {
+		select {
+		case a := <-answers:
+			results[a.i], errs[a.i], answered[a.i] = a.v, a.err, true
+			if settled != nil && settled(a.v, a.err) {
+				if good++; good >= need {
+					break collect
+				}
+			}
+		case <-ctx.Done():
+			unanswered = ctx.Err()
+			break collect
+		}
+	}
+	for i := range nodes {
+		if !answered[i] {
+			errs[i] = unanswered
+		}
+	}
 	return results, errs
 }
 
@@ -112,7 +154,7 @@ func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, 
 func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time) (*Lease, time.Duration, error) {
 	c, att := m.c, newAttempt()
 	sent := c.clock.Now()
-	attempts, errs := fanOut(ctx, c.nodes, nodeTimeout(m.s.ttl), func(ctx context.Context, n Backend) (attempt, error) {
+	attempts, errs := fanOut(ctx, c.nodes, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, n Backend) (attempt, error) {
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
 		return a, err
 	})
@@ -150,7 +192,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	fanOut(cleanup, m.c.nodes, nodeTimeout(m.s.ttl), func(ctx context.Context, n Backend) (outcome, error) {
+	fanOut(cleanup, m.c.nodes, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, n Backend) (outcome, error) {
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att)
 	})
 }
@@ -244,13 +286,21 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	return lease, nil
 }
 
+// acquiredAnswer and confirmedAnswer tell fanOut which answers count
+// towards a majority that settles an acquisition, or a renewal or release.
+func acquiredAnswer(a attempt, err error) bool { return err == nil && a.acquired }
+
+func confirmedAnswer(o outcome, err error) bool {
+	return err == nil && (o == outcomeOK || o == outcomeStillHeld || o == outcomeHandedOn)
+}
+
 // quorumHold is a quorum Mutex's hold: renewed and released on every server.
 type quorumHold struct{}
 
 func (quorumHold) kind() string { return "quorum" }
 
 func (quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(ttl), func(ctx context.Context, n Backend) (outcome, error) {
+	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
 		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, ttl)
 		return o, err
 	})
@@ -258,7 +308,7 @@ func (quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outc
 }
 
 func (quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(l.s.ttl), func(ctx context.Context, n Backend) (outcome, error) {
+	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
 		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "")
 	})
 	o, _, err := tally(l.c, results, errs)
@@ -275,7 +325,7 @@ func tally(c *Client, results []outcome, errs []error) (outcome, bool, error) {
 		switch {
 		case errs[i] != nil:
 			failures = append(failures, fmt.Errorf("server %d: %w", i+1, errs[i]))
-		case o == outcomeOK || o == outcomeStillHeld || o == outcomeHandedOn:
+		case confirmedAnswer(o, nil):
 			ok++
 		case o == outcomeTaken:
 			taken++

@@ -1,0 +1,85 @@
+package locks_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
+	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
+)
+
+// heldBackend is a server whose script calls wait until the test lets
+// them through (or their context ends): the slow member of a quorum.
+type heldBackend struct {
+	*simulate.Server
+	gate  chan struct{}
+	ended atomic.Int64 // calls that returned
+	once  sync.Once
+}
+
+func (h *heldBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	defer h.ended.Add(1)
+	select {
+	case <-h.gate:
+	case <-ctx.Done():
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(ctx.Err())
+		return cmd
+	}
+	return h.Server.Run(ctx, s, keys, args...)
+}
+
+func (h *heldBackend) open() { h.once.Do(func() { close(h.gate) }) }
+
+// A quorum Lock, extension and Unlock return once a majority answered:
+// the slowest server does not set the pace (Redlock needs a majority, not
+// every server). None of the slow server's calls has ended when they
+// return, which a wait for every answer (until the per-server timeout)
+// could not allow.
+func TestQuorumReturnsOnMajority(t *testing.T) {
+	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
+	t.Cleanup(slow.open)
+	fast1, fast2 := simulate.New(), simulate.New()
+	c, err := locks.NewQuorumWithBackends([]locks.Backend{fast1, fast2, slow}, locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := c.Mutex("majority")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	l, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.ended.Load(); n != 0 {
+		t.Fatalf("Lock returned after %d calls on the slow server ended, want its acquisition still waiting", n)
+	}
+	if err := l.Extend(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.ended.Load(); n != 0 {
+		t.Fatalf("Extend and Unlock returned after %d calls on the slow server ended, want all still waiting", n)
+	}
+	// The two fast servers are free: another client gets the lock.
+	l2, err := m.TryLock(ctx)
+	if err != nil {
+		t.Fatalf("TryLock after Unlock: %v", err)
+	}
+	if err := l2.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
