@@ -28,6 +28,11 @@ import (
 // of a quorum lease is the largest of the majority's tokens; tokens derive
 // from each server's clock, so they grow across holders as long as the
 // servers' clocks differ by less than a lease (docs/failure-model.md).
+//
+// Give each client fail-fast settings (go-redis DialerRetries 1,
+// MaxRetries 1, retry backoffs of a few milliseconds): with the defaults a
+// dead server costs every round several dial attempts, and a restarted one
+// is tried again only once a second.
 func NewQuorum(clients []redis.UniversalClient, opts ...Option) (*Client, error) {
 	if len(clients) < 3 {
 		return nil, fmt.Errorf("locks: NewQuorum needs at least 3 independent primaries, got %d", len(clients))
