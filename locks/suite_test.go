@@ -73,9 +73,16 @@ var extraBackends []struct {
 	make func(t *testing.T) fixture
 }
 
+// suiteIOTimeout bounds one go-redis call in the suite. The suite injects no
+// network faults, so the bound only has to end a call to a server that
+// stopped answering; miniredis serves 32 contending goroutines one
+// interpreted script at a time and, under -race on a busy machine, took
+// more than a second to answer some of them.
+const suiteIOTimeout = 10 * time.Second
+
 func goRedisFixture(t *testing.T, addr string, elapse func(time.Duration), real *redistest.Server) fixture {
 	wrap := func(t *testing.T, w func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client {
-		rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
+		rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: suiteIOTimeout, ReadTimeout: suiteIOTimeout, WriteTimeout: suiteIOTimeout})
 		runner, err := evalsha.New(rc)
 		if err != nil {
 			t.Fatal(err)
