@@ -44,7 +44,7 @@ func realFunctionFixture(t *testing.T) fixture {
 	srv := redistest.Standalone(t)
 	reg := scriptRegistry(t)
 	wrap := func(t *testing.T, w func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client {
-		rc := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: suiteIOTimeout, ReadTimeout: suiteIOTimeout, WriteTimeout: suiteIOTimeout})
 		runner, err := evalsha.NewFunctionRunner(rc, reg)
 		if err != nil {
 			t.Fatal(err)

@@ -80,9 +80,13 @@ func (b failingExtend) Run(ctx context.Context, s *registry.Script, keys []strin
 	return b.Backend.Run(ctx, s, keys, args...)
 }
 
+// The watchdog and the lease run on a virtual clock: on wall time a
+// scheduling delay of 200 ms let the lease run out before the first renewal
+// was even tried, and no "renewal failed" was logged.
 func TestWithLoggerRenewalFailureAndLoss(t *testing.T) {
 	recs, logger := newRecords(slog.LevelWarn)
-	c, err := locks.NewWithBackend(failingExtend{simulate.New()}, locks.WithLogger(logger))
+	clock := simulate.NewVirtualClock(time.Now())
+	c, err := locks.NewWithBackend(failingExtend{simulate.New(simulate.WithClock(clock))}, locks.WithLogger(logger), locks.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +98,16 @@ func TestWithLoggerRenewalFailureAndLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-lease.Done()
-	waitFor(t, func() bool { return recs.find("lease lost") != nil })
+	clock.Advance(100 * time.Millisecond) // the first renewal is due, and fails
+	if recs.find("renewal failed") == nil || lease.Err() != nil {
+		t.Fatalf("after one failed renewal with time left: lease Err = %v, want nil; log:\n%s", lease.Err(), recs)
+	}
+	clock.Advance(300 * time.Millisecond) // past the deadline: lost
+	select {
+	case <-lease.Done():
+	default:
+		t.Fatalf("the lease is still open past its deadline with every renewal failing; log:\n%s", recs)
+	}
 	for _, msg := range []string{"renewal failed", "lease lost"} {
 		rec := recs.find(msg)
 		if rec == nil || rec["level"] != "WARN" || rec["lock"] != "report" || rec["err"] == nil {

@@ -21,11 +21,13 @@ func semaphore(t *testing.T, c *locks.Client, name string, permits int, opts ...
 }
 
 // 32 goroutines take 1 or 2 of 5 permits at a time; never more than 5 are in use.
+// miniredis runs a tenth of the rounds (f.scale), as for the other stress tests.
 func TestSuiteSemaphoreNeverOverAdmits(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 60*time.Second)
 		c := f.client(t, locks.WithTTL(10*time.Second))
-		const permits, workers, rounds = 5, 32, 30
+		const permits, workers = 5, 32
+		rounds := 30 / f.scale
 		var inUse, peak, over atomic.Int32
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
