@@ -191,6 +191,7 @@ func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, 
 // server's buffers runs when the server resumes, and the undo must reach the
 // server then too, or the lock would sit with no one to release it.
 func (m *Mutex) undo(ctx context.Context, owner, att string) {
+	began := time.Now()
 	cleanup, cancel := cleanupContext(ctx)
 	_, err := m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att)
 	cancel()
@@ -198,9 +199,16 @@ func (m *Mutex) undo(ctx context.Context, owner, att string) {
 		return
 	}
 	go func() {
-		until := time.Now().Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
+		const period = 50 * time.Millisecond
+		until := began.Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
 		for time.Now().Before(until) {
-			time.Sleep(50 * time.Millisecond)
+			// Keep an undo in flight: after a try that failed slowly (a
+			// frozen server lets it time out) the next starts at once, so
+			// the server finds one waiting when it resumes and the ghost
+			// hold ends a round trip later; a try that failed fast (refused)
+			// waits out the period.
+			time.Sleep(time.Until(began.Add(period)))
+			began = time.Now()
 			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att)
 			cancel()
