@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -234,7 +235,8 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	)
 	waiting := func(err error) error {
 		if noQuorum != nil {
-			return fmt.Errorf("locks: %s: waiting: %w; the last round: %w", m.k.name, ctx.Err(), noQuorum)
+			prefix := "locks: " + m.k.name + ": "
+			return fmt.Errorf("%swaiting: %w; the last round: %w", prefix, ctx.Err(), unprefixed{noQuorum, prefix})
 		}
 		return wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
 	}
@@ -355,3 +357,13 @@ func tally(c *Client, results []outcome, errs []error) (outcome, bool, error) {
 	}
 	return 0, false, fmt.Errorf("%w: only %d of %d servers confirmed: %w", ErrNoQuorum, ok, len(results), errors.Join(failures...))
 }
+
+// unprefixed is err nested in a message that already names the lock: its
+// text without the repeated "locks: <name>: ", its chain unchanged.
+type unprefixed struct {
+	err    error
+	prefix string
+}
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), u.prefix) }
+func (u unprefixed) Unwrap() error { return u.err }

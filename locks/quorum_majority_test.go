@@ -2,6 +2,8 @@ package locks_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -81,5 +83,37 @@ func TestQuorumReturnsOnMajority(t *testing.T) {
 	}
 	if err := l2.Unlock(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// deadBackend answers every call with a connection error.
+type deadBackend struct{ *simulate.Server }
+
+func (deadBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx)
+	cmd.SetErr(errors.New("dial tcp: connection refused"))
+	return cmd
+}
+
+// A quorum Lock that runs out of time while no majority answers says both
+// why (its context, the last round), naming the lock once.
+func TestQuorumLockNoMajorityError(t *testing.T) {
+	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), deadBackend{simulate.New()}, deadBackend{simulate.New()}}, locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := c.Mutex("unreachable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err = m.Lock(ctx)
+	if !errors.Is(err, locks.ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock = %v, want ErrNoQuorum and the context's error", err)
+	}
+	if n := strings.Count(err.Error(), "locks: unreachable:"); n != 1 {
+		t.Fatalf("the error names the lock %d times, want once: %q", n, err)
 	}
 }
