@@ -323,13 +323,19 @@ func TestQuorum(t *testing.T) {
 		}
 	}()
 	// Up to 200 rounds each, for at most 20 s: Redlock rounds split votes
-	// under this much contention, and the point is exclusion, not speed.
+	// under contention, and the point is exclusion, not speed. Four
+	// goroutines, not sixteen: under -race on a busy machine sixteen
+	// contenders split nearly every round (2 to 18 holds in 20 s, against
+	// about 1200 without -race), which left the exclusion check almost
+	// nothing to look at and the "no increment" check to luck; four got 67
+	// to 284 holds.
+	const goroutines = 4
 	var counter, inside int64
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
+	errs := make(chan error, goroutines)
 	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	for range 16 {
+	for range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -364,5 +370,5 @@ func TestQuorum(t *testing.T) {
 	if counter == 0 {
 		t.Fatal("no increment in 20 s")
 	}
-	t.Logf("quorum: %d increments by 16 goroutines with servers failing, no overlap", counter)
+	t.Logf("quorum: %d increments by %d goroutines with servers failing, no overlap", counter, goroutines)
 }
