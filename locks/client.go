@@ -47,9 +47,10 @@ type Client struct {
 	counts   counters
 	clock    Clock
 	grants   grantHub
-	id       string // this Client's id: waiters learn of grants on "{name}:grant:<id>"
-	publish  string // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
-	host     string // for holder metadata, read once
+	keeper   queueKeeper // refreshes this Client's queued Mutex waiters together
+	id       string      // this Client's id: waiters learn of grants on "{name}:grant:<id>"
+	publish  string      // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
+	host     string      // for holder metadata, read once
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -84,6 +85,7 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{nodes: nodes, defaults: defaults(), scripts: scripts, id: newToken()[:16], publish: "PUBLISH"}
+	c.keeper.c = c
 	c.host, _ = os.Hostname()
 	for i, o := range opts {
 		if o == nil {

@@ -37,11 +37,18 @@
 // waiter's Client listens to ("{name}:grant:<client id>"): the other
 // waiters run nothing, so the server's work per handoff does not grow with
 // the number of waiters, and the lock is never free between holders. A
-// waiter refreshes its place every third of its waiter TTL; one that died
-// delays the queue by at most that TTL. The new owner counts its lease from
-// its last refresh, so a grant that reached a paused process is not taken
-// for a live one; it needs no round trip to start working, and a lease
-// longer than the waiter TTL is confirmed in the background.
+// waiter's place lasts its waiter TTL; one that died delays the queue by at
+// most that TTL. The places are refreshed every third of the waiter TTL by
+// the Client, for all of its waiters of a lock in one script run
+// (mutex.keepqueued), so the refreshes of a thousand waiters in sixteen
+// processes cost sixteen short runs per period, not a thousand acquire
+// attempts. The same run tells the Client when a lock with waiters has lost
+// its holder without a release (a crash), and its waiters look at once; the
+// head of the queue also looks when the holder's lease is due to end. The
+// new owner counts its lease from its last queued attempt, so a grant that
+// reached a paused process is not taken for a live one; it needs no round
+// trip to start working, and a lease longer than the waiter TTL is
+// confirmed in the background.
 //
 // Plain and fair mode share this machinery: the decision (issue 11) was to
 // make handoff the default for every Mutex, because the numbers across
@@ -87,5 +94,7 @@
 // lock hash, so a new-version release frees the lock instead of handing it
 // over, and that waiter takes it at its next refresh (a third of its waiter
 // TTL); and a previous-release Semaphore refuses a name for one lease after
-// a Mutex on it was released.
+// a Mutex on it was released. mutex.keepqueued@1 (this release) only moves
+// the deadlines of entries that mutex.acquire@2 and @3 wrote, in the format
+// both write; a previous-release waiter keeps refreshing itself.
 package locks

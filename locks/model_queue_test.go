@@ -316,6 +316,33 @@ func TestModelMutexV2(t *testing.T) {
 	m = mcV2Model("mutex@3, waiters never marked", s, false)
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
+
+	// A Client's keeper refreshes its waiters with mutex.keepqueued@1 at any
+	// moment between the other scripts; it must break none of the above. A
+	// copy that also writes an entry for an owner that is not queued leaves
+	// a live waiter that no release can see (the queue does not have it).
+	keep := mcV2Lookup(t, "mutex.keepqueued@1")[0]
+	for _, fair := range []bool{false, true} {
+		m = mcV2Model(fmt.Sprintf("mutex@3 with the keeper, fair %v", fair), mcV2Scripts(t, "3"), fair)
+		m.Actors = append(m.Actors, mcKeeper(keep))
+		m.Invariants = append(m.Invariants, mcHandOver)
+		explore.Check(t, m)
+	}
+	m = mcV2Model("mutex@3 with a keeper that queues anyone", mcV2Scripts(t, "3"), false)
+	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")))
+	m.Invariants = append(m.Invariants, mcHandOver)
+	mcMustFail(t, m, "a release hands over to a live waiter")
+}
+
+// mcKeeper refreshes the places of a, b and c, as one Client's keeper
+// would if all three were its waiters, once, at any point of the run (more
+// refreshes multiply the states without reaching new kinds of them: a
+// refresh only moves deadlines forward).
+func mcKeeper(keep *registry.Script) explore.Actor {
+	return explore.Actor{Name: "keeper", Steps: []explore.Step{
+		{Label: "keep", Script: keep, Keys: mcKeysOf(keep, "{m}"), Args: []any{"a", "b", "c"},
+			Then: func(*explore.Ctx) string { return explore.End }},
+	}}
 }
 
 // A client whose Lock call failed with a timeout undoes the attempt

@@ -71,9 +71,11 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 
 // Lock waits until it holds the lock or ctx ends. It does not poll: a
 // waiter queues in Redis, and the release that frees the lock hands it to
-// the oldest live waiter and tells only that waiter's Client. A waiter
-// refreshes its place every third of its waiter TTL; the head of the queue
-// also looks again when the holder's lease is due to run out.
+// the oldest live waiter and tells only that waiter's Client. The Client
+// refreshes the places of all its waiters of the lock together, every third
+// of the waiter TTL, and wakes them when the lock lost its holder without a
+// release; the head of the queue also looks again when the holder's lease
+// is due to run out.
 func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	if err := checkCtx(ctx, m.k.name+": Lock"); err != nil {
 		return nil, err
@@ -100,6 +102,24 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// from then, on the server.
 	queuedAt, queuedServerUs := sent, a.serverUs
 	var lease *Lease
+	leaveKeeper, keeping := func() {}, false
+	defer func() { leaveKeeper() }()
+	// queued hands our place in the queue to the Client's keeper once we
+	// have one and returns how long to sleep before looking again.
+	queued := func(a attempt) time.Duration {
+		if a.position == 0 || grants == nil {
+			return a.wait
+		}
+		if !keeping {
+			leaveKeeper, keeping = m.c.keeper.keep(m.c.backend(), m.k, owner, grants, m.s.waiterTTL), true
+		}
+		if a.position == 1 {
+			return a.wait // the head watches the holder's lease itself
+		}
+		// The keeper refreshes our place and wakes us when we must look.
+		return max(a.wait, keptWait(m.s.waiterTTL))
+	}
+	hint := queued(a)
 	err = waiter{
 		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
 			if !subscribed {
@@ -121,7 +141,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			if a.position > 0 {
 				queuedAt, queuedServerUs = sent, a.serverUs
 			}
-			return false, channel, a.wait, nil
+			return false, channel, queued(a), nil
 		},
 		onMessage: func(token int64) bool {
 			// A grant made before our last queued attempt ran is stale (that
@@ -137,7 +157,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			lease = l
 			return ok
 		},
-	}.wait(ctx, channel, a.wait, subscribed)
+	}.wait(ctx, channel, hint, subscribed)
 	if err != nil {
 		return nil, m.giveUp(ctx, owner, att, start, err)
 	}

@@ -24,7 +24,7 @@ type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
-	multiAcquire, forceUnlock                             *registry.Script
+	multiAcquire, forceUnlock, keepQueued                 *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -49,6 +49,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		semAcquire: pick("sem.acquire@3"), semRelease: pick("sem.release@2"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
 		multiAcquire: pick("multi.acquire@2"), forceUnlock: pick("mutex.forceunlock@2"),
+		keepQueued: pick("mutex.keepqueued@1"),
 	}
 	return set, missing
 })
@@ -297,6 +298,28 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 		return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
 	}
 	return tokens, -1, 0, nil
+}
+
+// keepQueued runs mutex.keepqueued@1: it moves the waiter deadlines of
+// owners forward in one call. held says the lock has an owner; queued[i]
+// says owners[i] was still queued.
+func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []string) (held bool, queued []bool, err error) {
+	args := make([]any, len(owners))
+	for i, o := range owners {
+		args[i] = o
+	}
+	reply, err := node.Run(ctx, c.scripts.keepQueued, []string{k.lock, k.waiters}, args...).Slice()
+	if err != nil {
+		return false, nil, err
+	}
+	if len(reply) != len(owners)+2 {
+		return false, nil, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.keepQueued.ID())
+	}
+	queued = make([]bool, len(owners))
+	for i := range owners {
+		queued[i] = reply[i+2] == int64(1)
+	}
+	return reply[0] == int64(1), queued, nil
 }
 
 // forceUnlock runs mutex.forceunlock@2: it removes the holder, whoever it is.

@@ -1,0 +1,154 @@
+package locks
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// keepBatch bounds the owners of one mutex.keepqueued call, so that the
+// script's unpack stays far below Lua's stack limit.
+const keepBatch = 1000
+
+// queueKeeper keeps a Client's queued Lock calls in their locks' queues.
+// A waiter's place lasts its waiter TTL unless refreshed; refreshing each
+// waiter with its own mutex.acquire costs the server a script run per
+// waiter every third of that TTL, which with a thousand waiters outweighs
+// the hand-overs they wait for. The keeper refreshes all of this Client's
+// waiters of one lock with one mutex.keepqueued call instead, so the runs
+// grow with the clients, not with the waiters.
+//
+// It also watches for a lock with waiters but no holder (the holder died
+// without releasing, or a release found no live waiter in time): the
+// waiters then try at once instead of at their own, now rare, refresh.
+type queueKeeper struct {
+	c     *Client
+	mu    sync.Mutex
+	locks map[string]*keptLock // by lock key
+}
+
+// keptLock is one lock's queued calls on this Client.
+type keptLock struct {
+	k       keys
+	node    Backend
+	calls   map[chan int64]keptCall // by the call's wake-up channel
+	pending func() bool             // stops the scheduled refresh; nil while one runs
+	due     time.Time               // when the scheduled refresh runs
+}
+
+type keptCall struct {
+	owner string
+	every time.Duration // a third of the call's waiter TTL
+}
+
+// keep adds a queued Lock call: owner, woken on wake (a 0 means "try
+// again now") and queued with waiterTTL. leave removes it.
+func (q *queueKeeper) keep(node Backend, k keys, owner string, wake chan int64, waiterTTL time.Duration) (leave func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.locks == nil {
+		q.locks = map[string]*keptLock{}
+	}
+	kl := q.locks[k.lock]
+	if kl == nil {
+		kl = &keptLock{k: k, node: node, calls: map[chan int64]keptCall{}}
+		q.locks[k.lock] = kl
+	}
+	call := keptCall{owner: owner, every: max(waiterTTL/3, time.Millisecond)}
+	kl.calls[wake] = call
+	switch {
+	case kl.pending == nil && len(kl.calls) == 1:
+		q.schedule(kl, call.every) // the first call: nothing is scheduled
+	case kl.pending != nil && q.c.clock.Now().Add(call.every).Before(kl.due):
+		// A call with a shorter waiter TTL than the others' needs an
+		// earlier refresh.
+		if kl.pending() {
+			q.schedule(kl, call.every)
+		}
+	}
+	return func() { q.leave(kl, wake) }
+}
+
+func (q *queueKeeper) leave(kl *keptLock, wake chan int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(kl.calls, wake)
+	if len(kl.calls) > 0 {
+		return
+	}
+	if kl.pending != nil {
+		kl.pending()
+		kl.pending = nil
+	}
+	if q.locks[kl.k.lock] == kl {
+		delete(q.locks, kl.k.lock)
+	}
+}
+
+// schedule arranges the next refresh of kl; q.mu is held.
+func (q *queueKeeper) schedule(kl *keptLock, d time.Duration) {
+	kl.due = q.c.clock.Now().Add(d)
+	kl.pending = q.c.clock.AfterFunc(d, func() { q.refresh(kl) })
+}
+
+// refresh runs mutex.keepqueued for every call of kl and wakes the calls
+// that must look for themselves.
+func (q *queueKeeper) refresh(kl *keptLock) {
+	q.mu.Lock()
+	if q.locks[kl.k.lock] != kl || len(kl.calls) == 0 {
+		q.mu.Unlock()
+		return
+	}
+	kl.pending = nil
+	every := time.Duration(0)
+	seen := map[string]bool{}
+	var owners []string
+	for _, call := range kl.calls {
+		if every == 0 || call.every < every {
+			every = call.every
+		}
+		if !seen[call.owner] {
+			seen[call.owner] = true
+			owners = append(owners, call.owner)
+		}
+	}
+	q.mu.Unlock()
+
+	// A refresh must finish before the waiters' places run out (a third of
+	// the shortest waiter TTL later), or it is no use.
+	ctx, cancel := context.WithTimeout(context.Background(), every)
+	wakeAll, dropped := false, map[string]bool{}
+	for start := 0; start < len(owners); start += keepBatch {
+		batch := owners[start:min(start+keepBatch, len(owners))]
+		held, queued, err := q.c.keepQueued(ctx, kl.node, kl.k, batch)
+		if err != nil {
+			// Let each waiter meet the error with its own attempt, as it
+			// did before the keeper existed.
+			wakeAll = true
+			break
+		}
+		wakeAll = wakeAll || !held
+		for i, ok := range queued {
+			if !ok {
+				dropped[batch[i]] = true
+			}
+		}
+	}
+	cancel()
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for wake, call := range kl.calls {
+		if wakeAll || dropped[call.owner] {
+			nudge(wake, 0)
+		}
+	}
+	if q.locks[kl.k.lock] == kl && len(kl.calls) > 0 && kl.pending == nil {
+		q.schedule(kl, every)
+	}
+}
+
+// keptWait is how long a queued waiter behind the head sleeps before it
+// looks by itself while the keeper refreshes it: only a safety net, since
+// the keeper wakes it whenever it must look.
+func keptWait(waiterTTL time.Duration) time.Duration { return 3 * waiterTTL }

@@ -1,0 +1,218 @@
+package locks
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
+)
+
+// countingBackend counts script runs by name.
+type countingBackend struct {
+	Backend
+	mu   sync.Mutex
+	runs map[string]int
+}
+
+func (b *countingBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	b.mu.Lock()
+	b.runs[s.Name]++
+	b.mu.Unlock()
+	return b.Backend.Run(ctx, s, keys, args...)
+}
+
+func (b *countingBackend) count(name string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.runs[name]
+}
+
+// keeperFixture is a lock held by one Client for an hour and n Lock calls
+// of a second Client queued behind it, on the simulator's virtual clock.
+type keeperFixture struct {
+	clock   *simulate.VirtualClock
+	srv     *simulate.Server
+	counted *countingBackend
+	waiter  *Client
+	k       keys
+	results chan error
+	cancel  context.CancelFunc
+}
+
+func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixture {
+	t.Helper()
+	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
+	f.srv = simulate.New(simulate.WithClock(f.clock))
+	f.counted = &countingBackend{Backend: f.srv, runs: map[string]int{}}
+	holder, err := NewWithBackend(f.srv, WithClock(f.clock), WithTTL(time.Hour), WithWatchdog(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waiter, err = NewWithBackend(f.counted, WithClock(f.clock), WithWaiterTTL(waiterTTL), WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := holder.Mutex("batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hm.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.k = hm.k
+	var ctx context.Context
+	ctx, f.cancel = context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(f.cancel)
+	wm, err := f.waiter.Mutex("batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		go func() {
+			l, err := wm.Lock(ctx)
+			if err == nil {
+				err = l.Unlock(context.Background())
+			}
+			f.results <- err
+		}()
+	}
+	// Every call is queued and handed to the keeper (bounded wait).
+	for deadline := time.Now().Add(20 * time.Second); f.kept() < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20s only %d of %d Lock calls were queued with the keeper", f.kept(), n)
+		}
+	}
+	return f
+}
+
+func (f *keeperFixture) kept() int {
+	f.waiter.keeper.mu.Lock()
+	defer f.waiter.keeper.mu.Unlock()
+	if kl := f.waiter.keeper.locks[f.k.lock]; kl != nil {
+		return len(kl.calls)
+	}
+	return 0
+}
+
+// liveWaiters counts the queue entries whose waiter deadline is ahead of
+// the server's (virtual) time.
+func (f *keeperFixture) liveWaiters(t *testing.T) int {
+	t.Helper()
+	entries, err := f.srv.Do(context.Background(), "HVALS", f.k.waiters).StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := f.clock.Now().UnixMilli()
+	live := 0
+	for _, e := range entries {
+		deadline, err := strconv.ParseInt(strings.Fields(e)[0], 10, 64)
+		if err != nil {
+			t.Fatalf("waiter entry %q: %v", e, err)
+		}
+		if deadline > now {
+			live++
+		}
+	}
+	return live
+}
+
+func (f *keeperFixture) collect(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	timeout := time.After(within)
+	for i := range n {
+		select {
+		case err := <-f.results:
+			if err != nil {
+				t.Fatalf("Lock call %d of %d: %v", i+1, n, err)
+			}
+		case <-timeout:
+			t.Fatalf("only %d of %d queued Lock calls got the lock within %v", i, n, within)
+		}
+	}
+}
+
+// Waiters queued for ten waiter TTLs stay queued, refreshed by one script
+// run per refresh period for all of them rather than one run per waiter;
+// once the holder releases, every one of them gets the lock. Without the
+// keeper the waiters' own refreshes, on wall time, would not keep up with
+// the virtual clock, and their places would run out.
+func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
+	const n, waiterTTL = 50, 300 * time.Millisecond
+	f := newKeeperFixture(t, n, waiterTTL)
+	acquiresBefore := f.counted.count("mutex.acquire")
+	for range 100 { // 10 waiter TTLs
+		f.clock.Advance(waiterTTL / 10)
+	}
+	if live := f.liveWaiters(t); live != n {
+		t.Fatalf("after 10 waiter TTLs, %d of %d waiters are still queued", live, n)
+	}
+	keeps, acquires := f.counted.count("mutex.keepqueued"), f.counted.count("mutex.acquire")-acquiresBefore
+	// One refresh per third of the waiter TTL: 30 periods.
+	if keeps < 25 || keeps > 35 {
+		t.Errorf("mutex.keepqueued ran %d times in 30 refresh periods, want about 30", keeps)
+	}
+	// Only the head looks by itself (on wall time, at most a few times here).
+	if acquires >= n {
+		t.Errorf("mutex.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", acquires, n)
+	}
+	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "owner").Err(); err != nil {
+		t.Fatal(err) // the release is not announced: the head's own timer gets it
+	}
+	f.collect(t, n, 20*time.Second)
+}
+
+// A holder that vanishes without a release (here its hash is deleted)
+// announces nothing: the keeper's next refresh sees a lock with waiters
+// and no holder and wakes them, long before their own timers (the head's
+// is a third of its 60s waiter TTL, the others' three waiter TTLs).
+func TestKeeperWakesWaitersOfAVanishedHolder(t *testing.T) {
+	const n, waiterTTL = 20, time.Minute
+	f := newKeeperFixture(t, n, waiterTTL)
+	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(waiterTTL / 3)
+	f.collect(t, n, 10*time.Second)
+}
+
+// A waiter that the keeper finds no longer queued (here: its entry was
+// removed, as a release that skipped it would) is woken to look for itself
+// and queues again.
+func TestKeeperWakesAWaiterThatLostItsPlace(t *testing.T) {
+	const n, waiterTTL = 3, 30 * time.Second
+	f := newKeeperFixture(t, n, waiterTTL)
+	queued, err := f.srv.Do(context.Background(), "ZRANGE", f.k.queue, 0, -1).StringSlice()
+	if err != nil || len(queued) != n {
+		t.Fatalf("queue %v, %v; want %d waiters", queued, err, n)
+	}
+	last := queued[n-1]
+	for _, cmd := range [][]any{{"ZREM", f.k.queue, last}, {"HDEL", f.k.waiters, last}} {
+		if err := f.srv.Do(context.Background(), cmd...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acquiresBefore := f.counted.count("mutex.acquire")
+	f.clock.Advance(waiterTTL / 3)
+	// The woken waiter queues again, at the tail (its own sleep is 90s).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		back, err := f.srv.Do(context.Background(), "ZSCORE", f.k.queue, last).Result()
+		if err == nil && back != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiter the keeper found unqueued did not queue again within 10s (acquire runs since: %d)",
+				f.counted.count("mutex.acquire")-acquiresBefore)
+		}
+	}
+	f.cancel()
+	for range n {
+		<-f.results
+	}
+}
