@@ -97,12 +97,19 @@ func nodeTimeout(ttl time.Duration) time.Duration { return max(ttl/20, 5*time.Mi
 // wait for, because a majority had already settled the outcome.
 var errNoAnswerYet = errors.New("no answer yet (a majority had already answered)")
 
+// cutOff stands for the answer of a server that fanOut stopped waiting
+// for because the caller's ctx ended: not a server failure.
+type cutOff struct{ cause error }
+
+func (c cutOff) Error() string { return "no answer before the call ended: " + c.cause.Error() }
+func (c cutOff) Unwrap() error { return c.cause }
+
 // fanOut runs f on every node at once, each with its own timeout. When
 // settled is set, it returns as soon as a majority of answers satisfies it
 // (the slowest server no longer sets the pace of every Lock and Unlock);
 // the other calls run on to their own timeout in the background, their
-// answers dropped and shown as errNoAnswerYet (or ctx's error when ctx
-// ended first). That is safe where it is used: a release or renewal needs
+// answers dropped and shown as errNoAnswerYet (or cutOff, wrapping ctx's
+// error, when ctx ended first). That is safe where it is used: a release or renewal needs
 // only a majority's confirmation, and an acquisition that lands late on a
 // minority is ours: Unlock releases it there if it arrives after it, and
 // otherwise it holds that minority server until its lease ends, as an
@@ -141,7 +148,7 @@ collect:
 				}
 			}
 		case <-ctx.Done():
-			unanswered = ctx.Err()
+			unanswered = cutOff{ctx.Err()}
 			break collect
 		}
 	}
@@ -164,12 +171,16 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
 		return a, err
 	})
-	granted, failed, token, wait := 0, 0, int64(0), m.s.ttl
+	granted, failed, cut, token, wait := 0, 0, 0, int64(0), m.s.ttl
 	var failures []error
 	for i, a := range attempts {
 		switch {
 		case errs[i] != nil:
-			failed++
+			if errors.As(errs[i], new(cutOff)) {
+				cut++
+			} else {
+				failed++
+			}
 			failures = append(failures, fmt.Errorf("server %d: %w", i+1, errs[i]))
 		case a.acquired:
 			granted++
@@ -187,9 +198,13 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	// Undo everywhere, also where the attempt seemed to fail: it may have
 	// taken the lock after its timeout.
 	m.quorumUndo(ctx, owner, att)
-	if failed > len(c.nodes)-c.majority() {
-		return nil, 0, fmt.Errorf("locks: %s: %d of %d servers failed, a majority of %d cannot be reached: %w: %w",
-			m.k.name, failed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...))
+	if failed+cut > len(c.nodes)-c.majority() {
+		unanswered := ""
+		if cut > 0 {
+			unanswered = fmt.Sprintf(" and %d did not answer before the call ended", cut)
+		}
+		return nil, 0, fmt.Errorf("locks: %s: %d of %d servers failed%s, a majority of %d cannot be reached: %w: %w",
+			m.k.name, failed, len(c.nodes), unanswered, c.majority(), ErrNoQuorum, errors.Join(failures...))
 	}
 	// Split votes retry after a random pause so that contenders desynchronise.
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil

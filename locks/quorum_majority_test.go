@@ -117,3 +117,34 @@ func TestQuorumLockNoMajorityError(t *testing.T) {
 		t.Fatalf("the error names the lock %d times, want once: %q", n, err)
 	}
 }
+
+// A round cut short by the caller's context does not count the servers it
+// stopped waiting for as failed: one of five refuses the connection, two
+// never answer (held), and the error says so instead of "3 of 5 servers
+// failed".
+func TestQuorumRoundCutShortIsNotAFailure(t *testing.T) {
+	held1 := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
+	held2 := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
+	t.Cleanup(held1.open)
+	t.Cleanup(held2.open)
+	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), deadBackend{simulate.New()}, held1, held2},
+		locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := c.Mutex("cut-short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The per-server timeout is TTL/20 = 3s; the call ends first.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = m.TryLock(ctx)
+	if !errors.Is(err, locks.ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryLock = %v, want ErrNoQuorum and the context's error", err)
+	}
+	if want := "1 of 5 servers failed and 2 did not answer before the call ended"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("TryLock = %q, want it to say %q", err, want)
+	}
+}
