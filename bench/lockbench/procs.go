@@ -37,6 +37,15 @@ type ProcessResult struct {
 	Cost                          ServerCost
 	CommandsPerAcq, ScriptsPerAcq float64
 	CPUPerAcq                     time.Duration
+	// Steady is the same from a fifth of the way into the run until just
+	// before its end, with the acquisitions made in that window: it leaves
+	// out the arrival of every waiter at the start and the cancelled waits
+	// at the end, one-off costs that, spread over a short run's
+	// acquisitions, hide how the cost of a hand-over grows with the queue.
+	Steady              ServerCost
+	SteadyAcquired      int
+	SteadyScriptsPerAcq float64
+	SteadyCPUPerAcq     time.Duration
 }
 
 func (r ProcessRun) validate() error {
@@ -167,6 +176,22 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 			return ProcessResult{}, fmt.Errorf("lockbench: worker %d: %w", p, err)
 		}
 	}
+	// The steady window's stats are read while the workers run.
+	steadyFrom, steadyTo := start.Add(r.Duration/5), end.Add(-100*time.Millisecond)
+	type statsAt struct {
+		from, to ServerStats
+		err      error
+	}
+	steady := make(chan statsAt, 1)
+	go func() {
+		var s statsAt
+		time.Sleep(time.Until(steadyFrom))
+		if s.from, s.err = ReadServerStats(ctx, rc); s.err == nil {
+			time.Sleep(time.Until(steadyTo))
+			s.to, s.err = ReadServerStats(ctx, rc)
+		}
+		steady <- s
+	}()
 	var tr Trace
 	for p, w := range workers {
 		rep, err := w.awaitReport(time.Until(end) + 60*time.Second)
@@ -195,6 +220,20 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 		res.CommandsPerAcq = float64(res.Cost.Commands) / acq
 		res.ScriptsPerAcq = float64(res.Cost.ScriptRuns) / acq
 		res.CPUPerAcq = res.Cost.CPU / time.Duration(res.Acquired)
+	}
+	st := <-steady
+	if st.err != nil {
+		return ProcessResult{}, fmt.Errorf("lockbench: steady window: %w", st.err)
+	}
+	res.Steady = costBetween(st.from, st.to)
+	for _, h := range tr.Holds {
+		if !h.Got.Before(steadyFrom) && h.Got.Before(steadyTo) {
+			res.SteadyAcquired++
+		}
+	}
+	if res.SteadyAcquired > 0 {
+		res.SteadyScriptsPerAcq = float64(res.Steady.ScriptRuns) / float64(res.SteadyAcquired)
+		res.SteadyCPUPerAcq = res.Steady.CPU / time.Duration(res.SteadyAcquired)
 	}
 	return res, nil
 }
