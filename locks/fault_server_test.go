@@ -138,6 +138,7 @@ func serverFreezeGhosts(t *testing.T, readTimeout time.Duration) {
 		t.Cleanup(func() { c.Close(); rc.Close() })
 		return c
 	}
+	monitor := monitorHolders(t, srv.Addr, "{"+name+"}")
 	hc := client()
 	hm, _ := hc.Mutex(name, locks.WithTTL(ttl), locks.WithWatchdog(0))
 	holder, err := hm.Lock(ctx)
@@ -211,14 +212,35 @@ func serverFreezeGhosts(t *testing.T, readTimeout time.Duration) {
 		time.Sleep(time.Millisecond)
 	}
 	wg.Wait()
-	bound := ttl / 2
-	t.Logf("server frozen 2s, TTL %v: %d Lock calls, %d gave up; holder's Done closed during the freeze: %v (Err %v); last ghost hold seen by an Inspect sent %v after resume (owner %q); bound %v",
-		ttl, calls.Load(), timeouts.Load(), holderDone < 0, holder.Err(), lastGhost.Round(time.Millisecond), ghostSeen, bound)
+	// The server's own log of the lock's owners: a hold by an owner whose
+	// Lock gave up is a ghost, and it lasts from the script that took the
+	// lock to the one that freed it (or its lease's end), both timed by the
+	// server. 2x the drift margin is what the issue allows; the undo is sent
+	// before the server resumes (one try stays in flight), so it runs right
+	// behind the late acquisition.
+	bound := 2 * (ttl/100 + 2*time.Millisecond) // 2 x locks' drift margin for ttl
+	var ghosts int
+	var longest time.Duration
+	var longestOwner string
+	mu.Lock()
+	for _, h := range holds(monitor.stop()) {
+		if abandoned[h.owner] {
+			ghosts++
+			if d := h.until - h.from; d > longest {
+				longest, longestOwner = d, h.owner
+			}
+		}
+	}
+	mu.Unlock()
+	t.Logf("server frozen 2s, TTL %v: %d Lock calls, %d gave up; holder's Done closed during the freeze: %v (Err %v); "+
+		"%d ghost holds, the longest %v by server time (owner %q); an Inspect sent %v after resume saw the last one (owner %q); bound %v",
+		ttl, calls.Load(), timeouts.Load(), holderDone < 0, holder.Err(), ghosts, longest.Round(10*time.Microsecond), longestOwner,
+		lastGhost.Round(time.Millisecond), ghostSeen, bound)
 	if !errors.Is(holder.Err(), locks.ErrLockLost) {
 		t.Errorf("the holder's lease survived a 2s freeze with TTL %v: Err = %v", ttl, holder.Err())
 	}
-	if lastGhost > bound {
-		t.Errorf("a ghost hold by %s lasted %v after the server resumed, above half the TTL (%v): its undo did not reach the server", ghostSeen, lastGhost, bound)
+	if longest > bound {
+		t.Errorf("a ghost hold by %s lasted %v by the server's clock, above 2x the drift margin (%v): its undo did not follow the late acquisition", longestOwner, longest, bound)
 	}
 }
 

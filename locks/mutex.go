@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -218,25 +219,47 @@ func (m *Mutex) undo(ctx context.Context, owner, att string) {
 	if err == nil {
 		return
 	}
-	go func() {
-		const period = 50 * time.Millisecond
-		until := began.Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
-		for time.Now().Before(until) {
-			// Keep an undo in flight: after a try that failed slowly (a
-			// frozen server lets it time out) the next starts at once, so
-			// the server finds one waiting when it resumes and the ghost
-			// hold ends a round trip later; a try that failed fast (refused)
-			// waits out the period.
-			time.Sleep(time.Until(began.Add(period)))
-			began = time.Now()
+	go m.retryUndo(ctx, owner, att, began)
+}
+
+// retryUndo retries an undo that could not reach the server until one gets
+// through or the server's record of given-up attempts would have expired.
+// It keeps up to undoInFlight tries on their way, started at least a period
+// apart: against a frozen server each waits out its timeout, and one that
+// times out is replaced at once, so whenever the server resumes an undo is
+// already waiting in its buffers and runs right behind the late attempt it
+// undoes (a single try left a gap between its timeout and the next send,
+// which a busy machine stretches). Against a server that refuses at once,
+// tries go one per period. An undo is idempotent: the extra ones find
+// nothing to do.
+func (m *Mutex) retryUndo(ctx context.Context, owner, att string, began time.Time) {
+	const period = 50 * time.Millisecond
+	const undoInFlight = 3
+	until := began.Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
+	done := make(chan struct{})
+	var once sync.Once
+	slots := make(chan struct{}, undoInFlight)
+	for next := began.Add(period); next.Before(until); next = time.Now().Add(period) {
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Until(next)):
+		}
+		select {
+		case <-done:
+			return
+		case slots <- struct{}{}:
+		}
+		go func() {
+			defer func() { <-slots }()
 			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att)
 			cancel()
 			if err == nil {
-				return
+				once.Do(func() { close(done) })
 			}
-		}
-	}()
+		}()
+	}
 }
 
 // handedOver builds the lease of a lock a release handed to us. The grant
