@@ -95,21 +95,28 @@ func (deadBackend) Run(ctx context.Context, s *registry.Script, keys []string, a
 	return cmd
 }
 
+// quorumMutex is a Mutex with a one-minute TTL on a quorum of backends.
+func quorumMutex(t *testing.T, name string, backends ...locks.Backend) *locks.Mutex {
+	t.Helper()
+	c, err := locks.NewQuorumWithBackends(backends, locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	m, err := c.Mutex(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // A quorum Lock that runs out of time while no majority answers says both
 // why (its context, the last round), naming the lock once.
 func TestQuorumLockNoMajorityError(t *testing.T) {
-	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), deadBackend{simulate.New()}, deadBackend{simulate.New()}}, locks.WithTTL(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := c.Mutex("unreachable")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := quorumMutex(t, "unreachable", simulate.New(), deadBackend{simulate.New()}, deadBackend{simulate.New()})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err = m.Lock(ctx)
+	_, err := m.Lock(ctx)
 	if !errors.Is(err, locks.ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Lock = %v, want ErrNoQuorum and the context's error", err)
 	}
@@ -127,20 +134,11 @@ func TestQuorumRoundCutShortIsNotAFailure(t *testing.T) {
 	held2 := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
 	t.Cleanup(held1.open)
 	t.Cleanup(held2.open)
-	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), deadBackend{simulate.New()}, held1, held2},
-		locks.WithTTL(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := c.Mutex("cut-short")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := quorumMutex(t, "cut-short", simulate.New(), simulate.New(), deadBackend{simulate.New()}, held1, held2)
 	// The per-server timeout is TTL/20 = 3s; the call ends first.
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = m.TryLock(ctx)
+	_, err := m.TryLock(ctx)
 	if !errors.Is(err, locks.ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("TryLock = %v, want ErrNoQuorum and the context's error", err)
 	}
