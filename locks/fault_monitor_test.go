@@ -134,12 +134,15 @@ func monitorArgs(s string) []string {
 	}
 }
 
-// holds turns the changes into holds: owner, from, until (the next change,
-// or the lease's end when that comes first, since expiry runs no command).
-func holds(changes []holderChange) (out []struct {
+// monitoredHold is one owner's hold, from and until in server time.
+type monitoredHold struct {
 	owner       string
 	from, until time.Duration
-}) {
+}
+
+// holds turns the changes into holds: owner, from, until (the next change,
+// or the lease's end when that comes first, since expiry runs no command).
+func holds(changes []holderChange) (out []monitoredHold) {
 	for i, c := range changes {
 		if c.owner == "" {
 			continue
@@ -151,10 +154,7 @@ func holds(changes []holderChange) (out []struct {
 		if c.expiry > 0 && c.expiry < until {
 			until = c.expiry
 		}
-		out = append(out, struct {
-			owner       string
-			from, until time.Duration
-		}{c.owner, c.at, until})
+		out = append(out, monitoredHold{c.owner, c.at, until})
 	}
 	return out
 }

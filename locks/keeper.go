@@ -49,23 +49,22 @@ func (q *queueKeeper) keep(node Backend, k keys, owner string, wake chan int64, 
 	if q.locks == nil {
 		q.locks = map[string]*keptLock{}
 	}
+	call := keptCall{owner: owner, every: max(waiterTTL/3, time.Millisecond)}
 	kl := q.locks[k.lock]
-	if kl == nil {
+	switch {
+	case kl == nil:
 		kl = &keptLock{k: k, node: node, calls: map[chan int64]keptCall{}}
 		q.locks[k.lock] = kl
-	}
-	call := keptCall{owner: owner, every: max(waiterTTL/3, time.Millisecond)}
-	kl.calls[wake] = call
-	switch {
-	case kl.pending == nil && len(kl.calls) == 1:
-		q.schedule(kl, call.every) // the first call: nothing is scheduled
+		q.schedule(kl, call.every)
 	case kl.pending != nil && q.c.clock.Now().Add(call.every).Before(kl.due):
 		// A call with a shorter waiter TTL than the others' needs an
-		// earlier refresh.
+		// earlier refresh. (While a refresh runs, pending is nil and the
+		// refresh schedules the next one from every call, this one too.)
 		if kl.pending() {
 			q.schedule(kl, call.every)
 		}
 	}
+	kl.calls[wake] = call
 	return func() { q.leave(kl, wake) }
 }
 
