@@ -11,6 +11,11 @@
 //
 //   - Ownership is a random token, not a goroutine: a Lease can be marshalled
 //     and released or extended by another process (Client.Resume).
+//   - Each Lock or TryLock call is its own holder, also when calls share an
+//     owner token (WithOwner without WithReentrant): the server records the
+//     call's attempt id with the hold and with its place in the queue, so a
+//     hand-over goes to one call, and a call that gave up, or whose lease
+//     ran out, neither releases nor renews another call's hold.
 //   - The lease expires on the server after its TTL unless extended, by hand
 //     (Lease.Extend) or by the watchdog (WithWatchdog), which stops before
 //     Unlock releases the lock.
@@ -88,13 +93,18 @@
 //
 // During a rolling deploy, processes running the previous release of this
 // package share locks with the new one. Each script version states in its
-// header what the previous version may see differently. For mutex.acquire@3
-// and mutex.release@3 (this release): mutual exclusion and token order hold
-// across versions; a waiter of the previous release is not marked in the
-// lock hash, so a new-version release frees the lock instead of handing it
-// over, and that waiter takes it at its next refresh (a third of its waiter
-// TTL); and a previous-release Semaphore refuses a name for one lease after
-// a Mutex on it was released. mutex.keepqueued@1 (this release) only moves
-// the deadlines of entries that mutex.acquire@2 and @3 wrote, in the format
-// both write; a previous-release waiter keeps refreshing itself.
+// header what the previous version may see differently. For
+// mutex.acquire@4, mutex.release@4 and mutex.extend@2 (this release), with
+// @3 and @1: mutual exclusion between owners and token order hold across
+// versions. A version-3 release that hands the lock to a version-4 waiter
+// copies the entry's attempt into the holder's metadata (Inspect then reads
+// it leniently) and grants with no attempt, which any call of that owner
+// may take, as before; a version-4 release hands a version-3 waiter the
+// lock as version 3 did. Calls that share an owner are told apart only
+// when every process runs this release. mutex.keepqueued@1 moves the
+// deadlines of entries of either version and keeps the rest as it is.
+// The release before (@3) changed: a waiter of the release before it was
+// not marked in the lock hash and took a freed lock at its next refresh,
+// and such a Semaphore refused a name for one lease after a Mutex on it
+// was released.
 package locks

@@ -13,50 +13,59 @@ import (
 // and its first attempt can already queue.
 const grantLinger = 10 * time.Second
 
-// grantHub routes the release script's "granted <token> <owner>" messages,
-// published on this Client's grant channel of a lock ("{name}:grant:<id>"),
-// to the waiting Lock calls of that owner. Each lock name has one
-// subscription per Client, however many of its goroutines wait.
+// grantHub routes the release script's grant messages, published on this
+// Client's grant channel of a lock ("{name}:grant:<id>"), to the waiting
+// Lock call they name: "grant <token> <attempt> <owner>" (mutex.release@4)
+// goes to the call of that attempt only, "granted <token> <owner>" (a
+// version-3 release, during a mixed deploy) to every call of the owner.
+// Each lock name has one subscription per Client, however many of its
+// goroutines wait.
 type grantHub struct {
 	mu   sync.Mutex
 	subs map[string]*grantSub // by channel
+}
+
+// grantCall is one waiting Lock call: its attempt id and where its grants go.
+type grantCall struct {
+	attempt string
+	grants  chan int64
 }
 
 type grantSub struct {
 	ready       chan struct{} // closed once the subscription is confirmed (or failed)
 	err         error
 	unsubscribe func()
-	waiters     map[string][]chan int64 // owner -> its waiting calls
+	waiters     map[string][]grantCall // owner -> its waiting calls
 	users       int
 	linger      func() bool // stops the idle timer
 }
 
-// register adds a waiting call for owner when the channel is already
-// subscribed; ok is false otherwise (join subscribes).
-func (h *grantHub) register(channel, owner string) (grants chan int64, ok bool) {
+// register adds a waiting call (owner, attempt) when the channel is
+// already subscribed; ok is false otherwise (join subscribes).
+func (h *grantHub) register(channel, owner, attempt string) (grants chan int64, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	sub := h.subs[channel]
 	if sub == nil || !isClosed(sub.ready) || sub.err != nil {
 		return nil, false
 	}
-	return h.add(sub, owner), true
+	return h.add(sub, owner, attempt), true
 }
 
-// join registers a waiting call for owner, subscribing the channel first
-// when needed; it returns once the subscription is confirmed.
-func (h *grantHub) join(ctx context.Context, node Backend, channel, owner string) (chan int64, error) {
+// join registers a waiting call (owner, attempt), subscribing the channel
+// first when needed; it returns once the subscription is confirmed.
+func (h *grantHub) join(ctx context.Context, node Backend, channel, owner, attempt string) (chan int64, error) {
 	h.mu.Lock()
 	if h.subs == nil {
 		h.subs = map[string]*grantSub{}
 	}
 	sub := h.subs[channel]
 	if sub == nil || (isClosed(sub.ready) && sub.err != nil) {
-		sub = &grantSub{ready: make(chan struct{}), waiters: map[string][]chan int64{}}
+		sub = &grantSub{ready: make(chan struct{}), waiters: map[string][]grantCall{}}
 		h.subs[channel] = sub
 		go h.subscribe(node, channel, sub)
 	}
-	grants := h.add(sub, owner)
+	grants := h.add(sub, owner, attempt)
 	h.mu.Unlock()
 	select {
 	case <-sub.ready:
@@ -87,9 +96,9 @@ func (h *grantHub) subscribe(node Backend, channel string, sub *grantSub) {
 }
 
 // add is register's and join's common part; h.mu is held.
-func (h *grantHub) add(sub *grantSub, owner string) chan int64 {
+func (h *grantHub) add(sub *grantSub, owner, attempt string) chan int64 {
 	grants := make(chan int64, 1)
-	sub.waiters[owner] = append(sub.waiters[owner], grants)
+	sub.waiters[owner] = append(sub.waiters[owner], grantCall{attempt: attempt, grants: grants})
 	sub.users++
 	if sub.linger != nil {
 		sub.linger()
@@ -108,7 +117,7 @@ func (h *grantHub) leave(channel, owner string, grants chan int64) {
 	}
 	list := sub.waiters[owner]
 	for i, g := range list {
-		if g == grants {
+		if g.grants == grants {
 			list = append(list[:i:i], list[i+1:]...)
 			sub.users--
 			break
@@ -138,11 +147,12 @@ func (h *grantHub) drop(channel string, sub *grantSub) {
 	}
 }
 
-// deliver hands a grant to its owner's calls. An empty payload means the
-// subscription reconnected and messages may have been lost: every waiter
-// gets 0, "look again now".
+// deliver hands a grant to the call it names (or, without an attempt, to
+// its owner's calls) and tells the owner's other calls to look again (0).
+// An empty payload means the subscription reconnected and messages may
+// have been lost: every waiter gets 0, "look again now".
 func (h *grantHub) deliver(channel, payload string) {
-	token, owner, ok := parseGrant(payload)
+	token, attempt, owner, ok := parseGrant(payload)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	sub := h.subs[channel]
@@ -154,26 +164,44 @@ func (h *grantHub) deliver(channel, payload string) {
 			continue
 		}
 		for _, g := range list {
+			give := token
+			if payload != "" && attempt != "" && g.attempt != attempt {
+				// Another call of the same owner: the grant is not its, and
+				// the queue no longer has it (one entry per owner, now taken).
+				// It looks again at once, to queue behind the new hold.
+				give = 0
+			}
 			select {
-			case g <- token:
+			case g.grants <- give:
 			default: // a wake-up is already pending
 			}
 		}
 	}
 }
 
-// parseGrant parses "granted <token> <owner>".
-func parseGrant(payload string) (token int64, owner string, ok bool) {
-	rest, found := strings.CutPrefix(payload, "granted ")
-	if !found {
-		return 0, "", false
+// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4)
+// and "granted <token> <owner>" (mutex.release@3, attempt ""). The owner
+// is the rest of the message: an owner token may contain spaces.
+func parseGrant(payload string) (token int64, attempt, owner string, ok bool) {
+	rest, v3 := strings.CutPrefix(payload, "granted ")
+	if !v3 {
+		var found bool
+		if rest, found = strings.CutPrefix(payload, "grant "); !found {
+			return 0, "", "", false
+		}
 	}
-	t, owner, found := strings.Cut(rest, " ")
+	t, rest, found := strings.Cut(rest, " ")
 	if !found {
-		return 0, "", false
+		return 0, "", "", false
+	}
+	owner = rest
+	if !v3 {
+		if attempt, owner, found = strings.Cut(rest, " "); !found || attempt == "" {
+			return 0, "", "", false
+		}
 	}
 	token, err := strconv.ParseInt(t, 10, 64)
-	return token, owner, err == nil && token > 0
+	return token, attempt, owner, err == nil && token > 0
 }
 
 func isClosed(ch chan struct{}) bool {

@@ -20,6 +20,10 @@ type marshalled struct {
 	Fair       bool   `json:"fair,omitempty"`
 	Kind       string `json:"kind,omitempty"`    // "read", "write" (RWMutex) or "permits" (Semaphore)
 	Count      int    `json:"permits,omitempty"` // permits held, for a Semaphore lease
+	// Attempt is the id of the call that took a Mutex hold, which the server
+	// tells apart from other calls of the same owner (empty for a reentrant
+	// owner, and in leases marshalled before it existed).
+	Attempt string `json:"attempt,omitempty"`
 }
 
 // Marshal returns the lease as a string that another process can pass to
@@ -27,6 +31,9 @@ type marshalled struct {
 // trip, including bytes that are not UTF-8.
 func (l *Lease) Marshal() (string, error) {
 	m := marshalled{Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: l.hold.kind(), Count: l.count}
+	if h, ok := l.hold.(mutexHold); ok {
+		m.Attempt = h.attempt
+	}
 	if utf8.ValidString(l.k.name) {
 		m.Name = l.k.name
 	} else {
@@ -72,7 +79,7 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	if m.Token < 1 {
 		problems = append(problems, fmt.Errorf("token %d is not positive", m.Token))
 	}
-	var hold holdKind = mutexHold{}
+	var hold holdKind = mutexHold{attempt: m.Attempt}
 	switch m.Kind {
 	case "":
 	case "read":
@@ -86,6 +93,9 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		}
 	default:
 		problems = append(problems, fmt.Errorf("unknown lease kind %q", m.Kind))
+	}
+	if m.Kind != "" && m.Attempt != "" {
+		problems = append(problems, fmt.Errorf("attempt %q on a %q lease (only a Mutex lease has one)", m.Attempt, m.Kind))
 	}
 	if m.Kind != "permits" && m.Count != 0 {
 		problems = append(problems, fmt.Errorf("permits %d on a %q lease", m.Count, m.Kind))

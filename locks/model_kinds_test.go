@@ -40,7 +40,7 @@ func (s rwScripts) runlockArgs(name string) []any {
 func (s rwScripts) unlock(name string) explore.Step {
 	st := explore.Step{Label: "unlock", Script: s.wunlock, Keys: mcRWKeys[:1], Args: []any{name, "{m}:released"}}
 	if s.v2 {
-		st.Keys, st.Args = mcKeysOf(s.wunlock, "{m}"), mcV2ReleaseArgs(name)
+		st.Keys, st.Args = mcKeysOf(s.wunlock, "{m}"), mcV2ReleaseArgs(s.wunlock, name, "")
 	}
 	return st
 }
@@ -202,7 +202,7 @@ func mcMultiClient(name string, acquire, release *registry.Script, a, b string, 
 	keys := []string{a, a + ":fence", b, b + ":fence"}
 	releaseOf := func(lock string) explore.Step {
 		if v2 {
-			return explore.Step{Label: "release " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcV2ReleaseArgs(name)}
+			return explore.Step{Label: "release " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcV2ReleaseArgs(release, name, "")}
 		}
 		return explore.Step{Label: "release " + lock, Script: release, Keys: []string{lock}, Args: []any{name, "{g}:released"}}
 	}
@@ -244,7 +244,7 @@ func TestModelMultiLock(t *testing.T) {
 // --- rw lock, semaphore and multi-lock, version 2 ------------------------------
 
 func TestModelRWMutexV2(t *testing.T) {
-	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@3")
+	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@4")
 	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
 	explore.Check(t, mcRWModel("rw lock@2, 2 readers + 1 writer", s))
 
@@ -264,7 +264,7 @@ func TestModelSemaphoreV2(t *testing.T) {
 }
 
 func TestModelMultiLockV2(t *testing.T) {
-	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@3")
+	v := mcV2Lookup(t, "multi.acquire@2", "mutex.release@4")
 	explore.Check(t, mcMultiModel("multi-lock@2, two clients sharing one lock", v[0], v[1], true))
 
 	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")

@@ -160,9 +160,22 @@ func mcKeysOf(s *registry.Script, lock string) []string {
 	return keys
 }
 
-// mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to undo).
-func mcV2ReleaseArgs(owner string) []any {
-	return []any{owner, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()}
+// mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to
+// undo), fitted to release's version (see mcFit): the seventh, the attempt
+// that took the hold, is version 4's.
+func mcV2ReleaseArgs(release *registry.Script, owner, leaseAttempt string) []any {
+	return mcFit(release, owner, "{m}:released", "{m}:grant:", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds(), leaseAttempt)
+}
+
+// mcGiveUpArgs is mutex.release's ARGV for undoing attempt.
+func mcGiveUpArgs(release *registry.Script, owner, attempt string) []any {
+	return mcFit(release, owner, "{m}:released", "{m}:grant:", "PUBLISH", attempt, 2*mcFairWaitTTL.Milliseconds(), "")
+}
+
+// mcFit cuts args to the number s declares: a later version of a script
+// takes arguments the earlier ones do not.
+func mcFit(s *registry.Script, args ...any) []any {
+	return args[:min(len(args), len(s.Args))]
 }
 
 // withThen returns st with its Then set.
@@ -189,7 +202,7 @@ func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
 
 // mcQueueVersions are the versions of the queueing mutex scripts
 // (mutex.acquire and mutex.release from version 2 on) the models check.
-var mcQueueVersions = []string{"2", "3"}
+var mcQueueVersions = []string{"2", "3", "4"}
 
 func mcV2Scripts(t *testing.T, version string) mutexScripts {
 	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+version)
@@ -212,7 +225,9 @@ func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
 			c.SetVar("token", c.Elem(1))
 			return "release"
 		}},
-		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{name, "{m}:released", "{m}:grant:", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds()},
+		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Call: func(c *explore.Ctx) []any {
+			return mcV2ReleaseArgs(s.release, name, fmt.Sprintf("%s-%d", name, c.Var("round")))
+		},
 			Then: func(c *explore.Ctx) string {
 				c.Release()
 				c.SetVar("round", c.Var("round")+1)
@@ -295,6 +310,10 @@ func TestModelMutexV2(t *testing.T) {
 
 		broken := s
 		broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
+		if version == "4" {
+			// Version 4 also checks the hold's attempt, which no other owner has.
+			broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
+		}
 		mcMustFail(t, mcV2Model(name+", release ignores the owner", broken, false), "mutual exclusion")
 		broken = s
 		broken.acquire = mcBreak(t, s.acquire, "if fair == '1' then", "if false then")
@@ -306,14 +325,17 @@ func TestModelMutexV2(t *testing.T) {
 	s := mcV2Scripts(t, "3")
 	s.release = mcBreak(t, s.release, "redis.call('HDEL', lock, 'owner', 'count', 'meta', 'kind', 'attempt', 'granted', 'waiting')", "redis.call('DEL', lock)")
 	mcMustFail(t, mcV2Model("mutex@3, release forgets the last token", s, false), "fencing token")
-	// Version 3's release skips the queue unless a waiter marked the hash;
-	// a waiter that was not marked is served only by its own refresh.
-	s = mcV2Scripts(t, "3")
-	m := mcV2Model("mutex@3", s, false)
-	m.Invariants = append(m.Invariants, mcHandOver)
-	explore.Check(t, m)
+	// From version 3 on, a release skips the queue unless a waiter marked
+	// the hash; a waiter that was not marked is served only by its own
+	// refresh.
+	for _, version := range []string{"3", "4"} {
+		m := mcV2Model("mutex@"+version, mcV2Scripts(t, version), false)
+		m.Invariants = append(m.Invariants, mcHandOver)
+		explore.Check(t, m)
+	}
+	s = mcV2Scripts(t, "4")
 	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
-	m = mcV2Model("mutex@3, waiters never marked", s, false)
+	m := mcV2Model("mutex@4, waiters never marked", s, false)
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
 
@@ -321,14 +343,18 @@ func TestModelMutexV2(t *testing.T) {
 	// moment between the other scripts; it must break none of the above. A
 	// copy that also writes an entry for an owner that is not queued leaves
 	// a live waiter that no release can see (the queue does not have it).
+	// Version 4's entries end with the queued call's attempt, which the
+	// keeper keeps as it is. (With version 3, which the keeper also serves
+	// during a mixed deploy, the same models held when both were released;
+	// neither script can change since.)
 	keep := mcV2Lookup(t, "mutex.keepqueued@1")[0]
 	for _, fair := range []bool{false, true} {
-		m = mcV2Model(fmt.Sprintf("mutex@3 with the keeper, fair %v", fair), mcV2Scripts(t, "3"), fair)
+		m = mcV2Model(fmt.Sprintf("mutex@4 with the keeper, fair %v", fair), mcV2Scripts(t, "4"), fair)
 		m.Actors = append(m.Actors, mcKeeper(keep))
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
-	m = mcV2Model("mutex@3 with a keeper that queues anyone", mcV2Scripts(t, "3"), false)
+	m = mcV2Model("mutex@4 with a keeper that queues anyone", mcV2Scripts(t, "4"), false)
 	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")))
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
@@ -360,7 +386,7 @@ func mcV2GiveUpModel(name string, s mutexScripts) *explore.Model {
 			Args: []any{"a", mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), "0", "client-a", attempt}},
 	}}
 	gaveUp := explore.Actor{Name: "a", Vars: []string{"gave-up", "at"}, Steps: []explore.Step{
-		{Label: "give up", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", attempt, goneTTL},
+		{Label: "give up", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: mcGiveUpArgs(s.release, "a", attempt),
 			Then: func(c *explore.Ctx) string {
 				c.SetVar("gave-up", 1)
 				c.SetVar("at", c.Now().Milliseconds())
@@ -401,4 +427,100 @@ func TestModelMutexV2GiveUp(t *testing.T) {
 		broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
 		mcMustFail(t, mcV2GiveUpModel("mutex@"+version+", gone attempts not checked", broken), "abandoned attempts take nothing")
 	}
+}
+
+// --- two calls of one owner ---------------------------------------------------
+
+// Calls that share an owner (WithOwner, not reentrant) are separate
+// holders, and the queue keeps one entry per owner. A Lock call learns of
+// a hand-over from the grant message, without a round trip; mcGrantSeen
+// stands for that message: a step that reads the lock hash and finds the
+// grant the release made, at any point while it is still there. Version 4
+// names the call (attempt) in the grant, and a call takes only its own;
+// version 3's clients took any grant to their owner (attempt empty).
+func mcGrantSeen(mine func(attempt, self string) bool, self string) explore.Step {
+	return explore.Step{Label: "grant message", Command: []any{"HMGET", "{m}", "owner", "granted", "attempt"},
+		Then: func(c *explore.Ctx) string {
+			field := func(i int) string {
+				if c.Reply.Kind == simulate.KindArray && i < len(c.Reply.Elems) {
+					return c.Reply.Elems[i].Str
+				}
+				return ""
+			}
+			if field(0) != "a" || field(1) != "1" || !mine(field(2), self) {
+				return "acquire" // not handed to this call: look again (refresh)
+			}
+			// The grant lives min(TTL, waiter TTL) from when it was made,
+			// which is after this call last queued: the lease counts from
+			// then, as Mutex.handedOver does.
+			c.AcquireUntil(time.Duration(c.Var("queued")-1)*time.Millisecond + min(mcTTL, mcFairWaitTTL))
+			return "release"
+		}}
+}
+
+// mcSameOwnerCall is one Lock call of owner "a" under the actor's name as
+// its attempt id: it queues, then either gives up (undo: a release with
+// its attempt id) or waits for a grant and releases.
+func mcSameOwnerCall(self string, s mutexScripts, givesUp bool, mine func(attempt, self string) bool) explore.Actor {
+	next := "grant message"
+	if givesUp {
+		next = "give up"
+	}
+	return explore.Actor{Name: self, Vars: []string{"queued"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
+			Args: []any{"a", mcTTL.Milliseconds(), "0", "", mcFairWaitTTL.Milliseconds(), "0", "client-a", self},
+			Then: func(c *explore.Ctx) string {
+				if mcTaken(c) {
+					c.Acquire(mcTTL)
+					return "release"
+				}
+				c.SetVar("queued", c.Now().Milliseconds()+1)
+				return next
+			}},
+		mcGrantSeen(mine, self),
+		{Label: "give up", Script: s.release, Keys: mcKeysOf(s.release, "{m}"),
+			Args: mcGiveUpArgs(s.release, "a", self),
+			Then: func(*explore.Ctx) string { return explore.End }},
+		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Args: mcV2ReleaseArgs(s.release, "a", self),
+			Then: func(c *explore.Ctx) string { c.Release(); return explore.End }},
+	}}
+}
+
+func mcSameOwnerModel(name string, s mutexScripts, mine func(attempt, self string) bool) *explore.Model {
+	return &explore.Model{
+		Name: name,
+		Actors: []explore.Actor{
+			mcV2Client("b", s, false),
+			mcSameOwnerCall("a-1", s, true, mine),
+			mcSameOwnerCall("a-2", s, false, mine),
+		},
+		Invariants: []explore.Invariant{explore.MutualExclusion()},
+		Deadlines:  mcWaiterDeadlines,
+		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
+	}
+}
+
+// byAttempt is how a version-4 client routes a grant: to the call named in
+// it. byOwner is how a version-3 client did: to any call of the owner.
+func byAttempt(attempt, self string) bool { return attempt == self }
+func byOwner(string, string) bool         { return true }
+
+// mcLeaseAttemptCheck is mutex.release@4's test of the hold's attempt.
+const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt and held_attempt ~= '' and held_attempt ~= lease_attempt then"
+
+func TestModelMutexSameOwnerCalls(t *testing.T) {
+	explore.Check(t, mcSameOwnerModel("mutex@4, two calls of one owner, one gives up", mcV2Scripts(t, "4"), byAttempt))
+	// Version 3 handed the lock to the owner, and the undo of the call that
+	// gave up released a grant another call of the owner had taken.
+	mcMustFail(t, mcSameOwnerModel("mutex@3, two calls of one owner, one gives up", mcV2Scripts(t, "3"), byOwner), "mutual exclusion")
+	// Version 4's undo releases only a hold its own attempt took.
+	broken := mcV2Scripts(t, "4")
+	broken.release = mcBreak(t, broken.release, "if attempt ~= '' and held_attempt ~= attempt and not (granted == '1' and held_attempt == '') then",
+		"if attempt ~= '' and held_attempt ~= attempt and granted ~= '1' then")
+	mcMustFail(t, mcSameOwnerModel("mutex@4, an undo releases any grant", broken, byAttempt), "mutual exclusion")
+	// And an Unlock whose lease ran out leaves alone the hold another call
+	// of the owner took since.
+	broken = mcV2Scripts(t, "4")
+	broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
+	mcMustFail(t, mcSameOwnerModel("mutex@4, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 }

@@ -48,8 +48,19 @@ func (m *Mutex) owner() string {
 }
 
 // newAttempt names one Lock or TryLock call on the server, so that an
-// acquisition the call gave up on can be undone even if it runs late.
+// acquisition the call gave up on can be undone even if it runs late, and
+// so that calls sharing an owner token (WithOwner) are separate holders.
 func newAttempt() string { return newToken()[:16] }
+
+// holdAttempt is the attempt a lease taken by call att renews and releases
+// its hold as: att, except for a reentrant owner, whose calls are one
+// holder (any of its leases may drop any of its holds).
+func (m *Mutex) holdAttempt(att string) string {
+	if m.s.reentrant {
+		return ""
+	}
+	return att
+}
 
 // TryLock makes one attempt. It returns ErrNotAcquired when another owner
 // holds the lock.
@@ -87,7 +98,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	owner, att, start := m.owner(), newAttempt(), time.Now()
 	channel := m.k.grantPrefix + m.c.id
 	// Queue on the first attempt only when grants can already reach us.
-	grants, subscribed := m.c.grants.register(channel, owner)
+	grants, subscribed := m.c.grants.register(channel, owner, att)
 	sent := m.c.clock.Now()
 	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, subscribed)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
@@ -125,7 +136,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
 			if !subscribed {
 				var err error
-				if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner); err != nil {
+				if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner, att); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -134,7 +145,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
 			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
-			l, err, settled := m.outcome(a, replicated, err, owner, start, sent)
+			l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
 			if settled {
 				lease = l
 				return true, "", 0, err
@@ -154,7 +165,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			}
 			// Granted while this process was stopped, the grant may be gone
 			// (ok false): the next attempt claims it if it is still ours.
-			l, ok := m.handedOver(owner, token, start, queuedAt)
+			l, ok := m.handedOver(owner, att, token, start, queuedAt)
 			lease = l
 			return ok
 		},
@@ -168,7 +179,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 // settle turns an attempt into a lease or an error; settled is false when
 // the caller should wait.
 func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
-	l, err, settled := m.outcome(a, replicated, err, owner, start, sent)
+	l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
 	if err != nil {
 		return nil, m.giveUp(ctx, owner, att, start, err), true
 	}
@@ -177,7 +188,7 @@ func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err erro
 
 // outcome is settle without the give-up: Lock's wait gives up once, after
 // the loop, whatever ended it.
-func (m *Mutex) outcome(a attempt, replicated bool, err error, owner string, start, sent time.Time) (*Lease, error, bool) {
+func (m *Mutex) outcome(a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
 	if err == nil {
 		err = a.refusal(&m.s, replicated)
 	}
@@ -185,7 +196,7 @@ func (m *Mutex) outcome(a attempt, replicated bool, err error, owner string, sta
 	case err != nil:
 		return nil, err, true
 	case a.acquired:
-		l := newLease(m.c, m.k, m.s, mutexHold{}, owner, a.token, 0, sent, m.s.ttl)
+		l := newLease(m.c, m.k, m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, a.token, 0, sent, m.s.ttl)
 		m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 		return l, nil, true
 	}
@@ -214,7 +225,7 @@ func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, 
 func (m *Mutex) undo(ctx context.Context, owner, att string) {
 	began := time.Now()
 	cleanup, cancel := cleanupContext(ctx)
-	_, err := m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att)
+	_, err := m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att, "")
 	cancel()
 	if err == nil {
 		return
@@ -253,7 +264,7 @@ func (m *Mutex) retryUndo(ctx context.Context, owner, att string, began time.Tim
 		go func() {
 			defer func() { <-slots }()
 			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att)
+			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att, "")
 			cancel()
 			if err == nil {
 				once.Do(func() { close(done) })
@@ -269,7 +280,7 @@ func (m *Mutex) retryUndo(ctx context.Context, owner, att string, began time.Tim
 // A longer lease is confirmed before the short one runs out: by the
 // watchdog, or by one extension; a reentrant owner claims it at once so that
 // its hold count is right.
-func (m *Mutex) handedOver(owner string, token int64, start, queuedAt time.Time) (*Lease, bool) {
+func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.Time) (*Lease, bool) {
 	first := min(m.s.ttl, m.s.waiterTTL)
 	if !m.c.clock.Now().Before(queuedAt.Add(first - driftMargin(first))) {
 		return nil, false
@@ -277,7 +288,7 @@ func (m *Mutex) handedOver(owner string, token int64, start, queuedAt time.Time)
 	if m.s.reentrant {
 		return nil, false // the next attempt claims it, with a round trip
 	}
-	l := newLease(m.c, m.k, m.s, mutexHold{}, owner, token, 0, queuedAt, first)
+	l := newLease(m.c, m.k, m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt, first)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 	if m.s.ttl > first && !m.s.watchdog {
 		l.confirmLater(first)

@@ -106,7 +106,10 @@ func WithReentrant() Option {
 
 // WithOwner sets the owner token explicitly, for reentrancy across Mutex
 // values or processes that share an identity. It must be unique per owner
-// and not empty. Mutex and RWMutex.
+// and not empty. Without WithReentrant, the Lock and TryLock calls that
+// share the token are still separate holders of a Mutex (one at a time,
+// each releasing only its own hold); the token is what Inspect reports.
+// Mutex and RWMutex.
 func WithOwner(token string) Option {
 	return func(s *settings) {
 		s.note("WithOwner")

@@ -191,7 +191,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	}
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
-		l := newLease(c, m.k, m.s, quorumHold{}, owner, token, 0, sent, m.s.ttl)
+		l := newLease(c, m.k, m.s, quorumHold{attempt: m.holdAttempt(att)}, owner, token, 0, sent, m.s.ttl)
 		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 		return l, 0, nil
 	}
@@ -214,7 +214,7 @@ func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
 	fanOut(cleanup, m.c.nodes, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, n Backend) (outcome, error) {
-		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att)
+		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 }
 
@@ -316,22 +316,23 @@ func confirmedAnswer(o outcome, err error) bool {
 	return err == nil && (o == outcomeOK || o == outcomeStillHeld || o == outcomeHandedOn)
 }
 
-// quorumHold is a quorum Mutex's hold: renewed and released on every server.
-type quorumHold struct{}
+// quorumHold is a quorum Mutex's hold: renewed and released on every
+// server. attempt is as for mutexHold.
+type quorumHold struct{ attempt string }
 
 func (quorumHold) kind() string { return "quorum" }
 
-func (quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
 	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
-		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, ttl)
+		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, h.attempt, ttl)
 		return o, err
 	})
 	return tally(l.c, results, errs)
 }
 
-func (quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
+func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
 	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
-		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "")
+		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "", h.attempt)
 	})
 	o, _, err := tally(l.c, results, errs)
 	return o, err

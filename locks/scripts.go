@@ -42,8 +42,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@3"), mutexRelease: pick("mutex.release@3"),
-		mutexExtend: pick("mutex.extend@1"), mutexInspect: pick("mutex.inspect@1"),
+		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@4"),
+		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
 		rlock: pick("rw.rlock@2"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"),
 		semAcquire: pick("sem.acquire@3"), semRelease: pick("sem.release@2"),
@@ -67,7 +67,7 @@ const (
 
 func (o outcome) lostCause() string {
 	if o == outcomeTaken {
-		return "another owner holds the lock"
+		return "another owner (or another call of this owner) holds the lock"
 	}
 	return "no one holds the lock (the lease ran out, or an operator or another process released it)"
 }
@@ -145,7 +145,7 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// mutexAcquire runs mutex.acquire@3. queue false makes it a single attempt
+// mutexAcquire runs mutex.acquire@4. queue false makes it a single attempt
 // that never queues (TryLock, the first attempt of Lock, quorum nodes).
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
 	waiterTTL := int64(0)
@@ -166,21 +166,22 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@3 (also for an RWMutex writer): an Unlock (attempt "") or, with an
-// attempt id, the undoing of an acquisition whose caller gave up.
-func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_ string) (outcome, error) {
+// mutexRelease runs mutex.release@4 (also for an RWMutex writer): an Unlock (attempt "") or, with an
+// attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that took
+// the hold an Unlock drops ("" for any hold of the owner: a reentrant owner, a writer).
+func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	goneTTL := max(s.ttl, s.waiterTTL) * 2
 	// No WAIT: a release that a failover loses only leaves a lease that
 	// expires; the replicas get it with the next write anyway.
 	n, err := node.Run(ctx, c.scripts.mutexRelease,
 		[]string{k.lock, k.queue, k.waiters, k.gone},
-		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds()).Int64()
+		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds(), leaseAttempt).Int64()
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@1 (also the write hold of an RWMutex).
-func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds())
+// mutexExtend runs mutex.extend@2 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds(), leaseAttempt)
 	if err != nil {
 		return 0, false, err
 	}

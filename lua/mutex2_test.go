@@ -2,6 +2,7 @@ package lua_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,4 +152,116 @@ func TestMutexV2Contract(t *testing.T) {
 		t.Fatalf("the fence key has no TTL (%d): it would stay forever", ttl)
 	}
 	_ = redis.Nil
+}
+
+// mutex.acquire@4, mutex.release@4 and mutex.extend@2 on a real server:
+// calls that share an owner are told apart by their attempt ids. A grant
+// goes to the call that queued, and names it; only that call claims it;
+// another call's undo, Unlock or renewal leaves its hold alone.
+func TestMutexV4CallsOfOneOwner(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	reg := scripts(t)
+	r, err := evalsha.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run := func(id string, keys []string, args ...any) (any, error) {
+		t.Helper()
+		s, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Run(ctx, s, keys, args...).Result()
+	}
+	must := func(v any, err error) any {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	keys := []string{"{p}", "{p}:queue", "{p}:waiters", "{p}:readers", "{p}:permits", "{p}:gone"}
+	relKeys := []string{"{p}", "{p}:queue", "{p}:waiters", "{p}:gone"}
+	acquire := func(owner, attempt string) []any {
+		return must(run("mutex.acquire@4", keys, owner, 10000, "0", `{"pid":1}`, 3000, "0", "cw", attempt)).([]any)
+	}
+	release := func(owner, undo, lease string) int64 {
+		return must(run("mutex.release@4", relKeys, owner, "{p}:released", "{p}:grant:", "PUBLISH", undo, 20000, lease)).(int64)
+	}
+	extend := func(owner, lease string) int64 {
+		return must(run("mutex.extend@2", []string{"{p}"}, owner, 10000, lease)).(int64)
+	}
+	field := func(key, f string) string {
+		v, _ := srv.Do(ctx, "HGET", key, f).Text()
+		return v
+	}
+
+	if got := acquire("alice", "a1"); got[0] != int64(1) {
+		t.Fatalf("free lock = %v, want taken", got)
+	}
+	// Two calls of worker-7 queue; the entry is the last one's.
+	acquire("worker-7", "w1")
+	acquire("worker-7", "w2")
+	if entry := field("{p}:waiters", "worker-7"); !strings.HasSuffix(entry, `{"pid":1}`+"\tw2") {
+		t.Fatalf("waiter entry %q, want it to end with the meta, a tab and the last call's attempt w2", entry)
+	}
+	heard := make(chan string, 4)
+	unsub, err := r.Subscribe(ctx, "{p}:grant:cw", func(p string) { heard <- p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unsub()
+	if n := release("alice", "", "a1"); n != 3 {
+		t.Fatalf("release with a waiter = %d, want 3 (handed on)", n)
+	}
+	select {
+	case msg := <-heard:
+		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2 worker-7") {
+			t.Fatalf("grant message %q, want \"grant <token> w2 worker-7\"", msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no grant message")
+	}
+	if got := field("{p}", "attempt"); got != "w2" {
+		t.Fatalf("after the hand-over the hold's attempt is %q, want w2", got)
+	}
+	if got := field("{p}", "meta"); got != `{"pid":1}` {
+		t.Fatalf("after the hand-over the holder's meta is %q, want the entry's meta without the attempt", got)
+	}
+
+	// w1 does not claim w2's grant; it queues again behind it.
+	if got := acquire("worker-7", "w1"); got[0] != int64(0) || got[2] != int64(1) {
+		t.Fatalf("another call's attempt at a grant = %v, want {0, hint, 1}: queued, not claimed", got)
+	}
+	// w1 gives up: its undo leaves w2's hold, and removes only its own entry.
+	if n := release("worker-7", "w1", ""); n != 2 {
+		t.Fatalf("undo of w1 while w2 holds = %d, want 2 (not its hold)", n)
+	}
+	if n, _ := srv.Do(ctx, "HEXISTS", "{p}:waiters", "worker-7").Int64(); n != 0 {
+		t.Fatal("w1's undo left its own entry")
+	}
+	// A stale Unlock or renewal of w1 (as if its lease had run out) leaves
+	// w2's hold alone; w2's own succeed.
+	if n := extend("worker-7", "w1"); n != 0 {
+		t.Fatalf("w1's renewal of w2's hold = %d, want 0", n)
+	}
+	if n := release("worker-7", "", "w1"); n != 0 {
+		t.Fatalf("w1's Unlock of w2's hold = %d, want 0", n)
+	}
+	if n := extend("worker-7", "w2"); n != 1 {
+		t.Fatalf("w2's renewal = %d, want 1", n)
+	}
+	if got := acquire("worker-7", "w2"); got[0] != int64(1) {
+		t.Fatalf("w2 claiming its grant = %v, want taken", got)
+	}
+	if n := release("worker-7", "", "w2"); n != 1 {
+		t.Fatalf("w2's Unlock = %d, want 1 (freed)", n)
+	}
+	// An attempt id with a tab would end the entry early: refused.
+	acquire("bob", "b1")
+	if _, err := run("mutex.acquire@4", keys, "carol", 10000, "0", "", 3000, "0", "cc", "c\t1"); err == nil || !strings.Contains(err.Error(), "attempt must not contain a tab") {
+		t.Fatalf("an attempt with a tab = %v, want an error naming it", err)
+	}
 }
