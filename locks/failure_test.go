@@ -175,6 +175,9 @@ func TestResumeRoundTripAndBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(s, `"attempt":"`) {
+		t.Fatalf("marshalled lease %s carries no attempt: a resumed Unlock could drop another call's hold of the owner", s)
+	}
 	resumed, err := c.Resume(s)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +198,7 @@ func TestResumeRoundTripAndBadInput(t *testing.T) {
 		{`{"name":"a","owner":"","token":1,"ttl_ms":1000}`, "no owner"},
 		{`{"name":"a","owner":"o","token":1,"ttl_ms":1000,"kind":"permits"}`, "permits"},
 		{`{"name_b64":"!!","owner":"o","token":1,"ttl_ms":1000}`, "name_b64"},
+		{`{"name":"a","owner":"o","token":1,"ttl_ms":1000,"kind":"read","attempt":"x"}`, "attempt"},
 	} {
 		if _, err := c.Resume(bad.json); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Resume(%s) = %v, want an error about %q", bad.json, err, bad.want)
