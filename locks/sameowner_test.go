@@ -87,20 +87,28 @@ func settle(t *testing.T, f fixture, what string, cond func() bool) {
 	}
 }
 
+// heldAgainstOneOwner sets the scene: another owner holds lock name (TTL a
+// minute, on Client other), and m is the Mutex of owner worker-7 on a
+// Client whose script calls log records.
+func heldAgainstOneOwner(ctx context.Context, t *testing.T, f fixture, name string) (log *attemptLog, m *locks.Mutex, other *locks.Client, holder *locks.Lease) {
+	t.Helper()
+	opts := []locks.Option{locks.WithTTL(time.Minute)}
+	log = &attemptLog{}
+	c := f.wrap(t, func(b locks.Backend) locks.Backend { log.Backend = b; return log }, opts...)
+	other = f.client(t, opts...)
+	holder, err := mutex(t, other, name).Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, mutex(t, c, name, locks.WithOwner("worker-7")), other, holder
+}
+
 // Two waiting calls of one owner: the release that frees the lock hands it
 // to one of them; the other gets it only after that one unlocks.
 func TestSuiteSameOwnerCallsHoldOneAtATime(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 60*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute)}
-		log := &attemptLog{}
-		c := f.wrap(t, func(b locks.Backend) locks.Backend { log.Backend = b; return log }, opts...)
-		other := f.client(t, opts...)
-		holder, err := mutex(t, other, "shared-owner").Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := mutex(t, c, "shared-owner", locks.WithOwner("worker-7"))
+		log, m, _, holder := heldAgainstOneOwner(ctx, t, f, "shared-owner")
 		var holding, overlaps, done atomic.Int64
 		var wg sync.WaitGroup
 		for i := 0; i < 2; i++ {
@@ -146,16 +154,8 @@ func TestSuiteSameOwnerCallsHoldOneAtATime(t *testing.T) {
 func TestSuiteLateUndoSparesAnotherCallOfTheOwner(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 60*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute)}
-		log := &attemptLog{}
-		c := f.wrap(t, func(b locks.Backend) locks.Backend { log.Backend = b; return log }, opts...)
-		other := f.client(t, opts...)
 		const name = "late-undo"
-		holder, err := mutex(t, other, name).Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := mutex(t, c, name, locks.WithOwner("worker-7"))
+		log, m, other, holder := heldAgainstOneOwner(ctx, t, f, name)
 
 		// The first call queues, then gives up; its undo cannot get through.
 		log.holdUndo.Store(true)

@@ -21,19 +21,10 @@ import (
 func TestMutexV2Contract(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
-	reg := scripts(t)
-	r, err := evalsha.New(srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r, call := scriptCaller(t, srv)
 	run := func(id string, keys []string, args ...any) []any {
 		t.Helper()
-		s, err := reg.Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := r.Run(ctx, s, keys, args...).Result()
+		v, err := call(id, keys, args...)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
@@ -161,20 +152,7 @@ func TestMutexV2Contract(t *testing.T) {
 func TestMutexV4CallsOfOneOwner(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
-	reg := scripts(t)
-	r, err := evalsha.New(srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	run := func(id string, keys []string, args ...any) (any, error) {
-		t.Helper()
-		s, err := reg.Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Run(ctx, s, keys, args...).Result()
-	}
+	r, run := scriptCaller(t, srv)
 	must := func(v any, err error) any {
 		t.Helper()
 		if err != nil {
@@ -263,5 +241,25 @@ func TestMutexV4CallsOfOneOwner(t *testing.T) {
 	acquire("bob", "b1")
 	if _, err := run("mutex.acquire@4", keys, "carol", 10000, "0", "", 3000, "0", "cc", "c\t1"); err == nil || !strings.Contains(err.Error(), "attempt must not contain a tab") {
 		t.Fatalf("an attempt with a tab = %v, want an error naming it", err)
+	}
+}
+
+// scriptCaller runs registry scripts by ID on srv through an
+// evalsha.Runner, which it also returns (for Subscribe).
+func scriptCaller(t *testing.T, srv *redistest.Server) (*evalsha.Runner, func(id string, keys []string, args ...any) (any, error)) {
+	t.Helper()
+	reg := scripts(t)
+	r, err := evalsha.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, func(id string, keys []string, args ...any) (any, error) {
+		t.Helper()
+		s, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Run(context.Background(), s, keys, args...).Result()
 	}
 }
