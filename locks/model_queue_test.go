@@ -510,6 +510,11 @@ const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt and held_at
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
 	explore.Check(t, mcSameOwnerModel("mutex@4, two calls of one owner, one gives up", mcV2Scripts(t, "4"), byAttempt))
+	// The keeper rewrites a's entry at any point; the attempt at its end
+	// must survive.
+	m := mcSameOwnerModel("mutex@4, two calls of one owner, with the keeper", mcV2Scripts(t, "4"), byAttempt)
+	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@1")[0]))
+	explore.Check(t, m)
 	// Version 3 handed the lock to the owner, and the undo of the call that
 	// gave up released a grant another call of the owner had taken.
 	mcMustFail(t, mcSameOwnerModel("mutex@3, two calls of one owner, one gives up", mcV2Scripts(t, "3"), byOwner), "mutual exclusion")
