@@ -204,3 +204,26 @@ func ExampleMultiLock() {
 	// overlapping set: true
 	// account:3 held: false
 }
+
+// An owner token names the holder for operators (Inspect reports it), but
+// without WithReentrant each Lock or TryLock call of that owner is its own
+// holder: a second call waits, and an Unlock releases only its own call's
+// hold.
+func ExampleWithOwner() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+
+	m, _ := c.Mutex("report:nightly", locks.WithOwner("worker-7"))
+	first, _ := m.Lock(ctx)
+	_, err := m.TryLock(ctx) // the same owner, another call
+	fmt.Println(errors.Is(err, locks.ErrNotAcquired))
+
+	info, _ := c.Inspect(ctx, "report:nightly")
+	fmt.Println(info.Owner)
+	fmt.Println(first.Unlock(ctx))
+	// Output:
+	// true
+	// worker-7
+	// <nil>
+}
