@@ -165,7 +165,7 @@ func (h *grantHub) deliver(channel, payload string) {
 		}
 		for _, g := range list {
 			give := token
-			if payload != "" && attempt != "" && g.attempt != attempt {
+			if attempt != "" && g.attempt != attempt { // (an empty payload has no attempt)
 				// Another call of the same owner: the grant is not its, and
 				// the queue no longer has it (one entry per owner, now taken).
 				// It looks again at once, to queue behind the new hold.

@@ -553,10 +553,20 @@ func TestSuiteLocalHandoff(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	poll(t, "condition", 10*time.Second, nil, cond)
+}
+
+// poll checks cond every 2ms until it holds, running step (when set) before
+// each pause, and fails the test once bound has passed with what not reached.
+func poll(t *testing.T, what string, bound time.Duration, step func(), cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 10s")
+			t.Fatalf("%s not reached in %v", what, bound)
+		}
+		if step != nil {
+			step()
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
