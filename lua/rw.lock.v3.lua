@@ -1,0 +1,81 @@
+-- name: rw.lock
+-- version: 3
+-- description: Take the write hold of a read-write lock when no one else holds it, or queue the writer with a short waiter lease.
+-- keys: writer readers holds waiting fence permits gone
+-- args: owner ttl_ms waiter_ttl_ms meta attempt
+-- returns: {1, fence_token, hold_count} when taken or re-entered; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
+--
+-- The write hold is the same hash a mutex uses (owner, count, fence, meta),
+-- so mutex.release, mutex.extend and mutex.inspect serve it. Read holds of
+-- the writer's own owner do not block it (a reader upgrading alone).
+--
+-- Version 2: fencing tokens come from the server's clock, max(last + 1, TIME
+-- in microseconds), with the last token kept only as long as a lease, so no
+-- key outlives the lock and tokens do not go backwards after data loss
+-- unless the server's clock does; and a name held by another kind of lock
+-- is refused with {-1, kind}.
+--
+-- Version 3: an attempt recorded in gone (its caller gave up on a timeout
+-- and undid it, see gone.record) takes nothing and replies {0, 0}; it
+-- does not join the writers' waiting set either.
+
+local writer, readers, holds, waiting, fence, permits = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local gone = KEYS[7]
+local owner, ttl, waiter_ttl, meta, attempt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
+
+if redis.call('HEXISTS', gone, attempt) == 1 then
+  return {0, 0} -- the caller gave up on this attempt (see gone.record)
+end
+
+local time = redis.call('TIME')
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(now_us / 1000)
+
+local kind = redis.call('HGET', writer, 'kind')
+if kind and kind ~= 'rwmutex' then
+  return {-1, kind}
+end
+if redis.call('ZCOUNT', permits, '(' .. now, '+inf') > 0 then
+  return {-1, 'semaphore'}
+end
+
+for _, expired in ipairs(redis.call('ZRANGEBYSCORE', readers, '-inf', now)) do
+  redis.call('ZREM', readers, expired)
+  redis.call('HDEL', holds, expired)
+end
+redis.call('ZREMRANGEBYSCORE', waiting, '-inf', now)
+
+local holder = redis.call('HGET', writer, 'owner')
+if holder == owner then
+  local count = redis.call('HINCRBY', writer, 'count', 1)
+  redis.call('PEXPIRE', writer, ttl)
+  return {1, tonumber(redis.call('HGET', writer, 'fence')), count}
+end
+
+local others = redis.call('ZCARD', readers)
+if redis.call('ZSCORE', readers, owner) then
+  others = others - 1
+end
+if not holder and others == 0 then
+  redis.call('ZREM', waiting, owner)
+  local token = math.max((tonumber(redis.call('GET', fence)) or 0) + 1, now_us)
+  redis.call('SET', fence, string.format('%d', token), 'PX', ttl)
+  redis.call('HSET', writer, 'owner', owner, 'count', 1, 'fence', string.format('%d', token), 'meta', meta)
+  redis.call('HSET', writer, 'kind', 'rwmutex')
+  redis.call('PEXPIRE', writer, ttl)
+  return {1, token, 1}
+end
+
+-- Wait, and hold new readers back meanwhile.
+redis.call('ZADD', waiting, now + waiter_ttl, owner)
+if redis.call('PTTL', waiting) < waiter_ttl then
+  redis.call('PEXPIRE', waiting, waiter_ttl)
+end
+local hint = math.floor(waiter_ttl / 3)
+if holder then
+  hint = math.min(hint, redis.call('PTTL', writer))
+else
+  local first = redis.call('ZRANGE', readers, 0, 0, 'WITHSCORES')
+  hint = math.min(hint, tonumber(first[2]) - now)
+end
+return {0, math.max(1, hint)}
