@@ -20,10 +20,15 @@ type rwScripts struct {
 }
 
 // keys is what rw.rlock and rw.lock take (version 2 adds the permits key,
-// to refuse a name a semaphore holds).
+// to refuse a name a semaphore holds; version 3 the gone key, to refuse an
+// attempt given up on).
 func (s rwScripts) keys() []string {
 	if s.v2 {
-		return append(append([]string(nil), mcRWKeys...), "{m}:permits")
+		keys := append(append([]string(nil), mcRWKeys...), "{m}:permits")
+		if len(s.rlock.Keys) > len(keys) {
+			keys = append(keys, "{m}:gone")
+		}
+		return keys
 	}
 	return mcRWKeys
 }
@@ -47,7 +52,7 @@ func (s rwScripts) unlock(name string) explore.Step {
 
 func mcReader(name string, s rwScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "rlock", Script: s.rlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), "1"},
+		{Label: "rlock", Script: s.rlock, Keys: s.keys(), Args: mcFit(s.rlock, name, mcTTL.Milliseconds(), "1", name+"-attempt"),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "rlock"
@@ -62,7 +67,7 @@ func mcReader(name string, s rwScripts) explore.Actor {
 
 func mcWriter(name string, s rwScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "lock", Script: s.wlock, Keys: s.keys(), Args: []any{name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), ""},
+		{Label: "lock", Script: s.wlock, Keys: s.keys(), Args: mcFit(s.wlock, name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "", name+"-attempt"),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "lock"
@@ -147,7 +152,11 @@ type semScripts struct {
 // to refuse a name a mutex or rw lock holds).
 func (s semScripts) keys() []string {
 	if s.v2 {
-		return append(append([]string(nil), mcSemKeys...), "{s}", "{s}:readers")
+		keys := append(append([]string(nil), mcSemKeys...), "{s}", "{s}:readers")
+		if len(s.acquire.Keys) > len(keys) {
+			keys = append(keys, "{s}:gone") // version 4
+		}
+		return keys
 	}
 	return mcSemKeys
 }
@@ -161,7 +170,7 @@ func (s semScripts) releaseArgs(name string) []any {
 
 func mcSemClient(name string, s semScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: []any{name, 1, mcTTL.Milliseconds(), 2},
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: mcFit(s.acquire, name, 1, mcTTL.Milliseconds(), 2, name+"-attempt"),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -200,6 +209,9 @@ func TestModelSemaphore(t *testing.T) {
 // then releases them one by one with mutex.release.
 func mcMultiClient(name string, acquire, release *registry.Script, a, b string, v2 bool) explore.Actor {
 	keys := []string{a, a + ":fence", b, b + ":fence"}
+	if acquire.Keys[0] == "gone" {
+		keys = []string{a + ":gone", a, b} // version 3
+	}
 	releaseOf := func(lock string) explore.Step {
 		if v2 {
 			return explore.Step{Label: "release " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcV2ReleaseArgs(release, name, "")}
@@ -207,7 +219,7 @@ func mcMultiClient(name string, acquire, release *registry.Script, a, b string, 
 		return explore.Step{Label: "release " + lock, Script: release, Keys: []string{lock}, Args: []any{name, "{g}:released"}}
 	}
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: acquire, Keys: keys, Args: []any{name, mcTTL.Milliseconds(), ""},
+		{Label: "acquire", Script: acquire, Keys: keys, Args: mcFit(acquire, name, mcTTL.Milliseconds(), "", name+"-attempt"),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -244,23 +256,27 @@ func TestModelMultiLock(t *testing.T) {
 // --- rw lock, semaphore and multi-lock, version 2 ------------------------------
 
 func TestModelRWMutexV2(t *testing.T) {
-	v := mcV2Lookup(t, "rw.rlock@2", "rw.runlock@2", "rw.lock@2", "mutex.release@4")
-	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
-	explore.Check(t, mcRWModel("rw lock@2, 2 readers + 1 writer", s))
+	for _, version := range []string{"2", "3"} {
+		v := mcV2Lookup(t, "rw.rlock@"+version, "rw.runlock@2", "rw.lock@"+version, "mutex.release@4")
+		s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
+		explore.Check(t, mcRWModel("rw lock@"+version+", 2 readers + 1 writer", s))
 
-	broken := s
-	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
-	mcMustFail(t, mcRWModel("rw lock@2, rlock ignores the writer", broken), "server: no writer with live readers")
+		broken := s
+		broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
+		mcMustFail(t, mcRWModel("rw lock@"+version+", rlock ignores the writer", broken), "server: no writer with live readers")
+	}
 }
 
 func TestModelSemaphoreV2(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@3", "sem.release@2")
-	s := semScripts{acquire: v[0], release: v[1], v2: true}
-	explore.Check(t, mcSemModel("semaphore@2 of 2 permits, 3 clients", s))
+	for _, version := range []string{"3", "4"} {
+		v := mcV2Lookup(t, "sem.acquire@"+version, "sem.release@2")
+		s := semScripts{acquire: v[0], release: v[1], v2: true}
+		explore.Check(t, mcSemModel("semaphore@"+version+" of 2 permits, 3 clients", s))
 
-	broken := s
-	broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
-	mcMustFail(t, mcSemModel("semaphore@2, off by one", broken), "at most 2 holders")
+		broken := s
+		broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+		mcMustFail(t, mcSemModel("semaphore@"+version+", off by one", broken), "at most 2 holders")
+	}
 }
 
 func TestModelMultiLockV2(t *testing.T) {
@@ -269,4 +285,10 @@ func TestModelMultiLockV2(t *testing.T) {
 
 	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
 	mcMustFail(t, mcMultiModel("multi-lock@2, last lock unchecked", broken, v[1], true), "mutual exclusion")
+
+	v = mcV2Lookup(t, "multi.acquire@3", "mutex.release@4")
+	explore.Check(t, mcMultiModel("multi-lock@3, two clients sharing one lock", v[0], v[1], true))
+
+	broken = mcBreak(t, v[0], "  if held[1] then", "  if held[1] and i < #KEYS then")
+	mcMustFail(t, mcMultiModel("multi-lock@3, last lock unchecked", broken, v[1], true), "mutual exclusion")
 }

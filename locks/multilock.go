@@ -140,9 +140,11 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		if len(g) == 1 {
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
-			a, _, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, newAttempt(), ml.meta, false)
+			att := newAttempt()
+			a, _, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta, false)
 			switch {
 			case runErr != nil:
+				ml.undo(ctx, g, owner, att)
 				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 			case a.wrongKind != "":
 				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, true))
@@ -152,8 +154,10 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			held = append(held, newLease(ml.c, g[0], ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
 			continue
 		}
-		tokens, idx, w, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, ml.meta)
+		att := newAttempt()
+		tokens, idx, w, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
 		if runErr != nil {
+			ml.undo(ctx, g, owner, att)
 			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 		}
 		if idx >= 0 {
@@ -164,6 +168,30 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		}
 	}
 	return held, nil, 0, nil
+}
+
+// undo ends the attempt att on group g whose outcome is unknown (a timeout):
+// the server refuses att from now on and what it may have taken is released.
+// A one-lock group went through mutex.acquire, whose release records the
+// attempt itself; a larger group records it in its first lock's gone hash,
+// where multi.acquire looks. See Client.undo for the retries when the
+// server cannot be reached.
+func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
+	ml.c.undo(ctx, &ml.s, func(ctx context.Context) error {
+		if len(g) == 1 {
+			_, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, g[0], owner, att, "")
+			return err
+		}
+		if err := ml.c.goneRecord(ctx, &ml.s, g[0].gone, att); err != nil {
+			return err
+		}
+		for _, k := range g {
+			if _, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, k, owner, "", ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // rollback gives back what a failed attempt took.

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -216,61 +215,14 @@ func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, 
 	return err
 }
 
-// undo leaves the queue and releases what attempt att may have taken. When
-// the server cannot be reached (it is frozen, or the network is), the undo
-// is retried in the background until it gets through or the server's record
-// of given-up attempts would have expired: an attempt stuck in a frozen
-// server's buffers runs when the server resumes, and the undo must reach the
-// server then too, or the lock would sit with no one to release it.
+// undo leaves the queue and releases what attempt att may have taken; the
+// server refuses att from then on (mutex.release records it as gone). See
+// Client.undo for the retries when the server cannot be reached.
 func (m *Mutex) undo(ctx context.Context, owner, att string) {
-	began := time.Now()
-	cleanup, cancel := cleanupContext(ctx)
-	_, err := m.c.mutexRelease(cleanup, m.c.backend(), &m.s, m.k, owner, att, "")
-	cancel()
-	if err == nil {
-		return
-	}
-	go m.retryUndo(ctx, owner, att, began)
-}
-
-// retryUndo retries an undo that could not reach the server until one gets
-// through or the server's record of given-up attempts would have expired.
-// It keeps up to undoInFlight tries on their way, started at least a period
-// apart: against a frozen server each waits out its timeout, and one that
-// times out is replaced at once, so whenever the server resumes an undo is
-// already waiting in its buffers and runs right behind the late attempt it
-// undoes (a single try left a gap between its timeout and the next send,
-// which a busy machine stretches). Against a server that refuses at once,
-// tries go one per period. An undo is idempotent: the extra ones find
-// nothing to do.
-func (m *Mutex) retryUndo(ctx context.Context, owner, att string, began time.Time) {
-	const period = 50 * time.Millisecond
-	const undoInFlight = 3
-	until := began.Add(2 * max(m.s.ttl, m.s.waiterTTL)) // the gone record's lifetime
-	done := make(chan struct{})
-	var once sync.Once
-	slots := make(chan struct{}, undoInFlight)
-	for next := began.Add(period); next.Before(until); next = time.Now().Add(period) {
-		select {
-		case <-done:
-			return
-		case <-time.After(time.Until(next)):
-		}
-		select {
-		case <-done:
-			return
-		case slots <- struct{}{}:
-		}
-		go func() {
-			defer func() { <-slots }()
-			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			_, err := m.c.mutexRelease(retry, m.c.backend(), &m.s, m.k, owner, att, "")
-			cancel()
-			if err == nil {
-				once.Do(func() { close(done) })
-			}
-		}()
-	}
+	m.c.undo(ctx, &m.s, func(ctx context.Context) error {
+		_, err := m.c.mutexRelease(ctx, m.c.backend(), &m.s, m.k, owner, att, "")
+		return err
+	})
 }
 
 // handedOver builds the lease of a lock a release handed to us. The grant

@@ -50,14 +50,16 @@ func (rw *RWMutex) owner() string {
 	return newToken()
 }
 
-type rwTry func(ctx context.Context, owner string) (attempt, bool, error)
+// rwTry makes one attempt for owner; att is the id of the calling RLock or
+// Lock, which the server refuses once the call gave up (see undo).
+type rwTry func(ctx context.Context, owner, att string) (attempt, bool, error)
 
-func (rw *RWMutex) tryRead(ctx context.Context, owner string) (attempt, bool, error) {
-	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner)
+func (rw *RWMutex) tryRead(ctx context.Context, owner, att string) (attempt, bool, error) {
+	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner, att)
 }
 
-func (rw *RWMutex) tryWrite(ctx context.Context, owner string) (attempt, bool, error) {
-	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, rw.meta)
+func (rw *RWMutex) tryWrite(ctx context.Context, owner, att string) (attempt, bool, error) {
+	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta)
 }
 
 // TryRLock makes one attempt at a read hold; ErrNotAcquired when a writer
@@ -94,10 +96,10 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	if err := checkCtx(ctx, rw.k.name+": "+what); err != nil {
 		return nil, err
 	}
-	owner, start := rw.owner(), time.Now()
+	owner, att, start := rw.owner(), newAttempt(), time.Now()
 	replicated := true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := try(ctx, owner)
+		a, ok, err := try(ctx, owner, att)
 		replicated = ok
 		return a, err
 	}
@@ -119,7 +121,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 		err = a.refusal(&rw.s, replicated)
 	}
 	if err != nil {
-		rw.undo(ctx, hold, owner)
+		rw.undo(ctx, hold, owner, att)
 		err = wrapCtx(ctx, "locks: "+rw.k.name, err)
 		rw.c.emit(&rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
@@ -129,18 +131,27 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	return l, nil
 }
 
-// undo leaves the writers' waiting set and releases a hold that an attempt
-// may have taken without the caller learning of it (best effort: leases
-// expire anyway). A reentrant owner's earlier holds are left alone.
-func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner string) {
-	cleanup, cancel := cleanupContext(ctx)
-	defer cancel()
-	if hold.kind() == "write" {
-		_ = rw.c.writeLeave(cleanup, &rw.s, rw.k, owner)
-	}
-	if rw.s.reentrant {
-		return
-	}
-	l := &Lease{c: rw.c, k: rw.k, s: rw.s, owner: owner}
-	_, _ = hold.release(cleanup, l)
+// undo ends an acquiring call that failed: the server refuses its attempt
+// att from now on (gone.record), a writer leaves the waiting set, and a
+// hold the attempt may have taken without the caller learning of it (a
+// timeout) is released. A reentrant owner's holds are left alone: the
+// attempt's hold cannot be told from its earlier ones. See Client.undo for
+// the retries when the server cannot be reached.
+func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
+	rw.c.undo(ctx, &rw.s, func(ctx context.Context) error {
+		if err := rw.c.goneRecord(ctx, &rw.s, rw.k.gone, att); err != nil {
+			return err
+		}
+		if hold.kind() == "write" {
+			if err := rw.c.writeLeave(ctx, &rw.s, rw.k, owner); err != nil {
+				return err
+			}
+		}
+		if rw.s.reentrant {
+			return nil
+		}
+		l := &Lease{c: rw.c, k: rw.k, s: rw.s, owner: owner}
+		_, err := hold.release(ctx, l)
+		return err
+	})
 }

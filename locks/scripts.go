@@ -24,7 +24,7 @@ type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
-	multiAcquire, forceUnlock, keepQueued                 *registry.Script
+	multiAcquire, forceUnlock, keepQueued, goneRecord     *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -44,12 +44,12 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@4"),
 		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
-		rlock: pick("rw.rlock@2"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
-		wlock: pick("rw.lock@2"), wleave: pick("rw.leave@2"),
-		semAcquire: pick("sem.acquire@3"), semRelease: pick("sem.release@2"),
+		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
+		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
+		semAcquire: pick("sem.acquire@4"), semRelease: pick("sem.release@2"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
-		multiAcquire: pick("multi.acquire@2"), forceUnlock: pick("mutex.forceunlock@2"),
-		keepQueued: pick("mutex.keepqueued@1"),
+		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
+		keepQueued: pick("mutex.keepqueued@1"), goneRecord: pick("gone.record@1"),
 	}
 	return set, missing
 })
@@ -170,7 +170,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 // attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that took
 // the hold an Unlock drops ("" for any hold of the owner: a reentrant owner, a writer).
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
-	goneTTL := max(s.ttl, s.waiterTTL) * 2
+	goneTTL := s.goneTTL()
 	// No WAIT: a release that a failover loses only leaves a lease that
 	// expires; the replicas get it with the next write anyway.
 	n, err := node.Run(ctx, c.scripts.mutexRelease,
@@ -189,19 +189,29 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// rwKeys are the KEYS of rw.rlock@2 and rw.lock@2.
+// rwKeys are the KEYS of rw.rlock@3 and rw.lock@3.
 func rwKeys(k keys) []string {
-	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits}
+	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone}
 }
 
-func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner string) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k), owner, s.ttl.Milliseconds(), boolArg(!s.preferReads))
+// readAcquire runs rw.rlock@3; attempt_ is the id of the calling RLock, which
+// gone.record refuses once the call gave up.
+func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_ string) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k), owner, s.ttl.Milliseconds(), boolArg(!s.preferReads), attempt_)
 	return c.decodeAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, meta string) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k), owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta)
+// writeAcquire runs rw.lock@3; attempt_ as for readAcquire.
+func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k), owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta, attempt_)
 	return c.decodeAttempt(c.scripts.wlock, cmd, replicated, err)
+}
+
+// goneRecord runs gone.record@1: the server refuses attempt_ from now on, in
+// any acquire script that takes the gone key gone. It is the first half of
+// undoing an acquisition whose outcome is unknown; the release follows.
+func (c *Client) goneRecord(ctx context.Context, s *settings, gone, attempt_ string) error {
+	return c.backend().Run(ctx, c.scripts.goneRecord, []string{gone}, attempt_, s.goneTTL().Milliseconds()).Err()
 }
 
 func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
@@ -235,9 +245,11 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 	return outcome(n), replicated, err
 }
 
+// semAcquire runs sem.acquire@4. The owner token is the Acquire call's own,
+// so it doubles as the attempt id that gone.record refuses.
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
-		[]string{k.permits, k.limit, k.fence, k.lock, k.readers}, owner, n, s.ttl.Milliseconds(), permits)
+		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone}, owner, n, s.ttl.Milliseconds(), permits, owner)
 	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
 	if err == nil && !a.acquired {
 		a.limit, a.position = a.position, 0 // sem.acquire's third reply is the permit count
@@ -268,15 +280,17 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 	return err
 }
 
-// multiAcquire runs multi.acquire@2 on one slot group: all or none. It
+// multiAcquire runs multi.acquire@3 on one slot group: all or none. It
 // returns the tokens in the group's order, or the index of the first held
-// lock and its remaining lease.
-func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, meta string) (tokens []int64, blocked int, wait time.Duration, err error) {
-	ks := make([]string, 0, 2*len(group))
+// lock and its remaining lease. The attempt is refused once it is recorded
+// in the gone hash of the group's first lock.
+func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (tokens []int64, blocked int, wait time.Duration, err error) {
+	ks := make([]string, 0, 1+len(group))
+	ks = append(ks, group[0].gone)
 	for _, k := range group {
-		ks = append(ks, k.lock, k.fence)
+		ks = append(ks, k.lock)
 	}
-	reply, err := c.backend().Run(ctx, c.scripts.multiAcquire, ks, owner, s.ttl.Milliseconds(), meta).Slice()
+	reply, err := c.backend().Run(ctx, c.scripts.multiAcquire, ks, owner, s.ttl.Milliseconds(), meta, attempt_).Slice()
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -289,6 +303,10 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 		}
 		idx, _ := reply[1].(int64)
 		ms, _ := reply[2].(int64)
+		if idx < 1 || int(idx) > len(group) {
+			// {0, 0, 0}: an attempt already given up on; no live call asks.
+			return nil, 0, 0, fmt.Errorf("%s refused attempt %s as given up (reply %v)", c.scripts.multiAcquire.ID(), attempt_, reply)
+		}
 		return nil, int(idx) - 1, max(time.Duration(ms)*time.Millisecond, time.Millisecond), nil
 	}
 	for _, v := range reply[1:] {

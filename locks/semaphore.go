@@ -90,10 +90,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		err = a.refusal(&sem.s, replicated)
 	}
 	if err != nil {
-		// Give back permits an attempt may have taken unseen (best effort).
-		cleanup, cancel := cleanupContext(ctx)
-		_, _ = sem.c.semRelease(cleanup, &sem.s, sem.k, owner, n)
-		cancel()
+		sem.undo(ctx, owner, n)
 		err = wrapCtx(ctx, "locks: semaphore "+sem.k.name, err)
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
@@ -101,6 +98,21 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	l := newLease(sem.c, sem.k, sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
 	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
+}
+
+// undo ends an Acquire that failed: the server refuses its attempt from now
+// on (gone.record; the call's owner token is its attempt id) and permits
+// the attempt may have taken without the caller learning of it (a timeout)
+// are given back. See Client.undo for the retries when the server cannot be
+// reached.
+func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
+	sem.c.undo(ctx, &sem.s, func(ctx context.Context) error {
+		if err := sem.c.goneRecord(ctx, &sem.s, sem.k.gone, owner); err != nil {
+			return err
+		}
+		_, err := sem.c.semRelease(ctx, &sem.s, sem.k, owner, n)
+		return err
+	})
 }
 
 // SetPermits changes the permit count for every process using this

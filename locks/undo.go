@@ -1,0 +1,69 @@
+package locks
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// goneTTL is how long the server remembers an attempt whose caller gave up
+// (the gone hash): longer than any such attempt can wait in a server's
+// buffers and still find a lease or a waiter lease to take.
+func (s *settings) goneTTL() time.Duration { return 2 * max(s.ttl, s.waiterTTL) }
+
+// undo runs do, which undoes an acquisition whose outcome the caller does
+// not know (it gave up on a timeout, or its reply was lost): do records the
+// attempt as given up, so that the server refuses it if it runs later, and
+// releases what it may have taken. When the server cannot be reached (it is
+// frozen, or the network is), do is retried in the background until it gets
+// through or the server's record would have expired: an attempt stuck in a
+// frozen server's buffers runs when the server resumes, and the undo must
+// reach the server then too, or the lock would sit with no one to release it.
+func (c *Client) undo(ctx context.Context, s *settings, do func(context.Context) error) {
+	began := time.Now()
+	cleanup, cancel := cleanupContext(ctx)
+	err := do(cleanup)
+	cancel()
+	if err == nil {
+		return
+	}
+	go retryUndo(ctx, began.Add(s.goneTTL()), began, do)
+}
+
+// retryUndo retries an undo that could not reach the server until one gets
+// through or until passes. It keeps up to undoInFlight tries on their way,
+// started at least a period apart: against a frozen server each waits out
+// its timeout, and one that times out is replaced at once, so whenever the
+// server resumes an undo is already waiting in its buffers and runs right
+// behind the late attempt it undoes (a single try left a gap between its
+// timeout and the next send, which a busy machine stretches). Against a
+// server that refuses at once, tries go one per period. An undo is
+// idempotent: the extra ones find nothing to do.
+func retryUndo(ctx context.Context, until, began time.Time, do func(context.Context) error) {
+	const period = 50 * time.Millisecond
+	const undoInFlight = 3
+	done := make(chan struct{})
+	var once sync.Once
+	slots := make(chan struct{}, undoInFlight)
+	for next := began.Add(period); next.Before(until); next = time.Now().Add(period) {
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Until(next)):
+		}
+		select {
+		case <-done:
+			return
+		case slots <- struct{}{}:
+		}
+		go func() {
+			defer func() { <-slots }()
+			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			err := do(retry)
+			cancel()
+			if err == nil {
+				once.Do(func() { close(done) })
+			}
+		}()
+	}
+}
