@@ -105,13 +105,15 @@
 // deadlines of entries of either version and keeps the rest as it is.
 // rw.rlock@3, rw.lock@3, sem.acquire@4 and multi.acquire@3 (also this
 // release) add the "{N}:gone" key and the calling attempt's id, and refuse
-// an attempt recorded there by gone.record@1; they change nothing else
-// except that multi.acquire@3 keeps each lock's last fencing token in the
-// lock hash, as mutex.acquire@3 and later do, instead of in "{N}:fence". A
-// process of the release before undoes without the record, so its late
-// attempts may still leave a hold for one lease; multi.acquire@2 there
-// reads the token from "{N}:fence" and the server clock, which still
-// exceeds every earlier token unless the server's clock went back.
+// an attempt recorded there by gone.record@1. multi.acquire@3 also refuses
+// a name that an RWMutex or a Semaphore holds (ErrWrongKind), and keeps each
+// lock's last fencing token in the lock hash, as mutex.acquire@3 and later
+// do, instead of in "{N}:fence". A process of the release before undoes
+// without the record, so its late attempts may still leave a hold for one
+// lease, and its MultiLock still takes a name held by readers or permits;
+// multi.acquire@2 there reads the token from "{N}:fence" and the server
+// clock, which still exceeds every earlier token unless the server's clock
+// went back.
 // The release before (@3) changed: a waiter of the release before it was
 // not marked in the lock hash and took a freed lock at its next refresh,
 // and such a Semaphore refused a name for one lease after a Mutex on it

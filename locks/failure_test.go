@@ -153,6 +153,51 @@ func TestWrongKindOnOneName(t *testing.T) {
 	} else {
 		l.Unlock(ctx)
 	}
+
+	// A MultiLock's names are Mutex names: another kind on one of them is
+	// refused, whether the name is taken alone (mutex.acquire) or with
+	// another name of its slot (multi.acquire@3; version 2 took a name a
+	// Semaphore or readers held).
+	names := sameSlotNames(t, "kinds")
+	for _, set := range [][]string{names, {names[1]}} {
+		ml, err := c.MultiLock(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sem, _ := c.Semaphore(names[1], 2)
+		p, err := sem.Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ml.TryLock(ctx); !errors.Is(err, locks.ErrWrongKind) || !strings.Contains(err.Error(), "semaphore") || !strings.Contains(err.Error(), names[1]) {
+			t.Errorf("MultiLock%q on a name with a Semaphore's permits = %v, want ErrWrongKind naming %s and the semaphore", set, err, names[1])
+		}
+		p.Unlock(ctx)
+		rw, _ := c.RWMutex(names[1])
+		w, err := rw.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, err := ml.Lock(wait); !errors.Is(err, locks.ErrWrongKind) || !strings.Contains(err.Error(), "rwmutex") {
+			t.Errorf("MultiLock%q.Lock on a name an RWMutex writer holds = %v, want ErrWrongKind at once, not a wait", set, err)
+		}
+		cancel()
+		w.Unlock(ctx)
+		r, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ml.TryLock(ctx); !errors.Is(err, locks.ErrWrongKind) || !strings.Contains(err.Error(), "rwmutex") {
+			t.Errorf("MultiLock%q on a read-held name = %v, want ErrWrongKind naming the rwmutex", set, err)
+		}
+		r.Unlock(ctx)
+		if ls, err := ml.TryLock(ctx); err != nil {
+			t.Errorf("MultiLock%q: the names are free again, but TryLock = %v", set, err)
+		} else {
+			ls.Unlock(ctx)
+		}
+	}
 }
 
 // Marshal/Resume carry any name; nonsense is refused with a reason.

@@ -146,7 +146,8 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				return ""
 			}},
 		{name: "multi.acquire@3", gone: "{g}:a:gone",
-			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: []string{"{g}:a:gone", g[0], g[1]},
+			late: explore.Step{Label: "acquire arrives", Script: multi,
+				Keys: []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"},
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
 			releases: []explore.Step{
 				{Label: "release " + g[0], Script: release, Keys: mcKeysOf(release, g[0]), Args: mcV2ReleaseArgs(release, "a", "")},

@@ -210,7 +210,8 @@ func TestModelSemaphore(t *testing.T) {
 func mcMultiClient(name string, acquire, release *registry.Script, a, b string, v2 bool) explore.Actor {
 	keys := []string{a, a + ":fence", b, b + ":fence"}
 	if acquire.Keys[0] == "gone" {
-		keys = []string{a + ":gone", a, b} // version 3
+		// version 3: the gone key, then lock, readers, permits per lock
+		keys = []string{a + ":gone", a, a + ":readers", a + ":permits", b, b + ":readers", b + ":permits"}
 	}
 	releaseOf := func(lock string) explore.Step {
 		if v2 {
@@ -289,6 +290,6 @@ func TestModelMultiLockV2(t *testing.T) {
 	v = mcV2Lookup(t, "multi.acquire@3", "mutex.release@4")
 	explore.Check(t, mcMultiModel("multi-lock@3, two clients sharing one lock", v[0], v[1], true))
 
-	broken = mcBreak(t, v[0], "  if held[1] then", "  if held[1] and i < #KEYS then")
+	broken = mcBreak(t, v[0], "  if held[1] then", "  if held[1] and i < #KEYS - 2 then")
 	mcMustFail(t, mcMultiModel("multi-lock@3, last lock unchecked", broken, v[1], true), "mutual exclusion")
 }

@@ -30,7 +30,9 @@ type MultiLease struct {
 }
 
 // MultiLock returns an all-or-nothing lock over names (duplicates ignored).
-// The names are Mutex names: a Mutex with one of them excludes the MultiLock.
+// The names are Mutex names: a Mutex with one of them excludes the MultiLock,
+// and an RWMutex or Semaphore holding one of them makes Lock and TryLock fail
+// with ErrWrongKind.
 func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 	if len(names) == 0 {
 		return nil, errors.New("locks: MultiLock needs at least one lock name")
@@ -155,16 +157,19 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			continue
 		}
 		att := newAttempt()
-		tokens, idx, w, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
-		if runErr != nil {
+		out, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
+		switch {
+		case runErr != nil:
 			ml.undo(ctx, g, owner, att)
 			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
-		}
-		if idx >= 0 {
-			return held, &g[idx], w, nil
+		case out.wrongKind != "":
+			a := attempt{wrongKind: out.wrongKind}
+			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, a.refusal(&ml.s, true))
+		case out.blocked >= 0:
+			return held, &g[out.blocked], out.wait, nil
 		}
 		for i, k := range g {
-			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, tokens[i], 0, sent, ml.s.ttl))
+			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
 		}
 	}
 	return held, nil, 0, nil

@@ -280,43 +280,56 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 	return err
 }
 
-// multiAcquire runs multi.acquire@3 on one slot group: all or none. It
-// returns the tokens in the group's order, or the index of the first held
-// lock and its remaining lease. The attempt is refused once it is recorded
-// in the gone hash of the group's first lock.
-func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (tokens []int64, blocked int, wait time.Duration, err error) {
-	ks := make([]string, 0, 1+len(group))
+// multiOutcome is what multi.acquire@3 reports for one slot group.
+type multiOutcome struct {
+	tokens    []int64       // when taken: one per lock, in the group's order
+	blocked   int           // otherwise: the index of the first lock held or held by another kind, or -1
+	wait      time.Duration // when blocked by a holder: its remaining lease
+	wrongKind string        // when blocked by another kind of lock: that kind
+}
+
+// multiAcquire runs multi.acquire@3 on one slot group: all or none. The
+// attempt is refused once it is recorded in the gone hash of the group's
+// first lock.
+func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (multiOutcome, error) {
+	script := c.scripts.multiAcquire
+	ks := make([]string, 0, 1+3*len(group))
 	ks = append(ks, group[0].gone)
 	for _, k := range group {
-		ks = append(ks, k.lock)
+		ks = append(ks, k.lock, k.readers, k.permits)
 	}
-	reply, err := c.backend().Run(ctx, c.scripts.multiAcquire, ks, owner, s.ttl.Milliseconds(), meta, attempt_).Slice()
+	reply, err := c.backend().Run(ctx, script, ks, owner, s.ttl.Milliseconds(), meta, attempt_).Slice()
 	if err != nil {
-		return nil, 0, 0, err
+		return multiOutcome{}, err
 	}
 	if len(reply) == 0 {
-		return nil, 0, 0, fmt.Errorf("unexpected empty reply from %s", c.scripts.multiAcquire.ID())
+		return multiOutcome{}, fmt.Errorf("unexpected empty reply from %s", script.ID())
 	}
 	if reply[0] != int64(1) {
 		if len(reply) < 3 {
-			return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
+			return multiOutcome{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
 		}
 		idx, _ := reply[1].(int64)
-		ms, _ := reply[2].(int64)
 		if idx < 1 || int(idx) > len(group) {
 			// {0, 0, 0}: an attempt already given up on; no live call asks.
-			return nil, 0, 0, fmt.Errorf("%s refused attempt %s as given up (reply %v)", c.scripts.multiAcquire.ID(), attempt_, reply)
+			return multiOutcome{}, fmt.Errorf("%s refused attempt %s as given up (reply %v)", script.ID(), attempt_, reply)
 		}
-		return nil, int(idx) - 1, max(time.Duration(ms)*time.Millisecond, time.Millisecond), nil
+		if reply[0] == int64(-1) {
+			kind, _ := reply[2].(string)
+			return multiOutcome{blocked: int(idx) - 1, wrongKind: kind}, nil
+		}
+		ms, _ := reply[2].(int64)
+		return multiOutcome{blocked: int(idx) - 1, wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}, nil
 	}
+	out := multiOutcome{blocked: -1}
 	for _, v := range reply[1:] {
 		t, _ := v.(int64)
-		tokens = append(tokens, t)
+		out.tokens = append(out.tokens, t)
 	}
-	if len(tokens) != len(group) {
-		return nil, 0, 0, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.multiAcquire.ID())
+	if len(out.tokens) != len(group) {
+		return multiOutcome{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
 	}
-	return tokens, -1, 0, nil
+	return out, nil
 }
 
 // keepQueued runs mutex.keepqueued@1: it moves the waiter deadlines of

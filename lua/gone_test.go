@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlua/redlua/internal/redistest"
 )
 
@@ -51,6 +53,7 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
 
+	multiKeys := []string{"{m}a:gone", "{m}a", "{m}a:readers", "{m}a:permits", "{m}b", "{m}b:readers", "{m}b:permits"}
 	cases := []struct {
 		id, tag string
 		keys    []string
@@ -62,7 +65,7 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 			func(a string) []any { return []any{"alice", 10000, 3000, "", a} }},
 		{"sem.acquire@4", "s", []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone"},
 			func(a string) []any { return []any{"alice", 1, 10000, 2, a} }},
-		{"multi.acquire@3", "m", []string{"{m}a:gone", "{m}a", "{m}b"},
+		{"multi.acquire@3", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, "", a} }},
 	}
 	for _, tc := range cases {
@@ -87,15 +90,36 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 	rc.Del(ctx, "{m}a", "{m}b")
 	future := time.Now().Add(time.Hour).UnixMicro()
 	rc.HSet(ctx, "{m}b", "fence", future)
-	got := run("multi.acquire@3", []string{"{m}a:gone", "{m}a", "{m}b"}, "bob", 10000, "", "b1")
+	got := run("multi.acquire@3", multiKeys, "bob", 10000, "", "b1")
 	if got[0] != int64(1) || got[2] != future+1 || got[1].(int64) >= future {
 		t.Fatalf("multi.acquire@3 = %v, want {1, server time, %d}: the token follows the hash's last fence", got, future+1)
 	}
 	if f := rc.HGet(ctx, "{m}a", "fence").Val(); f == "" {
 		t.Fatal("multi.acquire@3 left no fence field in the lock hash")
 	}
-	if got := run("multi.acquire@3", []string{"{m}a:gone", "{m}a", "{m}b"}, "carol", 10000, "", "c1"); got[0] != int64(0) || got[1] != int64(1) {
+	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c1"); got[0] != int64(0) || got[1] != int64(1) {
 		t.Fatalf("multi.acquire@3 on held locks = %v, want {0, 1, pttl}", got)
+	}
+
+	// Another kind of lock on one of the names is refused, naming it.
+	rc.Del(ctx, "{m}a", "{m}b")
+	far := float64(time.Now().Add(time.Hour).UnixMilli())
+	rc.ZAdd(ctx, "{m}b:permits", redis.Z{Score: far, Member: "sem-owner:1"})
+	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c3"); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "semaphore" {
+		t.Fatalf("multi.acquire@3 with a semaphore on the second name = %v, want {-1, 2, semaphore}", got)
+	}
+	rc.Del(ctx, "{m}b:permits")
+	rc.ZAdd(ctx, "{m}a:readers", redis.Z{Score: far, Member: "reader"})
+	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c4"); got[0] != int64(-1) || got[1] != int64(1) || got[2] != "rwmutex" {
+		t.Fatalf("multi.acquire@3 with a reader on the first name = %v, want {-1, 1, rwmutex}", got)
+	}
+	rc.Del(ctx, "{m}a:readers")
+	rc.HSet(ctx, "{m}b", "owner", "writer", "kind", "rwmutex")
+	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c5"); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "rwmutex" {
+		t.Fatalf("multi.acquire@3 with a writer on the second name = %v, want {-1, 2, rwmutex}", got)
+	}
+	if n := rc.Exists(ctx, "{m}a").Val(); n != 0 {
+		t.Fatal("a refused multi.acquire@3 wrote the first lock")
 	}
 	// Without lock keys: evalsha refuses before sending, and the script
 	// itself when it is called some other way.
@@ -106,7 +130,7 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.Eval(ctx, s.Source, []string{"{m}a:gone"}, "carol", 10000, "", "c2").Err(); err == nil || !strings.Contains(err.Error(), "at least one lock key") {
+	if err := rc.Eval(ctx, s.Source, []string{"{m}a:gone", "{m}a"}, "carol", 10000, "", "c2").Err(); err == nil || !strings.Contains(err.Error(), "a lock, readers and permits key per lock") {
 		t.Fatalf("EVAL of multi.acquire@3 without lock keys = %v, want the script's error", err)
 	}
 }
