@@ -18,7 +18,8 @@ type holderChange struct {
 	expiry time.Duration // for a new owner: when its lease ends unless renewed (0 unknown)
 }
 
-// holderLog follows one lock hash's owner through MONITOR: every command a
+// holderLog follows one lock hash's owner (or a one-permit semaphore's
+// permits set) through MONITOR: every command a
 // script runs is listed with the server's microsecond time, so how long a
 // hold lasted is measured by the server itself, not by a client whose
 // observations a busy machine can delay.
@@ -100,6 +101,27 @@ func (h *holderLog) parse(line string) {
 		}
 	case "DEL":
 		h.log = append(h.log, holderChange{at: at})
+	case "ZADD":
+		// A Semaphore's permit: member "<owner>:<i>", score its deadline
+		// (server time in ms). The tests follow a one-permit semaphore, so
+		// one permit at a time, as for a lock hash's owner.
+		if len(args) >= 4 {
+			if i := strings.LastIndexByte(args[3], ':'); i > 0 {
+				c := holderChange{at: at, owner: args[3][:i]}
+				if ms, err := strconv.ParseFloat(args[2], 64); err == nil {
+					c.expiry = time.Duration(ms) * time.Millisecond
+				}
+				h.log = append(h.log, c)
+			}
+		}
+	case "ZREM":
+		// Only the holder's own permit ends its hold (a release of a permit
+		// that had expired removes nothing).
+		if n := len(h.log); n > 0 && len(args) >= 3 {
+			if i := strings.LastIndexByte(args[2], ':'); i > 0 && args[2][:i] == h.log[n-1].owner {
+				h.log = append(h.log, holderChange{at: at})
+			}
+		}
 	case "PEXPIRE":
 		if n := len(h.log); n > 0 && len(args) > 2 && h.log[n-1].owner != "" {
 			if ms, err := strconv.ParseInt(args[2], 10, 64); err == nil {
