@@ -105,15 +105,20 @@
 // deadlines of entries of either version and keeps the rest as it is.
 // rw.rlock@3, rw.lock@3, sem.acquire@4 and multi.acquire@3 (also this
 // release) add the "{N}:gone" key and the calling attempt's id, and refuse
-// an attempt recorded there by gone.record@1. multi.acquire@3 also refuses
-// a name that an RWMutex or a Semaphore holds (ErrWrongKind), and keeps each
-// lock's last fencing token in the lock hash, as mutex.acquire@3 and later
-// do, instead of in "{N}:fence". A process of the release before undoes
-// without the record, so its late attempts may still leave a hold for one
-// lease, and its MultiLock still takes a name held by readers or permits;
+// an attempt that rw.runlock@3, sem.release@3 or mutex.release@4 recorded
+// there when undoing it; rw.lock@3 and multi.acquire@3 keep the attempt in
+// the lock hash, so that mutex.release@4 undoes only that attempt's hold.
+// multi.acquire@3 also refuses a name that an RWMutex or a Semaphore holds
+// (ErrWrongKind), and keeps each lock's last fencing token in the lock
+// hash, as mutex.acquire@3 and later do, instead of in "{N}:fence".
+// rw.runlock@3 and sem.release@3 behave as before when given no attempt. A
+// process of the release before undoes without the record, so its late
+// attempts may still leave a hold for one lease; its writer undo through
+// mutex.release@4 (an Unlock with no attempt) still drops the hold, and
+// its MultiLock still takes a name held by readers or permits.
 // multi.acquire@2 there reads the token from "{N}:fence" and the server
-// clock, which still exceeds every earlier token unless the server's clock
-// went back.
+// clock, which still exceeds every earlier token unless the server's
+// clock went back.
 // The release before (@3) changed: a waiter of the release before it was
 // not marked in the lock hash and took a freed lock at its next refresh,
 // and such a Semaphore refused a name for one lease after a Mutex on it

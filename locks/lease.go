@@ -389,7 +389,7 @@ func (readHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcom
 }
 
 func (readHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.readRelease(ctx, &l.s, l.k, l.owner)
+	return l.c.readRelease(ctx, &l.s, l.k, l.owner, "")
 }
 
 // permitHold is a Semaphore lease on l.count permits.
@@ -402,7 +402,7 @@ func (permitHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outc
 }
 
 func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	held, err := l.c.semRelease(ctx, &l.s, l.k, l.owner, l.count)
+	held, err := l.c.semRelease(ctx, &l.s, l.k, l.owner, l.count, "")
 	if err != nil {
 		return 0, err
 	}

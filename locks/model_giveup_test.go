@@ -2,33 +2,34 @@ package locks_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/redlua/redlua/explore"
-	"github.com/redlua/redlua/registry"
 	"github.com/redlua/redlua/simulate"
 )
 
 // Give-up models of the RWMutex, Semaphore and MultiLock scripts: the
-// counterpart of mcV2GiveUpModel (model_queue_test.go) for the kinds whose
-// undo is two scripts, gone.record and then a release. A call whose
-// acquisition timed out undoes it ("a": record, then release, then leave
-// the writers' waiting set for a writer) while its acquire script may still
-// reach the server at any point ("late"); a competitor "b" takes and
+// counterpart of mcV2GiveUpModel (model_queue_test.go) for the other kinds.
+// A call whose acquisition timed out undoes it ("a": the kind's release with
+// the attempt id, which records the attempt as given up and drops a hold
+// only if the attempt took it; then, for a writer, leaving the waiting set;
+// for a MultiLock, the second lock's release) while its acquire script may
+// still reach the server at any point ("late"); a competitor "b" takes and
 // releases the lock meanwhile. Whatever the order, once a finished its undo
 // (and within the record's lifetime), the server keeps nothing of a's.
 
-// mcGiveUpKind is one lock kind's give-up: the late acquire, the release
-// steps of the undo (after gone.record), the competitor, and what of a's
+// mcGiveUpKind is one lock kind's give-up: the late acquire, the undo's
+// steps (the first records the attempt), the competitor, and what of a's
 // may be left on the server.
 type mcGiveUpKind struct {
 	name     string
-	gone     string // the gone hash the acquire looks at
 	late     explore.Step
-	releases []explore.Step
+	undo     []explore.Step
 	rival    explore.Actor
 	leftover func(v *explore.View) string
+	// record is the line of the undo's first script that records the
+	// attempt; a broken copy drops it.
+	record string
 }
 
 const mcGiveUpAttempt = "a-1"
@@ -55,28 +56,22 @@ func mcHashOwner(v *explore.View, key string) string {
 	return ""
 }
 
-func mcGiveUpModel(name string, k mcGiveUpKind, record *registry.Script) *explore.Model {
-	return mcGiveUpModelOrder(name, k, record, true)
-}
-
-// mcGiveUpModelOrder is mcGiveUpModel with the undo recording the attempt
-// first (as the locks package does) or last.
-func mcGiveUpModelOrder(name string, k mcGiveUpKind, record *registry.Script, recordFirst bool) *explore.Model {
+func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
-	rec := explore.Step{Label: "record gone", Script: record, Keys: []string{k.gone}, Args: []any{mcGiveUpAttempt, goneTTL}}
-	steps := append([]explore.Step{rec}, k.releases...)
-	if !recordFirst {
-		steps = append(append([]explore.Step(nil), k.releases...), rec)
-	}
+	steps := append([]explore.Step(nil), k.undo...)
 	// The record lives gone_ttl from when it was made: "at" is then. An
 	// attempt arriving later takes the lock for one lease that no one
 	// believes in (mcV2GiveUpModel found that trace for the mutex).
-	steps[slices.IndexFunc(steps, func(st explore.Step) bool { return st.Label == rec.Label })].Then = func(c *explore.Ctx) string {
+	steps[0] = withThen(steps[0], func(c *explore.Ctx) string {
 		c.SetVar("at", c.Now().Milliseconds())
 		return ""
-	}
+	})
 	last := len(steps) - 1
+	then := steps[last].Then
 	steps[last] = withThen(steps[last], func(c *explore.Ctx) string {
+		if then != nil {
+			then(c)
+		}
 		c.SetVar("gave-up", 1)
 		return explore.End
 	})
@@ -100,11 +95,12 @@ func mcGiveUpModelOrder(name string, k mcGiveUpKind, record *registry.Script, re
 }
 
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@2", "rw.lock@3", "mutex.release@4", "rw.leave@2",
-		"sem.acquire@4", "sem.release@2", "multi.acquire@3")
+	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@3", "rw.lock@3", "mutex.release@4", "rw.leave@2",
+		"sem.acquire@4", "sem.release@3", "multi.acquire@3")
 	rlock, runlock, wlock, release, leave, semAcquire, semRelease, multi := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
+	const record = "redis.call('HSET', gone, attempt, 1)"
 	rw := rwScripts{rlock: rlock, runlock: runlock, wlock: wlock, wunlock: release, v2: true}
-	rwKeys := rw.keys()
 	rwHeld := func(v *explore.View) string {
 		switch {
 		case mcHashOwner(v, "{m}") == "a":
@@ -118,41 +114,43 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 	}
 	sem := semScripts{acquire: semAcquire, release: semRelease, v2: true}
 	g := []string{"{g}:a", "{g}:b"}
+	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
+	giveUp := func(lock string) explore.Step {
+		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
+	}
 	return []mcGiveUpKind{
-		{name: "rw.rlock@3", gone: "{m}:gone",
-			late: explore.Step{Label: "rlock arrives", Script: rlock, Keys: rwKeys,
+		{name: "rw.rlock@3", record: record,
+			late: explore.Step{Label: "rlock arrives", Script: rlock, Keys: rw.keys(),
 				Args: []any{"a", mcTTL.Milliseconds(), "1", mcGiveUpAttempt}},
-			releases: []explore.Step{{Label: "runlock", Script: runlock, Keys: mcRWKeys[1:3], Args: rw.runlockArgs("a")}},
+			undo: []explore.Step{{Label: "give up", Script: runlock, Keys: rw.runlockKeys(),
+				Args: []any{"a", "{m}:released", "PUBLISH", mcGiveUpAttempt, goneTTL}}},
 			rival:    mcWriter("b", rw),
 			leftover: rwHeld},
-		{name: "rw.lock@3", gone: "{m}:gone",
-			late: explore.Step{Label: "lock arrives", Script: wlock, Keys: rwKeys,
+		{name: "rw.lock@3", record: record,
+			late: explore.Step{Label: "lock arrives", Script: wlock, Keys: rw.keys(),
 				Args: []any{"a", mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "", mcGiveUpAttempt}},
-			releases: []explore.Step{
+			undo: []explore.Step{
+				giveUp("{m}"),
 				{Label: "leave", Script: leave, Keys: mcRWKeys[3:4], Args: []any{"a", "{m}:released", "PUBLISH"}},
-				rw.unlock("a"),
 			},
 			rival:    mcReader("b", rw),
 			leftover: rwHeld},
-		{name: "sem.acquire@4", gone: "{s}:gone",
+		{name: "sem.acquire@4", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: semAcquire, Keys: sem.keys(),
 				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt}},
-			releases: []explore.Step{{Label: "release", Script: semRelease, Keys: mcSemKeys[:1], Args: sem.releaseArgs("a")}},
-			rival:    mcSemClient("b", sem),
+			undo: []explore.Step{{Label: "give up", Script: semRelease, Keys: sem.releaseKeys(),
+				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL}}},
+			rival: mcSemClient("b", sem),
 			leftover: func(v *explore.View) string {
 				if mcLiveMember(v, "{s}:permits", "a:1") {
 					return "a holds a permit"
 				}
 				return ""
 			}},
-		{name: "multi.acquire@3", gone: "{g}:a:gone",
-			late: explore.Step{Label: "acquire arrives", Script: multi,
-				Keys: []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"},
+		{name: "multi.acquire@3", record: record,
+			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
-			releases: []explore.Step{
-				{Label: "release " + g[0], Script: release, Keys: mcKeysOf(release, g[0]), Args: mcV2ReleaseArgs(release, "a", "")},
-				{Label: "release " + g[1], Script: release, Keys: mcKeysOf(release, g[1]), Args: mcV2ReleaseArgs(release, "a", "")},
-			},
+			undo:  []explore.Step{giveUp(g[0]), giveUp(g[1])},
 			rival: mcMultiClient("b", multi, release, g[1], "{g}:c", true),
 			leftover: func(v *explore.View) string {
 				for _, k := range g {
@@ -166,19 +164,21 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 }
 
 func TestModelGiveUpOtherKinds(t *testing.T) {
-	record := mcV2Lookup(t, "gone.record@1")[0]
 	for _, k := range mcGiveUpKinds(t) {
-		res := explore.Check(t, mcGiveUpModel(k.name+", a given-up attempt arriving late", k, record))
+		res := explore.Check(t, mcGiveUpModel(k.name+", a given-up attempt arriving late", k))
 		if res != nil && res.States < 50 {
 			t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
 		}
 
-		// The gone check is what refuses the late attempt.
+		// The gone check is what refuses the late attempt...
 		broken := k
 		broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
-		mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken, record), "abandoned attempts take nothing")
+		mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
+
+		// ...and the undo's record is what it checks.
+		broken = k
+		broken.undo = append([]explore.Step(nil), k.undo...)
+		broken.undo[0].Script = mcBreak(t, k.undo[0].Script, k.record, "-- not recorded")
+		mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
 	}
-	// Recording after the release leaves a window for the late attempt.
-	k := mcGiveUpKinds(t)[2]
-	mcMustFail(t, mcGiveUpModelOrder(k.name+", released before recorded", k, record, false), "abandoned attempts take nothing")
 }

@@ -35,9 +35,19 @@ func (s rwScripts) keys() []string {
 
 func (s rwScripts) runlockArgs(name string) []any {
 	if s.v2 {
-		return []any{name, "{m}:released", "PUBLISH"}
+		// version 3 adds the attempt to undo ("" for an RUnlock) and gone_ttl_ms
+		return mcFit(s.runlock, name, "{m}:released", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds())
 	}
 	return []any{name, "{m}:released"}
+}
+
+// runlockKeys is what rw.runlock takes (version 3 adds the gone key).
+func (s rwScripts) runlockKeys() []string {
+	keys := append([]string(nil), mcRWKeys[1:3]...)
+	if len(s.runlock.Keys) > len(keys) {
+		keys = append(keys, "{m}:gone")
+	}
+	return keys
 }
 
 // unlock is the writer's release: mutex.release, with version 2's keys
@@ -60,7 +70,7 @@ func mcReader(name string, s rwScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "runlock"
 			}},
-		{Label: "runlock", Script: s.runlock, Keys: mcRWKeys[1:3], Args: s.runlockArgs(name),
+		{Label: "runlock", Script: s.runlock, Keys: s.runlockKeys(), Args: s.runlockArgs(name),
 			Then: func(c *explore.Ctx) string { c.Release(); return "rlock" }},
 	}}
 }
@@ -163,9 +173,18 @@ func (s semScripts) keys() []string {
 
 func (s semScripts) releaseArgs(name string) []any {
 	if s.v2 {
-		return []any{name, 1, "{s}:released", "PUBLISH"}
+		// version 3 adds the attempt to undo ("" for an Unlock) and gone_ttl_ms
+		return mcFit(s.release, name, 1, "{s}:released", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds())
 	}
 	return []any{name, 1, "{s}:released"}
+}
+
+// releaseKeys is what sem.release takes (version 3 adds the gone key).
+func (s semScripts) releaseKeys() []string {
+	if len(s.release.Keys) > 1 {
+		return []string{mcSemKeys[0], "{s}:gone"}
+	}
+	return mcSemKeys[:1]
 }
 
 func mcSemClient(name string, s semScripts) explore.Actor {
@@ -178,7 +197,7 @@ func mcSemClient(name string, s semScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "release"
 			}},
-		{Label: "release", Script: s.release, Keys: mcSemKeys[:1], Args: s.releaseArgs(name),
+		{Label: "release", Script: s.release, Keys: s.releaseKeys(), Args: s.releaseArgs(name),
 			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
 	}}
 }
@@ -258,7 +277,7 @@ func TestModelMultiLock(t *testing.T) {
 
 func TestModelRWMutexV2(t *testing.T) {
 	for _, version := range []string{"2", "3"} {
-		v := mcV2Lookup(t, "rw.rlock@"+version, "rw.runlock@2", "rw.lock@"+version, "mutex.release@4")
+		v := mcV2Lookup(t, "rw.rlock@"+version, "rw.runlock@"+version, "rw.lock@"+version, "mutex.release@4")
 		s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
 		explore.Check(t, mcRWModel("rw lock@"+version+", 2 readers + 1 writer", s))
 
@@ -269,14 +288,14 @@ func TestModelRWMutexV2(t *testing.T) {
 }
 
 func TestModelSemaphoreV2(t *testing.T) {
-	for _, version := range []string{"3", "4"} {
-		v := mcV2Lookup(t, "sem.acquire@"+version, "sem.release@2")
+	for _, version := range [][2]string{{"3", "2"}, {"4", "3"}} {
+		v := mcV2Lookup(t, "sem.acquire@"+version[0], "sem.release@"+version[1])
 		s := semScripts{acquire: v[0], release: v[1], v2: true}
-		explore.Check(t, mcSemModel("semaphore@"+version+" of 2 permits, 3 clients", s))
+		explore.Check(t, mcSemModel("semaphore@"+version[0]+" of 2 permits, 3 clients", s))
 
 		broken := s
 		broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
-		mcMustFail(t, mcSemModel("semaphore@"+version+", off by one", broken), "at most 2 holders")
+		mcMustFail(t, mcSemModel("semaphore@"+version[0]+", off by one", broken), "at most 2 holders")
 	}
 }
 

@@ -176,22 +176,15 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 }
 
 // undo ends the attempt att on group g whose outcome is unknown (a timeout):
-// the server refuses att from now on and what it may have taken is released.
-// A one-lock group went through mutex.acquire, whose release records the
-// attempt itself; a larger group records it in its first lock's gone hash,
-// where multi.acquire looks. See Client.undo for the retries when the
+// mutex.release with the attempt, on each lock of the group, records att as
+// given up and drops the lock's hold only if att took it. The first lock
+// goes first: its gone hash is the one multi.acquire looks at, so from then
+// on the attempt is refused. See Client.undo for the retries when the
 // server cannot be reached.
 func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
 	ml.c.undo(ctx, &ml.s, func(ctx context.Context) error {
-		if len(g) == 1 {
-			_, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, g[0], owner, att, "")
-			return err
-		}
-		if err := ml.c.goneRecord(ctx, &ml.s, g[0].gone, att); err != nil {
-			return err
-		}
 		for _, k := range g {
-			if _, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, k, owner, "", ""); err != nil {
+			if _, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, k, owner, att, ""); err != nil {
 				return err
 			}
 		}

@@ -131,27 +131,27 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	return l, nil
 }
 
-// undo ends an acquiring call that failed: the server refuses its attempt
-// att from now on (gone.record), a writer leaves the waiting set, and a
-// hold the attempt may have taken without the caller learning of it (a
-// timeout) is released. A reentrant owner's holds are left alone: the
-// attempt's hold cannot be told from its earlier ones. See Client.undo for
-// the retries when the server cannot be reached.
+// undo ends an acquiring call that failed. In one script the server records
+// its attempt att as given up (refused if it arrives later) and drops a hold
+// the attempt may have taken without the caller learning of it (a timeout):
+// for a writer, mutex.release with the attempt, which drops the write hold
+// only if att took it; for a reader, rw.runlock with the attempt, which
+// drops one read hold of the owner, none for a reentrant owner (its holds
+// cannot be told apart). A writer then leaves the waiting set. See
+// Client.undo for the retries when the server cannot be reached.
 func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
 	rw.c.undo(ctx, &rw.s, func(ctx context.Context) error {
-		if err := rw.c.goneRecord(ctx, &rw.s, rw.k.gone, att); err != nil {
-			return err
-		}
 		if hold.kind() == "write" {
-			if err := rw.c.writeLeave(ctx, &rw.s, rw.k, owner); err != nil {
+			if _, err := rw.c.mutexRelease(ctx, rw.c.backend(), &rw.s, rw.k, owner, att, ""); err != nil {
 				return err
 			}
+			return rw.c.writeLeave(ctx, &rw.s, rw.k, owner)
 		}
+		reader := owner
 		if rw.s.reentrant {
-			return nil
+			reader = ""
 		}
-		l := &Lease{c: rw.c, k: rw.k, s: rw.s, owner: owner}
-		_, err := hold.release(ctx, l)
+		_, err := rw.c.readRelease(ctx, &rw.s, rw.k, reader, att)
 		return err
 	})
 }

@@ -24,7 +24,7 @@ type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
-	multiAcquire, forceUnlock, keepQueued, goneRecord     *registry.Script
+	multiAcquire, forceUnlock, keepQueued                 *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -44,12 +44,12 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@4"),
 		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
-		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@2"), rextend: pick("rw.rextend@1"),
+		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
-		semAcquire: pick("sem.acquire@4"), semRelease: pick("sem.release@2"),
+		semAcquire: pick("sem.acquire@4"), semRelease: pick("sem.release@3"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
-		keepQueued: pick("mutex.keepqueued@1"), goneRecord: pick("gone.record@1"),
+		keepQueued: pick("mutex.keepqueued@1"),
 	}
 	return set, missing
 })
@@ -194,24 +194,18 @@ func rwKeys(k keys) []string {
 	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone}
 }
 
-// readAcquire runs rw.rlock@3; attempt_ is the id of the calling RLock, which
-// gone.record refuses once the call gave up.
+// readAcquire runs rw.rlock@3; attempt_ is the id of the calling RLock,
+// which the server refuses once the call gave up and undid it (readRelease).
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_ string) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k), owner, s.ttl.Milliseconds(), boolArg(!s.preferReads), attempt_)
 	return c.decodeAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-// writeAcquire runs rw.lock@3; attempt_ as for readAcquire.
+// writeAcquire runs rw.lock@3; attempt_ as for readAcquire (the undo is
+// mutexRelease with the attempt: the write hold is a mutex hash).
 func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k), owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta, attempt_)
 	return c.decodeAttempt(c.scripts.wlock, cmd, replicated, err)
-}
-
-// goneRecord runs gone.record@1: the server refuses attempt_ from now on, in
-// any acquire script that takes the gone key gone. It is the first half of
-// undoing an acquisition whose outcome is unknown; the release follows.
-func (c *Client) goneRecord(ctx context.Context, s *settings, gone, attempt_ string) error {
-	return c.backend().Run(ctx, c.scripts.goneRecord, []string{gone}, attempt_, s.goneTTL().Milliseconds()).Err()
 }
 
 func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
@@ -231,8 +225,13 @@ func (c *Client) writeLeave(ctx context.Context, s *settings, k keys, owner stri
 	return c.backend().Run(ctx, c.scripts.wleave, []string{k.writersWaiting}, owner, k.channel, c.publish).Err()
 }
 
-func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds}, owner, k.channel, c.publish).Int64()
+// readRelease runs rw.runlock@3: an RUnlock (attempt "") or, with an attempt
+// id, the undoing of an RLock that gave up: the server records the attempt
+// as given up and drops one read hold of owner (none when owner is "": a
+// reentrant owner's holds cannot be told apart).
+func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner, attempt_ string) (outcome, error) {
+	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds, k.gone},
+		owner, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
 	return outcome(n), err
 }
 
@@ -246,7 +245,7 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 }
 
 // semAcquire runs sem.acquire@4. The owner token is the Acquire call's own,
-// so it doubles as the attempt id that gone.record refuses.
+// so it doubles as the attempt id that semRelease records when undoing.
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
 		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone}, owner, n, s.ttl.Milliseconds(), permits, owner)
@@ -257,10 +256,12 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner stri
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@2; it reports how many of the n permits were
-// still held (the others had expired).
-func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int) (int64, error) {
-	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits}, owner, n, k.channel, c.publish).Int64()
+// semRelease runs sem.release@3; it reports how many of the n permits were
+// still held (the others had expired). With an attempt id it undoes an
+// Acquire that gave up: the server records the attempt as given up first.
+func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int, attempt_ string) (int64, error) {
+	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone},
+		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
 }
 
 func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
@@ -290,7 +291,7 @@ type multiOutcome struct {
 
 // multiAcquire runs multi.acquire@3 on one slot group: all or none. The
 // attempt is refused once it is recorded in the gone hash of the group's
-// first lock.
+// first lock (mutexRelease with the attempt, on that lock, records it).
 func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (multiOutcome, error) {
 	script := c.scripts.multiAcquire
 	ks := make([]string, 0, 1+3*len(group))

@@ -100,17 +100,14 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	return l, nil
 }
 
-// undo ends an Acquire that failed: the server refuses its attempt from now
-// on (gone.record; the call's owner token is its attempt id) and permits
-// the attempt may have taken without the caller learning of it (a timeout)
-// are given back. See Client.undo for the retries when the server cannot be
-// reached.
+// undo ends an Acquire that failed. In one script the server records its
+// attempt as given up (the call's owner token is its attempt id; refused if
+// it arrives later) and takes back permits the attempt may have taken
+// without the caller learning of it (a timeout). See Client.undo for the
+// retries when the server cannot be reached.
 func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
 	sem.c.undo(ctx, &sem.s, func(ctx context.Context) error {
-		if err := sem.c.goneRecord(ctx, &sem.s, sem.k.gone, owner); err != nil {
-			return err
-		}
-		_, err := sem.c.semRelease(ctx, &sem.s, sem.k, owner, n)
+		_, err := sem.c.semRelease(ctx, &sem.s, sem.k, owner, n, owner)
 		return err
 	})
 }

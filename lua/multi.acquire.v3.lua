@@ -12,9 +12,12 @@
 -- Version 3 changes three things from version 2:
 --
 -- * gone is the gone hash of the group's first lock: an attempt recorded
---   there (its caller gave up on a timeout and undid it, see gone.record)
---   takes nothing. Before, a timed-out call whose script ran, or ran later,
---   left every lock of the group held by no one until the lease ran out.
+--   there takes nothing. A call that gave up on a timeout undoes its attempt
+--   with mutex.release@4 on each lock, the first lock first: that records
+--   the attempt in the lock's gone hash and drops the hold only if this
+--   attempt took it, which each lock hash now says (field attempt). Before,
+--   a timed-out call whose script ran, or ran later, left every lock of the
+--   group held by no one until the lease ran out.
 -- * The locks come in triples: the lock hash, then the name's readers and
 --   permits (an RWMutex's and a Semaphore's keys). A name that another kind
 --   of lock holds is refused with {-1, index, kind}, as mutex.acquire
@@ -61,7 +64,8 @@ end
 local reply = {1}
 for i = 2, #KEYS, 3 do
   local token = string.format('%d', math.max(last[i] + 1, now_us))
-  redis.call('HSET', KEYS[i], 'owner', owner, 'count', '1', 'fence', token, 'meta', meta, 'kind', 'mutex')
+  redis.call('HSET', KEYS[i], 'owner', owner, 'count', '1', 'fence', token, 'meta', meta, 'kind', 'mutex',
+    'attempt', attempt)
   redis.call('PEXPIRE', KEYS[i], ttl)
   reply[#reply + 1] = tonumber(token)
 end

@@ -15,16 +15,19 @@
 -- unless the server's clock does; and a name held by another kind of lock
 -- is refused with {-1, kind}.
 --
--- Version 3: an attempt recorded in gone (its caller gave up on a timeout
--- and undid it, see gone.record) takes nothing and replies {0, 0}; it
--- does not join the writers' waiting set either.
+-- Version 3: an attempt recorded in gone takes nothing and replies {0, 0};
+-- it does not join the writers' waiting set either. A Lock that gave up on
+-- a timeout undoes its attempt with mutex.release@4, which records the
+-- attempt there and drops the write hold only if that attempt took it: a
+-- fresh write hold now keeps the attempt that took it (field attempt; a
+-- re-entry keeps the first one).
 
 local writer, readers, holds, waiting, fence, permits = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local gone = KEYS[7]
 local owner, ttl, waiter_ttl, meta, attempt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
 
 if redis.call('HEXISTS', gone, attempt) == 1 then
-  return {0, 0} -- the caller gave up on this attempt (see gone.record)
+  return {0, 0} -- the caller gave up on this attempt and undid it
 end
 
 local time = redis.call('TIME')
@@ -60,8 +63,8 @@ if not holder and others == 0 then
   redis.call('ZREM', waiting, owner)
   local token = math.max((tonumber(redis.call('GET', fence)) or 0) + 1, now_us)
   redis.call('SET', fence, string.format('%d', token), 'PX', ttl)
-  redis.call('HSET', writer, 'owner', owner, 'count', 1, 'fence', string.format('%d', token), 'meta', meta)
-  redis.call('HSET', writer, 'kind', 'rwmutex')
+  redis.call('HSET', writer, 'owner', owner, 'count', 1, 'fence', string.format('%d', token), 'meta', meta,
+    'kind', 'rwmutex', 'attempt', attempt)
   redis.call('PEXPIRE', writer, ttl)
   return {1, token, 1}
 end

@@ -19,15 +19,16 @@
 -- unless the server's clock does; and a name held by another kind of lock
 -- is refused with {-1, kind}.
 --
--- Version 3: an attempt recorded in gone (its caller gave up on a timeout
--- and undid it, see gone.record) takes nothing and replies {0, 0}.
+-- Version 3: an attempt recorded in gone (by rw.runlock@3, with which an
+-- RLock that gave up on a timeout undoes its attempt) takes nothing and
+-- replies {0, 0}.
 
 local writer, readers, holds, waiting, fence, permits = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local gone = KEYS[7]
 local owner, ttl, prefer_writers, attempt = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 
 if redis.call('HEXISTS', gone, attempt) == 1 then
-  return {0, 0} -- the caller gave up on this attempt (see gone.record)
+  return {0, 0} -- the caller gave up on this attempt and undid it
 end
 
 local time = redis.call('TIME')

@@ -21,8 +21,9 @@
 -- stays, without owner, to keep its last fencing token until the lease
 -- would have run out; version 2 took that hash for a holder.
 --
--- Version 4: an attempt recorded in gone (its caller gave up on a timeout
--- and undid it, see gone.record) takes nothing and replies {0, 0, 0}.
+-- Version 4: an attempt recorded in gone (by sem.release@3, with which an
+-- Acquire that gave up on a timeout undoes its attempt) takes nothing and
+-- replies {0, 0, 0}.
 
 local permits, limit_key, fence, lock, readers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local gone = KEYS[6]
@@ -30,7 +31,7 @@ local owner, count, ttl, default_limit = ARGV[1], tonumber(ARGV[2]), tonumber(AR
 local attempt = ARGV[5]
 
 if redis.call('HEXISTS', gone, attempt) == 1 then
-  return {0, 0, 0} -- the caller gave up on this attempt (see gone.record)
+  return {0, 0, 0} -- the caller gave up on this attempt and undid it
 end
 
 local time = redis.call('TIME')

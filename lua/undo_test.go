@@ -11,12 +11,15 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// gone.record@1 with rw.rlock@3, rw.lock@3, sem.acquire@4 and
-// multi.acquire@3 on a real server: an attempt recorded as given up takes
-// nothing and leaves no trace when it arrives late, while another attempt of
-// the same owner still takes the lock; the record's expiry only moves
-// forward; multi.acquire@3 keeps the fencing token in the lock hash.
-func TestGoneRecordRefusesLateAttempts(t *testing.T) {
+// The undo of an acquisition whose caller gave up (rw.runlock@3,
+// sem.release@3, mutex.release@4 with an attempt id) against rw.rlock@3,
+// rw.lock@3, sem.acquire@4 and multi.acquire@3 on a real server: the undo
+// records the attempt, which then takes nothing and leaves no trace when it
+// arrives late, while another attempt of the same owner still takes the
+// lock; the record's expiry only moves forward; the undo drops a hold only
+// if its attempt took it; multi.acquire@3 keeps the fencing token in the
+// lock hash and refuses another kind of lock.
+func TestUndoRefusesLateAttempts(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	rc := srv.Client()
@@ -39,18 +42,31 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 		}
 		return n
 	}
+	runlockKeys := []string{"{r}:readers", "{r}:holds", "{r}:gone"}
+	runlock := func(owner, attempt string, goneTTL int) []any {
+		return run("rw.runlock@3", runlockKeys, owner, "{r}:released", "PUBLISH", attempt, goneTTL)
+	}
+	mutexUndo := func(lock, owner, attempt string) int64 {
+		return run("mutex.release@4", []string{lock, lock + ":queue", lock + ":waiters", lock + ":gone"},
+			owner, lock+":released", lock+":grant:", "PUBLISH", attempt, 60000, "")[0].(int64)
+	}
 
-	// The record, and its expiry.
-	run("gone.record@1", []string{"{g}:gone"}, "x1", 60000)
-	run("gone.record@1", []string{"{g}:gone"}, "x2", 1000)
-	if ttl := rc.PTTL(ctx, "{g}:gone").Val(); ttl < 50*time.Second {
+	// The record, and its expiry: an empty owner only records.
+	if got := runlock("", "x1", 60000); got[0] != int64(0) {
+		t.Fatalf("rw.runlock@3 with no owner = %v, want 0: recorded only", got)
+	}
+	runlock("", "x2", 1000)
+	if ttl := rc.PTTL(ctx, "{r}:gone").Val(); ttl < 50*time.Second {
 		t.Fatalf("a shorter record moved the gone hash's expiry back: PTTL %v, want about 60s", ttl)
 	}
-	if n := rc.HLen(ctx, "{g}:gone").Val(); n != 2 {
+	if n := rc.HLen(ctx, "{r}:gone").Val(); n != 2 {
 		t.Fatalf("gone holds %d attempts, want 2", n)
 	}
-	if _, err := call("gone.record@1", []string{"{g}:gone"}, "x3", 0); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+	if _, err := call("rw.runlock@3", runlockKeys, "", "{r}:released", "PUBLISH", "x3", 0); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
+	}
+	if _, err := call("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "o", 1, "{s}:released", "PUBLISH", "x3", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+		t.Fatalf("sem.release@3 with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
 
 	multiKeys := []string{"{m}a:gone", "{m}a", "{m}a:readers", "{m}a:permits", "{m}b", "{m}b:readers", "{m}b:permits"}
@@ -58,22 +74,34 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 		id, tag string
 		keys    []string
 		args    func(attempt string) []any
+		undo    func(attempt string)
 	}{
 		{"rw.rlock@3", "r", []string{"{r}", "{r}:readers", "{r}:holds", "{r}:waiting", "{r}:fence", "{r}:permits", "{r}:gone"},
-			func(a string) []any { return []any{"alice", 10000, "1", a} }},
+			func(a string) []any { return []any{"alice", 10000, "1", a} },
+			func(a string) { runlock("alice", a, 60000) }},
 		{"rw.lock@3", "w", []string{"{w}", "{w}:readers", "{w}:holds", "{w}:waiting", "{w}:fence", "{w}:permits", "{w}:gone"},
-			func(a string) []any { return []any{"alice", 10000, 3000, "", a} }},
+			func(a string) []any { return []any{"alice", 10000, 3000, "", a} },
+			func(a string) { mutexUndo("{w}", "alice", a) }},
 		{"sem.acquire@4", "s", []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone"},
-			func(a string) []any { return []any{"alice", 1, 10000, 2, a} }},
+			func(a string) []any { return []any{"alice", 1, 10000, 2, a} },
+			func(a string) {
+				run("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "alice", 1, "{s}:released", "PUBLISH", a, 60000)
+			}},
 		{"multi.acquire@3", "m", multiKeys,
-			func(a string) []any { return []any{"alice", 10000, "", a} }},
+			func(a string) []any { return []any{"alice", 10000, "", a} },
+			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},
 	}
 	for _, tc := range cases {
-		gone := tc.keys[len(tc.keys)-1]
-		if tc.id == "multi.acquire@3" {
-			gone = tc.keys[0]
+		// Taken, then undone: the hold is gone and the attempt recorded.
+		if got := run(tc.id, tc.keys, tc.args("first")...); got[0] != int64(1) {
+			t.Fatalf("%s: a free lock = %v, want {1, token, ...}", tc.id, got)
 		}
-		run("gone.record@1", []string{gone}, "late", 60000)
+		tc.undo("first")
+		if got := run(tc.id, tc.keys, tc.args("first")...); got[0] != int64(0) || got[1] != int64(0) {
+			t.Errorf("%s: the undone attempt again = %v, want {0, 0, ...}: refused", tc.id, got)
+		}
+		// Undone before it arrives: it takes nothing and writes nothing.
+		tc.undo("late")
 		before := keysOf(tc.tag)
 		if got := run(tc.id, tc.keys, tc.args("late")...); got[0] != int64(0) || got[1] != int64(0) {
 			t.Errorf("%s: a recorded attempt = %v, want {0, 0, ...}: refused", tc.id, got)
@@ -86,11 +114,27 @@ func TestGoneRecordRefusesLateAttempts(t *testing.T) {
 		}
 	}
 
+	// The undo of another attempt of the owner leaves the writer's hold and
+	// the MultiLock's holds, taken by "fresh" above, alone.
+	if got := mutexUndo("{w}", "alice", "other"); got != 2 {
+		t.Errorf("undoing another attempt of the writer's owner = %d, want 2 (not this attempt's hold)", got)
+	}
+	if owner := rc.HGet(ctx, "{w}", "owner").Val(); owner != "alice" {
+		t.Errorf("after another attempt's undo the writer is %q, want alice", owner)
+	}
+	mutexUndo("{m}a", "alice", "other")
+	if owner := rc.HGet(ctx, "{m}a", "owner").Val(); owner != "alice" {
+		t.Errorf("after another attempt's undo {m}a is held by %q, want alice", owner)
+	}
+
 	// multi.acquire@3: tokens continue from the fence kept in each lock hash.
 	rc.Del(ctx, "{m}a", "{m}b")
 	future := time.Now().Add(time.Hour).UnixMicro()
 	rc.HSet(ctx, "{m}b", "fence", future)
 	got := run("multi.acquire@3", multiKeys, "bob", 10000, "", "b1")
+	if a := rc.HGet(ctx, "{m}b", "attempt").Val(); a != "b1" {
+		t.Errorf("multi.acquire@3 recorded attempt %q in the lock hash, want b1", a)
+	}
 	if got[0] != int64(1) || got[2] != future+1 || got[1].(int64) >= future {
 		t.Fatalf("multi.acquire@3 = %v, want {1, server time, %d}: the token follows the hash's last fence", got, future+1)
 	}
