@@ -267,3 +267,55 @@ func TestSuiteAmbiguousAcquisitionLeavesNoHold(t *testing.T) {
 		}
 	})
 }
+
+// A reentrant RWMutex owner's read holds cannot be told apart, so the undo
+// of its RLock that gave up drops none of them; it still records the
+// attempt, which therefore takes nothing when it arrives late: once the
+// owner releases its real read hold, the lock is free.
+func TestSuiteReentrantReaderLateAttemptTakesNothing(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 30*time.Second)
+		const ttl = 30 * time.Second
+		lb := &lateBackend{holdBack: true}
+		c := f.wrap(t, func(b locks.Backend) locks.Backend { lb.Backend = b; return lb })
+		rw, err := c.RWMutex("late-reentrant-reader", locks.WithTTL(ttl), locks.WithReentrant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb.arm()
+		if l, err := rw.RLock(ctx); !errors.Is(err, errReplyLost) {
+			if l != nil {
+				_ = l.Unlock(ctx)
+			}
+			t.Fatalf("the second RLock = %v, want the injected timeout", err)
+		}
+		// The first read hold is still there: the undo dropped nothing.
+		if err := first.Err(); err != nil {
+			t.Fatalf("the owner's first read lease after the undo: Err = %v", err)
+		}
+		other := f.client(t)
+		otherRW, err := other.RWMutex("late-reentrant-reader", locks.WithTTL(ttl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, err := otherRW.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			if l != nil {
+				_ = l.Unlock(ctx)
+			}
+			t.Fatalf("another client's write TryLock while the owner reads = %v, want ErrNotAcquired", err)
+		}
+		lb.runLate(t)
+		if err := first.Unlock(ctx); err != nil {
+			t.Fatalf("the owner's Unlock of its real read hold = %v", err)
+		}
+		l, err := otherRW.TryLock(ctx)
+		if err != nil {
+			t.Fatalf("after the owner's only real read hold was released, another client's write TryLock = %v: the late RLock took a hold", err)
+		}
+		_ = l.Unlock(ctx)
+	})
+}
