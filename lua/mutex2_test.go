@@ -22,17 +22,7 @@ func TestMutexV2Contract(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	r, call := scriptCaller(t, srv)
-	run := func(id string, keys []string, args ...any) []any {
-		t.Helper()
-		v, err := call(id, keys, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
-		if list, ok := v.([]any); ok {
-			return list
-		}
-		return []any{v}
-	}
+	run := mustRun(t, call)
 	keys := []string{"{o}", "{o}:fence", "{o}:queue", "{o}:waiters", "{o}:readers", "{o}:permits", "{o}:gone"}
 	relKeys := []string{"{o}", "{o}:fence", "{o}:queue", "{o}:waiters", "{o}:gone"}
 	acquire := func(owner string, waiterTTL int, client, attempt string) []any {
@@ -241,6 +231,22 @@ func TestMutexV4CallsOfOneOwner(t *testing.T) {
 	acquire("bob", "b1")
 	if _, err := run("mutex.acquire@4", keys, "carol", 10000, "0", "", 3000, "0", "cc", "c\t1"); err == nil || !strings.Contains(err.Error(), "attempt must not contain a tab") {
 		t.Fatalf("an attempt with a tab = %v, want an error naming it", err)
+	}
+}
+
+// mustRun wraps a scriptCaller's call: it fails the test on an error and
+// returns the reply as a list (a single value becomes a list of one).
+func mustRun(t *testing.T, call func(id string, keys []string, args ...any) (any, error)) func(id string, keys []string, args ...any) []any {
+	return func(id string, keys []string, args ...any) []any {
+		t.Helper()
+		v, err := call(id, keys, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if list, ok := v.([]any); ok {
+			return list
+		}
+		return []any{v}
 	}
 }
 

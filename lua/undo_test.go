@@ -24,17 +24,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	ctx := context.Background()
 	rc := srv.Client()
 	_, call := scriptCaller(t, srv)
-	run := func(id string, keys []string, args ...any) []any {
-		t.Helper()
-		v, err := call(id, keys, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
-		if list, ok := v.([]any); ok {
-			return list
-		}
-		return []any{v}
-	}
+	run := mustRun(t, call)
 	keysOf := func(tag string) []string {
 		n, err := rc.Keys(ctx, "{"+tag+"}*").Result()
 		if err != nil {
