@@ -24,7 +24,7 @@ import (
 // of that owner took the grant, and a late undo of one call released the
 // grant another call held.
 
-// attemptLog records the acquire attempts that queued (their attempt ids)
+// attemptLog records the acquire attempts that asked to queue and ran (their attempt ids)
 // and can hold back the undo of a given-up call, as a network that drops
 // it would.
 type attemptLog struct {
@@ -39,7 +39,13 @@ type attemptLog struct {
 func (l *attemptLog) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
 	switch s.Name {
 	case "mutex.acquire":
-		if len(args) == 8 && fmt.Sprint(args[4]) != "0" {
+		// Recorded once the server ran it, not when it is sent: a test that
+		// waits for a call to have queued and then releases the lock must
+		// not overtake the queueing (under load, a goroutine can stop
+		// between the two for a long time; the release then handed the lock
+		// to the given-up call's stale entry, whose undo the test held back).
+		cmd := l.Backend.Run(ctx, s, keys, args...)
+		if len(args) == 8 && fmt.Sprint(args[4]) != "0" && cmd.Err() == nil {
 			l.mu.Lock()
 			if l.queued == nil {
 				l.queued = map[string]bool{}
@@ -47,6 +53,7 @@ func (l *attemptLog) Run(ctx context.Context, s *registry.Script, keys []string,
 			l.queued[fmt.Sprint(args[7])] = true
 			l.mu.Unlock()
 		}
+		return cmd
 	case "mutex.release":
 		if len(args) >= 6 && fmt.Sprint(args[4]) != "" {
 			if l.holdUndo.Load() {
