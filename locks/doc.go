@@ -15,7 +15,11 @@
 //     owner token (WithOwner without WithReentrant): the server records the
 //     call's attempt id with the hold and with its place in the queue, so a
 //     hand-over goes to one call, and a call that gave up, or whose lease
-//     ran out, neither releases nor renews another call's hold.
+//     ran out, neither releases nor renews another call's hold. An RWMutex
+//     call that shares a token holds under the token joined to its attempt
+//     id, so the rw scripts keep such calls apart as they keep two owners
+//     apart (one writer, or readers, each with its own lease); Lease.Owner
+//     and Inspect report the token alone.
 //   - The lease expires on the server after its TTL unless extended, by hand
 //     (Lease.Extend) or by the watchdog (WithWatchdog), which stops before
 //     Unlock releases the lock.

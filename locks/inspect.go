@@ -55,7 +55,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if held {
 		// A released lock's hash stays, without owner, to keep its last
 		// token for one lease: it has a TTL but no holder to report.
-		info.Held, info.Owner = true, owner
+		info.Held, info.Owner = true, ownerToken(owner)
 		info.Token, _ = reply[1].(int64)
 		info.HoldCount, _ = reply[2].(int64)
 		if ms, _ := reply[3].(int64); ms > 0 {

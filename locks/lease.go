@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -70,8 +71,21 @@ func newLease(c *Client, k keys, s settings, hold holdKind, owner string, token 
 // Name returns the lock's name.
 func (l *Lease) Name() string { return l.k.name }
 
-// Owner returns the owner token that identifies this holder on the server.
-func (l *Lease) Owner() string { return l.owner }
+// Owner returns the owner token of this holder: the WithOwner token when one
+// was set, otherwise the random token the lock made for the holder.
+func (l *Lease) Owner() string { return ownerToken(l.owner) }
+
+// callSeparator joins an owner token and a call's attempt id into the
+// identity of an RWMutex call that shares its token with other calls (see
+// RWMutex.holder); WithOwner refuses tokens that contain it.
+const callSeparator = "\t"
+
+// ownerToken is the owner token of a holder identity: the identity without
+// the call's id that RWMutex.holder may have joined to it.
+func ownerToken(holder string) string {
+	token, _, _ := strings.Cut(holder, callSeparator)
+	return token
+}
 
 // Token returns the fencing token of this acquisition: larger than the token
 // of every earlier acquisition of the same lock name. Pass it to the guarded

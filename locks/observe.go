@@ -66,6 +66,7 @@ type counters struct {
 }
 
 func (c *Client) emit(s *settings, e Event) {
+	e.Owner = ownerToken(e.Owner)
 	switch e.Kind {
 	case EventAcquired:
 		c.counts.acquired.Add(1)

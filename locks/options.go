@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -105,16 +106,21 @@ func WithReentrant() Option {
 }
 
 // WithOwner sets the owner token explicitly, for reentrancy across Mutex
-// values or processes that share an identity. It must be unique per owner
-// and not empty. Without WithReentrant, the Lock and TryLock calls that
-// share the token are still separate holders of a Mutex (one at a time,
-// each releasing only its own hold); the token is what Inspect reports.
-// Mutex and RWMutex.
+// values or processes that share an identity. It must be unique per owner,
+// not empty, and without a tab. Without WithReentrant, the calls that share
+// the token are still separate holders (of a Mutex, one at a time; of an
+// RWMutex, one writer or many readers), each renewing and releasing only
+// its own hold; the token is what Inspect and Lease.Owner report. Mutex and
+// RWMutex.
 func WithOwner(token string) Option {
 	return func(s *settings) {
 		s.note("WithOwner")
 		if token == "" {
 			s.invalid("WithOwner(\"\"): the owner token is empty; pass a token unique to the owner, or leave WithOwner out for a random one")
+			return
+		}
+		if strings.Contains(token, callSeparator) {
+			s.invalid("WithOwner(%q): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", token)
 			return
 		}
 		s.owner = token

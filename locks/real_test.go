@@ -175,6 +175,7 @@ func TestBadInput(t *testing.T) {
 		{"a", []locks.Option{locks.WithTTL(time.Second), locks.WithWatchdog(1e-9)}, "would renew every"},
 		{"a", []locks.Option{locks.WithFair(-time.Second)}, "WithFair(-1s)"},
 		{"a", []locks.Option{locks.WithOwner("")}, "owner token is empty"},
+		{"a", []locks.Option{locks.WithOwner("worker\t7")}, `WithOwner("worker\t7"): the owner token contains a tab`},
 		{"a", []locks.Option{nil}, "option 1 is nil"},
 		{"a", []locks.Option{locks.WithReaderPreference()}, "WithReaderPreference does not apply to a Mutex"},
 		{"a", []locks.Option{locks.WithFair(time.Microsecond)}, "waiter TTL"},

@@ -13,9 +13,11 @@ import (
 // write holds are Leases like a Mutex's: Unlock, Extend, the watchdog,
 // Done, fencing tokens and Marshal/Resume work the same.
 //
-// With WithReentrant (or WithOwner) the same owner may take read and write
-// holds together: take a read hold while writing, then Unlock the write
-// hold, and the owner has downgraded to reading without a gap.
+// With WithReentrant the same owner may take read and write holds together:
+// take a read hold while writing, then Unlock the write hold, and the owner
+// has downgraded to reading without a gap. Without it, every RLock, Lock
+// and Try call is a holder of its own, also when calls share a WithOwner
+// token: one call's write hold excludes the token's other calls.
 type RWMutex struct {
 	c    *Client
 	k    keys
@@ -43,9 +45,19 @@ func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
 	return &RWMutex{c: c, k: k, s: s, meta: s.meta(c.host)}, nil
 }
 
-func (rw *RWMutex) owner() string {
-	if rw.s.owner != "" {
+// holder is the identity under which the call att holds the lock on the
+// server. A reentrant owner's calls are one holder: the owner token. Calls
+// that share a WithOwner token without WithReentrant are separate holders,
+// as they are of a Mutex; the rw scripts know a holder only by its
+// identity, so each such call holds under the token joined to its attempt
+// id (Lease.Owner, Inspect and events report the token alone). Otherwise
+// every call gets a random token.
+func (rw *RWMutex) holder(att string) string {
+	switch {
+	case rw.s.reentrant:
 		return rw.s.owner
+	case rw.s.owner != "":
+		return rw.s.owner + callSeparator + att
 	}
 	return newToken()
 }
@@ -96,7 +108,8 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	if err := checkCtx(ctx, rw.k.name+": "+what); err != nil {
 		return nil, err
 	}
-	owner, att, start := rw.owner(), newAttempt(), time.Now()
+	att, start := newAttempt(), time.Now()
+	owner := rw.holder(att)
 	replicated := true
 	step := func(ctx context.Context) (attempt, error) {
 		a, ok, err := try(ctx, owner, att)

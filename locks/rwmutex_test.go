@@ -272,3 +272,106 @@ func TestSuiteRWMutexPreference(t *testing.T) {
 		}
 	})
 }
+
+// Calls that share an owner token without WithReentrant (a process's
+// identity, say) are separate holders of an RWMutex too, as of a Mutex:
+// one call's write hold excludes the owner's other calls, readers or
+// writers; the owner's read holds keep its writer out; and a call whose
+// lease ran out cannot renew or release the hold another call of the same
+// owner took since.
+func TestSuiteRWMutexCallsOfOneOwner(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 30*time.Second)
+		c := f.client(t, locks.WithTTL(time.Minute))
+		const name = "rw-one-owner"
+		me := rwmutex(t, c, name, locks.WithOwner("worker-7"))
+		w, err := me.TryLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Owner(); got != "worker-7" {
+			t.Errorf("the write lease's Owner() = %q, want the WithOwner token", got)
+		}
+		if info, err := c.Inspect(ctx, name); err != nil || info.Owner != "worker-7" {
+			t.Errorf("Inspect = %+v, %v; want owner worker-7", info, err)
+		}
+		if _, err := me.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("a second write call of the owner while the first writes = %v, want ErrNotAcquired", err)
+		}
+		if _, err := me.TryRLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("a read call of the owner while another of its calls writes = %v, want ErrNotAcquired", err)
+		}
+		if err := w.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		r1, err := me.TryRLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := me.TryRLock(ctx)
+		if err != nil {
+			t.Fatalf("two read calls of one owner share the lock: %v", err)
+		}
+		if _, err := me.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("a write call of the owner while its other calls read = %v, want ErrNotAcquired", err)
+		}
+		if err := r1.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := me.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("a write call of the owner while one of its calls still reads = %v, want ErrNotAcquired", err)
+		}
+		if err := r2.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		// A stale call: its lease ran out and another call of the owner
+		// took the lock.
+		short := rwmutex(t, c, name, locks.WithOwner("worker-7"), locks.WithTTL(200*time.Millisecond))
+		for _, kind := range []string{"write", "read"} {
+			take := func(m *locks.RWMutex) (*locks.Lease, error) {
+				if kind == "write" {
+					return m.TryLock(ctx)
+				}
+				return m.TryRLock(ctx)
+			}
+			stale, err := take(short)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.elapse(300 * time.Millisecond) // the stale call's lease runs out on the server
+			fresh, err := take(me)
+			if err != nil {
+				t.Fatalf("%s: a call after the first lease ran out = %v, want the lock", kind, err)
+			}
+			if err := stale.Extend(ctx, time.Minute); !errors.Is(err, locks.ErrLockLost) {
+				t.Fatalf("%s: the stale call's Extend = %v, want ErrLockLost", kind, err)
+			}
+			if err := stale.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+				t.Fatalf("%s: the stale call's Unlock = %v, want ErrLockLost", kind, err)
+			}
+			if _, err := rwmutex(t, f.client(t), name).TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+				t.Fatalf("%s: another owner's TryLock after the stale Unlock = %v, want ErrNotAcquired: the fresh call still holds it", kind, err)
+			}
+			// The fresh call's lease, marshalled, is released from another
+			// client: the call's identity travels with it.
+			s, err := fresh.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			resumed, err := f.client(t).Resume(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := resumed.Unlock(ctx); err != nil {
+				t.Fatalf("%s: the fresh call's Unlock, resumed elsewhere = %v", kind, err)
+			}
+		}
+		if l, err := rwmutex(t, f.client(t), name).TryLock(ctx); err != nil {
+			t.Fatalf("another owner's TryLock once every call let go = %v", err)
+		} else {
+			l.Unlock(ctx)
+		}
+	})
+}
