@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/redlua/redlua/internal/keyslot"
@@ -149,7 +150,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 				ml.undo(ctx, g, owner, att)
 				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 			case a.wrongKind != "":
-				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, true))
+				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
 			case !a.acquired:
 				return held, &g[0], a.wait, nil
 			}
@@ -163,8 +164,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			ml.undo(ctx, g, owner, att)
 			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 		case out.wrongKind != "":
-			a := attempt{wrongKind: out.wrongKind}
-			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, a.refusal(&ml.s, true))
+			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, wrongKind(out.wrongKind))
 		case out.blocked >= 0:
 			return held, &g[out.blocked], out.wait, nil
 		}
@@ -179,16 +179,25 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 // mutex.release with the attempt, on each lock of the group, records att as
 // given up and drops the lock's hold only if att took it. The first lock
 // goes first: its gone hash is the one multi.acquire looks at, so from then
-// on the attempt is refused. See Client.undo for the retries when the
-// server cannot be reached.
+// on the attempt is refused, and the other locks are released together, in
+// one round trip rather than one each. See Client.undo for the retries when
+// the server cannot be reached.
 func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
 	ml.c.undo(ctx, &ml.s, func(ctx context.Context) error {
-		for _, k := range g {
-			if _, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, k, owner, att, ""); err != nil {
-				return err
-			}
+		release := func(k keys) error {
+			_, err := ml.c.mutexRelease(ctx, ml.c.backend(), &ml.s, k, owner, att, "")
+			return err
 		}
-		return nil
+		if err := release(g[0]); err != nil {
+			return err
+		}
+		errs := make([]error, len(g))
+		var wg sync.WaitGroup
+		for i, k := range g[1:] {
+			wg.Go(func() { errs[i+1] = release(k) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
 	})
 }
 

@@ -89,12 +89,15 @@ type attempt struct {
 func (a attempt) refusal(s *settings, replicated bool) error {
 	switch {
 	case a.wrongKind != "":
-		return fmt.Errorf("a %s holds this name: %w", a.wrongKind, ErrWrongKind)
+		return wrongKind(a.wrongKind)
 	case a.acquired && !replicated:
 		return fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, s.replicaTimeout, s.replicas)
 	}
 	return nil
 }
+
+// wrongKind is the refusal of a name that another kind of lock holds.
+func wrongKind(kind string) error { return fmt.Errorf("a %s holds this name: %w", kind, ErrWrongKind) }
 
 // run runs a script on node; with WithReplicas a writing script waits for
 // the replicas in the same round trip, and replicated says whether enough
