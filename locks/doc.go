@@ -109,9 +109,10 @@
 // deadlines of entries of either version and keeps the rest as it is.
 // rw.rlock@3, rw.lock@3, sem.acquire@4 and multi.acquire@3 (also this
 // release) add the "{N}:gone" key and the calling attempt's id, and refuse
-// an attempt that rw.runlock@3, sem.release@3 or mutex.release@4 recorded
-// there when undoing it; rw.lock@3 and multi.acquire@3 keep the attempt in
-// the lock hash, so that mutex.release@4 undoes only that attempt's hold.
+// an attempt that rw.runlock@3, sem.release@3 or mutex.release@4 (or @5)
+// recorded there when undoing it; rw.lock@3 and multi.acquire@3 keep the
+// attempt in the lock hash, so that mutex.release undoes only that
+// attempt's hold.
 // multi.acquire@3 also refuses a name that an RWMutex or a Semaphore holds
 // (ErrWrongKind), and keeps each lock's last fencing token in the lock
 // hash, as mutex.acquire@3 and later do, instead of in "{N}:fence".
@@ -123,6 +124,10 @@
 // multi.acquire@2 there reads the token from "{N}:fence" and the server
 // clock, which still exceeds every earlier token unless the server's
 // clock went back.
+// mutex.release@5 (this release) keeps version 4's contract and only moves
+// the gone hash's expiry forward, as rw.runlock@3 and sem.release@3 do; a
+// process still on mutex.release@4 sets it to its own gone_ttl_ms, which
+// can shorten the record of another client with a longer TTL, as before.
 // The release before (@3) changed: a waiter of the release before it was
 // not marked in the lock hash and took a freed lock at its next refresh,
 // and such a Semaphore refused a name for one lease after a Mutex on it

@@ -15,7 +15,7 @@ const grantLinger = 10 * time.Second
 
 // grantHub routes the release script's grant messages, published on this
 // Client's grant channel of a lock ("{name}:grant:<id>"), to the waiting
-// Lock call they name: "grant <token> <attempt> <owner>" (mutex.release@4)
+// Lock call they name: "grant <token> <attempt> <owner>" (mutex.release@4 and later)
 // goes to the call of that attempt only, "granted <token> <owner>" (a
 // version-3 release, during a mixed deploy) to every call of the owner.
 // Each lock name has one subscription per Client, however many of its
@@ -179,7 +179,7 @@ func (h *grantHub) deliver(channel, payload string) {
 	}
 }
 
-// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4)
+// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4 and later)
 // and "granted <token> <owner>" (mutex.release@3, attempt ""). The owner
 // is the rest of the message: an owner token may contain spaces.
 func parseGrant(payload string) (token int64, attempt, owner string, ok bool) {

@@ -95,7 +95,7 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 }
 
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@3", "rw.lock@3", "mutex.release@4", "rw.leave@2",
+	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@3", "rw.lock@3", "mutex.release@5", "rw.leave@2",
 		"sem.acquire@4", "sem.release@3", "multi.acquire@3")
 	rlock, runlock, wlock, release, leave, semAcquire, semRelease, multi := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()

@@ -277,7 +277,7 @@ func TestModelMultiLock(t *testing.T) {
 
 func TestModelRWMutexV2(t *testing.T) {
 	for _, version := range []string{"2", "3"} {
-		v := mcV2Lookup(t, "rw.rlock@"+version, "rw.runlock@"+version, "rw.lock@"+version, "mutex.release@4")
+		v := mcV2Lookup(t, "rw.rlock@"+version, "rw.runlock@"+version, "rw.lock@"+version, "mutex.release@5")
 		s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
 		explore.Check(t, mcRWModel("rw lock@"+version+", 2 readers + 1 writer", s))
 
@@ -306,7 +306,7 @@ func TestModelMultiLockV2(t *testing.T) {
 	broken := mcBreak(t, v[0], "for i = 1, #KEYS, 2 do\n  if", "for i = 1, #KEYS - 2, 2 do\n  if")
 	mcMustFail(t, mcMultiModel("multi-lock@2, last lock unchecked", broken, v[1], true), "mutual exclusion")
 
-	v = mcV2Lookup(t, "multi.acquire@3", "mutex.release@4")
+	v = mcV2Lookup(t, "multi.acquire@3", "mutex.release@5")
 	explore.Check(t, mcMultiModel("multi-lock@3, two clients sharing one lock", v[0], v[1], true))
 
 	broken = mcBreak(t, v[0], "  if held[1] then", "  if held[1] and i < #KEYS - 2 then")

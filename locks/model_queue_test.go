@@ -202,10 +202,18 @@ func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
 
 // mcQueueVersions are the versions of the queueing mutex scripts
 // (mutex.acquire and mutex.release from version 2 on) the models check.
-var mcQueueVersions = []string{"2", "3", "4"}
+// "5" is mutex.release@5 with mutex.acquire@4, the pair the client runs;
+// release@5 differs from release@4 only in moving the gone hash's expiry
+// forward, so the models that ran on version 4 when it was released now
+// run on the pair that replaced it.
+var mcQueueVersions = []string{"2", "3", "5"}
 
 func mcV2Scripts(t *testing.T, version string) mutexScripts {
-	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+version)
+	acquire := version
+	if version == "5" {
+		acquire = "4"
+	}
+	v := mcV2Lookup(t, "mutex.acquire@"+acquire, "mutex.release@"+version)
 	return mutexScripts{acquire: v[0], release: v[1]}
 }
 
@@ -310,7 +318,7 @@ func TestModelMutexV2(t *testing.T) {
 
 		broken := s
 		broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
-		if version == "4" {
+		if version >= "4" {
 			// Version 4 also checks the hold's attempt, which no other owner has.
 			broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
 		}
@@ -328,12 +336,12 @@ func TestModelMutexV2(t *testing.T) {
 	// From version 3 on, a release skips the queue unless a waiter marked
 	// the hash; a waiter that was not marked is served only by its own
 	// refresh.
-	for _, version := range []string{"3", "4"} {
+	for _, version := range []string{"3", "5"} {
 		m := mcV2Model("mutex@"+version, mcV2Scripts(t, version), false)
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
-	s = mcV2Scripts(t, "4")
+	s = mcV2Scripts(t, "5")
 	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
 	m := mcV2Model("mutex@4, waiters never marked", s, false)
 	m.Invariants = append(m.Invariants, mcHandOver)
@@ -349,12 +357,12 @@ func TestModelMutexV2(t *testing.T) {
 	// neither script can change since.)
 	keep := mcV2Lookup(t, "mutex.keepqueued@1")[0]
 	for _, fair := range []bool{false, true} {
-		m = mcV2Model(fmt.Sprintf("mutex@4 with the keeper, fair %v", fair), mcV2Scripts(t, "4"), fair)
+		m = mcV2Model(fmt.Sprintf("mutex@5 with the keeper, fair %v", fair), mcV2Scripts(t, "5"), fair)
 		m.Actors = append(m.Actors, mcKeeper(keep))
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
-	m = mcV2Model("mutex@4 with a keeper that queues anyone", mcV2Scripts(t, "4"), false)
+	m = mcV2Model("mutex@5 with a keeper that queues anyone", mcV2Scripts(t, "5"), false)
 	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")))
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
@@ -505,27 +513,27 @@ func mcSameOwnerModel(name string, s mutexScripts, mine func(attempt, self strin
 func byAttempt(attempt, self string) bool { return attempt == self }
 func byOwner(string, string) bool         { return true }
 
-// mcLeaseAttemptCheck is mutex.release@4's test of the hold's attempt.
+// mcLeaseAttemptCheck is how mutex.release@4 and @5 test the hold's attempt.
 const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt and held_attempt ~= '' and held_attempt ~= lease_attempt then"
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
-	explore.Check(t, mcSameOwnerModel("mutex@4, two calls of one owner, one gives up", mcV2Scripts(t, "4"), byAttempt))
+	explore.Check(t, mcSameOwnerModel("mutex@5, two calls of one owner, one gives up", mcV2Scripts(t, "5"), byAttempt))
 	// The keeper rewrites a's entry at any point; the attempt at its end
 	// must survive.
-	m := mcSameOwnerModel("mutex@4, two calls of one owner, with the keeper", mcV2Scripts(t, "4"), byAttempt)
+	m := mcSameOwnerModel("mutex@5, two calls of one owner, with the keeper", mcV2Scripts(t, "5"), byAttempt)
 	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@1")[0]))
 	explore.Check(t, m)
 	// Version 3 handed the lock to the owner, and the undo of the call that
 	// gave up released a grant another call of the owner had taken.
 	mcMustFail(t, mcSameOwnerModel("mutex@3, two calls of one owner, one gives up", mcV2Scripts(t, "3"), byOwner), "mutual exclusion")
 	// Version 4's undo releases only a hold its own attempt took.
-	broken := mcV2Scripts(t, "4")
+	broken := mcV2Scripts(t, "5")
 	broken.release = mcBreak(t, broken.release, "if attempt ~= '' and held_attempt ~= attempt and not (granted == '1' and held_attempt == '') then",
 		"if attempt ~= '' and held_attempt ~= attempt and granted ~= '1' then")
-	mcMustFail(t, mcSameOwnerModel("mutex@4, an undo releases any grant", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@5, an undo releases any grant", broken, byAttempt), "mutual exclusion")
 	// And an Unlock whose lease ran out leaves alone the hold another call
 	// of the owner took since.
-	broken = mcV2Scripts(t, "4")
+	broken = mcV2Scripts(t, "5")
 	broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
-	mcMustFail(t, mcSameOwnerModel("mutex@4, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@5, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 }

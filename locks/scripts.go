@@ -42,7 +42,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@4"),
+		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@5"),
 		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
 		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
@@ -169,7 +169,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@4 (also for an RWMutex writer): an Unlock (attempt "") or, with an
+// mutexRelease runs mutex.release@5 (also for an RWMutex writer): an Unlock (attempt "") or, with an
 // attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that took
 // the hold an Unlock drops ("" for any hold of the owner: a reentrant owner, a writer).
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {

@@ -135,11 +135,18 @@ func TestMutexV2Contract(t *testing.T) {
 	_ = redis.Nil
 }
 
-// mutex.acquire@4, mutex.release@4 and mutex.extend@2 on a real server:
-// calls that share an owner are told apart by their attempt ids. A grant
-// goes to the call that queued, and names it; only that call claims it;
-// another call's undo, Unlock or renewal leaves its hold alone.
+// mutex.acquire@4, mutex.release@4 (and @5, which keeps its contract) and
+// mutex.extend@2 on a real server: calls that share an owner are told apart
+// by their attempt ids. A grant goes to the call that queued, and names it;
+// only that call claims it; another call's undo, Unlock or renewal leaves
+// its hold alone.
 func TestMutexV4CallsOfOneOwner(t *testing.T) {
+	for _, releaseID := range []string{"mutex.release@4", "mutex.release@5"} {
+		t.Run(releaseID, func(t *testing.T) { testCallsOfOneOwner(t, releaseID) })
+	}
+}
+
+func testCallsOfOneOwner(t *testing.T, releaseID string) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	r, run := scriptCaller(t, srv)
@@ -156,7 +163,7 @@ func TestMutexV4CallsOfOneOwner(t *testing.T) {
 		return must(run("mutex.acquire@4", keys, owner, 10000, "0", `{"pid":1}`, 3000, "0", "cw", attempt)).([]any)
 	}
 	release := func(owner, undo, lease string) int64 {
-		return must(run("mutex.release@4", relKeys, owner, "{p}:released", "{p}:grant:", "PUBLISH", undo, 20000, lease)).(int64)
+		return must(run(releaseID, relKeys, owner, "{p}:released", "{p}:grant:", "PUBLISH", undo, 20000, lease)).(int64)
 	}
 	extend := func(owner, lease string) int64 {
 		return must(run("mutex.extend@2", []string{"{p}"}, owner, 10000, lease)).(int64)

@@ -12,7 +12,7 @@ import (
 )
 
 // The undo of an acquisition whose caller gave up (rw.runlock@3,
-// sem.release@3, mutex.release@4 with an attempt id) against rw.rlock@3,
+// sem.release@3, mutex.release@5 with an attempt id) against rw.rlock@3,
 // rw.lock@3, sem.acquire@4 and multi.acquire@3 on a real server: the undo
 // records the attempt, which then takes nothing and leaves no trace when it
 // arrives late, while another attempt of the same owner still takes the
@@ -37,7 +37,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		return run("rw.runlock@3", runlockKeys, owner, "{r}:released", "PUBLISH", attempt, goneTTL)
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
-		return run("mutex.release@4", []string{lock, lock + ":queue", lock + ":waiters", lock + ":gone"},
+		return run("mutex.release@5", []string{lock, lock + ":queue", lock + ":waiters", lock + ":gone"},
 			owner, lock+":released", lock+":grant:", "PUBLISH", attempt, 60000, "")[0].(int64)
 	}
 
@@ -57,6 +57,26 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	}
 	if _, err := call("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "o", 1, "{s}:released", "PUBLISH", "x3", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("sem.release@3 with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
+	}
+	// mutex.release@5 moves the expiry only forward too; version 4 set it to
+	// each undo's own gone_ttl_ms.
+	undoKeys := []string{"{u}", "{u}:queue", "{u}:waiters", "{u}:gone"}
+	for _, tc := range []struct {
+		id      string
+		forward bool
+	}{{"mutex.release@4", false}, {"mutex.release@5", true}} {
+		rc.Del(ctx, "{u}:gone")
+		run(tc.id, undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u1", 60000, "")
+		run(tc.id, undoKeys, "bob", "{u}:released", "{u}:grant:", "PUBLISH", "u2", 1000, "")
+		if ttl := rc.PTTL(ctx, "{u}:gone").Val(); (ttl > 50*time.Second) != tc.forward {
+			t.Fatalf("%s: after a 60 s record, a 1 s one left PTTL %v (forward only: %v)", tc.id, ttl, tc.forward)
+		}
+	}
+	if _, err := call("mutex.release@5", undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u3", "soon", ""); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+		t.Fatalf("mutex.release@5 with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
+	}
+	if n := rc.HLen(ctx, "{u}:gone").Val(); n != 2 {
+		t.Fatalf("the refused undo wrote: gone holds %d attempts, want 2", n)
 	}
 
 	multiKeys := []string{"{m}a:gone", "{m}a", "{m}a:readers", "{m}a:permits", "{m}b", "{m}b:readers", "{m}b:permits"}
