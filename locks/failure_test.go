@@ -241,6 +241,7 @@ func TestResumeRoundTripAndBadInput(t *testing.T) {
 		{`{"name":"a","owner":"o","token":1,"ttl_ms":0}`, "ttl_ms"},
 		{`{"name":"a","owner":"o","token":-5,"ttl_ms":1000}`, "token -5"},
 		{`{"name":"a","owner":"","token":1,"ttl_ms":1000}`, "no owner"},
+		{`{"name":"a","owner":"\tcall","token":1,"ttl_ms":1000}`, "no owner token"},
 		{`{"name":"a","owner":"o","token":1,"ttl_ms":1000,"kind":"permits"}`, "permits"},
 		{`{"name_b64":"!!","owner":"o","token":1,"ttl_ms":1000}`, "name_b64"},
 		{`{"name":"a","owner":"o","token":1,"ttl_ms":1000,"kind":"read","attempt":"x"}`, "attempt"},

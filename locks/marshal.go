@@ -70,8 +70,9 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		return nil, fmt.Errorf("locks: Resume: %w", err)
 	}
 	var problems []error
-	if m.Owner == "" {
-		problems = append(problems, errors.New("no owner"))
+	if ownerToken(m.Owner) == "" {
+		// An owner that is only a call's id (see RWMutex.holder) has no token.
+		problems = append(problems, fmt.Errorf("no owner token in owner %q", m.Owner))
 	}
 	if m.TTLMillis < MinTTL.Milliseconds() || m.TTLMillis > maxTTLMillis {
 		problems = append(problems, fmt.Errorf("ttl_ms %d is outside %d..%d", m.TTLMillis, MinTTL.Milliseconds(), maxTTLMillis))
