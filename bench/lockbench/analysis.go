@@ -79,6 +79,9 @@ func jain(counts []int) float64 {
 type Wait struct {
 	Asked, Got time.Time
 	Granted    bool
+	// Queued is when the waiter learned it was queued, when its lock says
+	// (QueuedLocker); zero otherwise.
+	Queued time.Time
 }
 
 // QueueStats says how far waits were from first-come, first-served.
@@ -93,6 +96,14 @@ type QueueStats struct {
 	// MaxServed is the most acquisitions by others during one wait. In a
 	// first-come, first-served queue it is below the number of waiters.
 	MaxServed int
+	// MaxServedQueued is MaxServed counted from when each waiter learned it
+	// was queued, for locks that report it (QueuedLocker; 0 otherwise): a
+	// request sent at the same moment as another reaches the server in
+	// either order, so counting from the call also counts grants the
+	// server made before this waiter was in the queue, and a waiter served
+	// in that gap can be counted twice. A first-come, first-served queue
+	// keeps this at or below the number of other waiters.
+	MaxServedQueued int
 	// LongestWait is the longest wait, AheadOfLongest the waiters already
 	// queued when it asked, and LongestPerAhead its wait divided by
 	// (AheadOfLongest+1): the time per turn it waited for.
@@ -139,6 +150,10 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 		// is at Got, so it is not counted.
 		served := max(0, countBefore(gots, w.Got.UnixNano())-countBefore(gots, a+1))
 		s.MaxServed = max(s.MaxServed, served)
+		if !w.Queued.IsZero() {
+			q := w.Queued.UnixNano()
+			s.MaxServedQueued = max(s.MaxServedQueued, countBefore(gots, w.Got.UnixNano())-countBefore(gots, q+1))
+		}
 		wait := w.Got.Sub(w.Asked)
 		if wait > s.LongestWait {
 			s.LongestWait, s.AheadOfLongest = wait, ahead

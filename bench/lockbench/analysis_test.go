@@ -131,3 +131,23 @@ func TestParseServerStats(t *testing.T) {
 		t.Error("a malformed calls field was accepted")
 	}
 }
+
+// Counted from the call, a grant the server made while this waiter's
+// request was still on its way counts; counted from when the waiter
+// learned it was queued, it does not. A wait whose lock does not say when
+// it queued is left out of the second count.
+func TestQueueStatsServedAfterQueueing(t *testing.T) {
+	waits := []Wait{
+		{Asked: at(0), Queued: at(5), Got: at(30), Granted: true},
+		{Asked: at(-10), Got: at(2), Granted: true}, // granted before the first was queued
+		{Asked: at(1), Queued: at(3), Got: at(10), Granted: true},
+		{Asked: at(2), Got: at(20), Granted: true},
+	}
+	s := queueStats(waits, 10*time.Millisecond)
+	if s.MaxServed != 3 {
+		t.Errorf("most served from the call: %d, want 3 (at 2, 10 and 20 while the first waited)", s.MaxServed)
+	}
+	if s.MaxServedQueued != 2 {
+		t.Errorf("most served after queueing: %d, want 2 (at 10 and 20; the grant at 2 came before it was queued)", s.MaxServedQueued)
+	}
+}

@@ -14,6 +14,8 @@ import (
 type Hold struct {
 	Waiter               int
 	Asked, Got, Released time.Time
+	// Queued is when the call learned it was queued (QueuedLocker), or zero.
+	Queued time.Time
 }
 
 // Trace is what a set of waiters did during one contended run.
@@ -51,7 +53,14 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 			defer wg.Done()
 			for time.Now().Before(end) {
 				asked := time.Now()
-				unlock, err := l.Lock(runCtx, name)
+				var unlock func(context.Context) error
+				var queued time.Time
+				var err error
+				if ql, ok := l.(QueuedLocker); ok {
+					unlock, queued, err = ql.LockQueued(runCtx, name)
+				} else {
+					unlock, err = l.Lock(runCtx, name)
+				}
 				if err != nil {
 					if runCtx.Err() != nil && ctx.Err() == nil {
 						mu.Lock()
@@ -71,7 +80,7 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 				cancelUnlock()
 				released := time.Now()
 				mu.Lock()
-				tr.Holds = append(tr.Holds, Hold{Waiter: w, Asked: asked, Got: got, Released: released})
+				tr.Holds = append(tr.Holds, Hold{Waiter: w, Asked: asked, Got: got, Released: released, Queued: queued})
 				tr.Counts[w]++
 				mu.Unlock()
 				if err != nil {
@@ -110,7 +119,7 @@ func summarize(tr Trace, start, end time.Time) ContendedResult {
 	waits := make([]Wait, 0, len(tr.Holds)+len(tr.Pending))
 	for i, h := range tr.Holds {
 		intervals[i] = Interval{From: h.Got, To: h.Released}
-		waits = append(waits, Wait{Asked: h.Asked, Got: h.Got, Granted: true})
+		waits = append(waits, Wait{Asked: h.Asked, Got: h.Got, Granted: true, Queued: h.Queued})
 	}
 	for _, asked := range tr.Pending {
 		waits = append(waits, Wait{Asked: asked, Got: end})

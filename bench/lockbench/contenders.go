@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -91,9 +92,22 @@ func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) erro
 
 func (r *raw) Close() { r.c.Close() }
 
+// QueuedLocker is a Locker that also tells when a Lock call learned it was
+// queued (its first attempt found the lock held), or the zero time when it
+// took the lock at once. A wait measured from then, rather than from the
+// call, sees only the queue the server put it behind.
+type QueuedLocker interface {
+	Locker
+	LockQueued(ctx context.Context, name string) (unlock func(context.Context) error, queued time.Time, err error)
+}
+
 type redlua struct {
 	rcs []*redis.Client // closed after c: locks.Client does not close them
 	c   *locks.Client
+	// queued holds, per Lock call's owner token (a Mutex without WithOwner
+	// gives every call its own), when its EventContended arrived: emitted
+	// once the first attempt came back queued.
+	queued sync.Map
 }
 
 func newRedlua(fair bool) func(string) (Locker, error) {
@@ -107,25 +121,41 @@ func newRedlua(fair bool) func(string) (Locker, error) {
 func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 	return func(addr string) (Locker, error) {
 		rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
-		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl)}, opts...)...)
+		r := &redlua{rcs: []*redis.Client{rc}}
+		observe := locks.WithObserver(func(e locks.Event) {
+			if e.Kind == locks.EventContended {
+				r.queued.LoadOrStore(e.Owner, time.Now())
+			}
+		})
+		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl), observe}, opts...)...)
 		if err != nil {
 			rc.Close()
 			return nil, err
 		}
-		return &redlua{rcs: []*redis.Client{rc}, c: c}, nil
+		r.c = c
+		return r, nil
 	}
 }
 
 func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
+	unlock, _, err := r.LockQueued(ctx, name)
+	return unlock, err
+}
+
+func (r *redlua) LockQueued(ctx context.Context, name string) (func(context.Context) error, time.Time, error) {
 	m, err := r.c.Mutex(name)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	l, err := m.Lock(ctx)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return l.Unlock, nil
+	var queued time.Time
+	if t, ok := r.queued.LoadAndDelete(l.Owner()); ok {
+		queued = t.(time.Time)
+	}
+	return l.Unlock, queued, nil
 }
 
 func (r *redlua) Close() {

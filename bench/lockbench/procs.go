@@ -112,6 +112,7 @@ type workerGo struct{ Start, End int64 }
 type workerHold struct {
 	W       int
 	A, G, R int64
+	Q       int64 `json:",omitempty"` // Hold.Queued, 0 when unknown
 }
 
 // workerReport is the worker's last line.
@@ -203,7 +204,11 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 		}
 		base := len(tr.Counts)
 		for _, h := range rep.Holds {
-			tr.Holds = append(tr.Holds, Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R)})
+			hold := Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R)}
+			if h.Q != 0 {
+				hold.Queued = time.Unix(0, h.Q)
+			}
+			tr.Holds = append(tr.Holds, hold)
 		}
 		for _, a := range rep.Pending {
 			tr.Pending = append(tr.Pending, time.Unix(0, a))
@@ -378,7 +383,11 @@ func runWorker(in io.Reader, out io.Writer) error {
 	tr := contend(ctx, l, spec.Lock, spec.Waiters, spec.Hold, time.Unix(0, window.Start), time.Unix(0, window.End))
 	rep := workerReport{Counts: tr.Counts, Pending: make([]int64, len(tr.Pending))}
 	for _, h := range tr.Holds {
-		rep.Holds = append(rep.Holds, workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano()})
+		wh := workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano()}
+		if !h.Queued.IsZero() {
+			wh.Q = h.Queued.UnixNano()
+		}
+		rep.Holds = append(rep.Holds, wh)
 	}
 	for i, a := range tr.Pending {
 		rep.Pending[i] = a.UnixNano()
