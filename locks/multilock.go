@@ -191,10 +191,10 @@ func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
 		if err := release(g[0]); err != nil {
 			return err
 		}
-		errs := make([]error, len(g))
+		errs := make([]error, len(g)-1)
 		var wg sync.WaitGroup
 		for i, k := range g[1:] {
-			wg.Go(func() { errs[i+1] = release(k) })
+			wg.Go(func() { errs[i] = release(k) })
 		}
 		wg.Wait()
 		return errors.Join(errs...)

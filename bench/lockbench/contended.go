@@ -45,6 +45,16 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 		}
 		mu.Unlock()
 	}
+	// lock also says when the call learned it was queued, when l can tell.
+	lock := func(ctx context.Context) (func(context.Context) error, time.Time, error) {
+		unlock, err := l.Lock(ctx, name)
+		return unlock, time.Time{}, err
+	}
+	if ql, ok := l.(QueuedLocker); ok {
+		lock = func(ctx context.Context) (func(context.Context) error, time.Time, error) {
+			return ql.LockQueued(ctx, name)
+		}
+	}
 	time.Sleep(time.Until(start))
 	var wg sync.WaitGroup
 	for w := range waiters {
@@ -53,14 +63,7 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 			defer wg.Done()
 			for time.Now().Before(end) {
 				asked := time.Now()
-				var unlock func(context.Context) error
-				var queued time.Time
-				var err error
-				if ql, ok := l.(QueuedLocker); ok {
-					unlock, queued, err = ql.LockQueued(runCtx, name)
-				} else {
-					unlock, err = l.Lock(runCtx, name)
-				}
+				unlock, queued, err := lock(runCtx)
 				if err != nil {
 					if runCtx.Err() != nil && ctx.Err() == nil {
 						mu.Lock()
