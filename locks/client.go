@@ -51,6 +51,18 @@ type Client struct {
 	id       string      // this Client's id: waiters learn of grants on "{name}:grant:<id>"
 	publish  string      // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
 	host     string      // for holder metadata, read once
+	// defaultMeta is the holder metadata of locks with the default label,
+	// encoded once: a Mutex made per request would otherwise encode it on
+	// every call.
+	defaultMeta string
+}
+
+// meta is the holder metadata a lock with settings s records.
+func (c *Client) meta(s *settings) string {
+	if s.label == c.defaults.label {
+		return c.defaultMeta
+	}
+	return s.meta(c.host)
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -97,6 +109,7 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 		return nil, err
 	}
 	c.defaults.given = nil
+	c.defaultMeta = c.defaults.meta(c.host)
 	c.clock = c.defaults.clock
 	if c.clock == nil {
 		c.clock = wallClock{}

@@ -10,7 +10,7 @@ import (
 
 // grantLinger is how long a grant channel stays subscribed after its last
 // waiter left, so that a lock contended again soon needs no new SUBSCRIBE
-// and its first attempt can already queue.
+// (a round trip during which a grant to its first waiter cannot reach it).
 const grantLinger = 10 * time.Second
 
 // grantHub routes the release script's grant messages, published on this

@@ -59,7 +59,7 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 		slot := keyslot.Of(k.lock)
 		bySlot[slot] = append(bySlot[slot], k)
 	}
-	ml := &MultiLock{c: c, s: s, meta: s.meta(c.host)}
+	ml := &MultiLock{c: c, s: s, meta: c.meta(&s)}
 	slots := make([]int, 0, len(bySlot))
 	for slot := range bySlot {
 		slots = append(slots, slot)

@@ -33,7 +33,7 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 	if s.reentrant && s.owner == "" {
 		s.owner = newToken() // the Mutex value is the reentrancy identity
 	}
-	return &Mutex{c: c, k: k, s: s, meta: s.meta(c.host)}, nil
+	return &Mutex{c: c, k: k, s: s, meta: c.meta(&s)}, nil
 }
 
 // Name returns the lock's name.
@@ -96,10 +96,15 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	}
 	owner, att, start := m.owner(), newAttempt(), time.Now()
 	channel := m.k.grantPrefix + m.c.id
-	// Queue on the first attempt only when grants can already reach us.
+	// The first attempt queues even when grants cannot reach us yet (the
+	// first waiter of this lock in this Client), so that the call's place in
+	// the queue dates from the call, not from a retry after subscribing:
+	// waiters that arrived meanwhile are not put ahead of it. A grant made
+	// before the subscription is confirmed is claimed by the attempt the
+	// wait makes right after subscribing.
 	grants, subscribed := m.c.grants.register(channel, owner, att)
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, subscribed)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		if subscribed {
 			m.c.grants.leave(channel, owner, grants)

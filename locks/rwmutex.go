@@ -42,7 +42,7 @@ func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
 	if s.reentrant && s.owner == "" {
 		s.owner = newToken()
 	}
-	return &RWMutex{c: c, k: k, s: s, meta: s.meta(c.host)}, nil
+	return &RWMutex{c: c, k: k, s: s, meta: c.meta(&s)}, nil
 }
 
 // holder is the identity under which the call att holds the lock on the

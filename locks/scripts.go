@@ -149,7 +149,7 @@ func boolArg(b bool) string {
 }
 
 // mutexAcquire runs mutex.acquire@4. queue false makes it a single attempt
-// that never queues (TryLock, the first attempt of Lock, quorum nodes).
+// that never queues (TryLock, quorum nodes).
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
 	waiterTTL := int64(0)
 	if queue {

@@ -374,6 +374,74 @@ func TestSuiteNoLostWakeUpWhenReleaseRacesSubscribe(t *testing.T) {
 	})
 }
 
+// A Lock call's place in the queue dates from the call, also for the first
+// waiter of a lock in its Client, whose grant channel is not subscribed yet:
+// a waiter that arrives while that subscription is on its way queues behind
+// it. (Before, that first attempt did not queue, and the call took its place
+// only after subscribing, behind everyone who came meanwhile.) The
+// subscription is held open until the later waiter has queued, and the
+// release comes before it is confirmed, so the grant also has to be claimed
+// by the attempt that follows the subscription.
+func TestSuiteFirstWaiterQueuesFromItsCall(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 20*time.Second)
+		arrived, gate := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		first := f.wrap(t, func(b locks.Backend) locks.Backend {
+			return &hookedBackend{Backend: b, beforeSubscribe: func() {
+				once.Do(func() { close(arrived); <-gate })
+			}}
+		}, locks.WithTTL(time.Minute))
+		later := f.client(t, locks.WithTTL(time.Minute))
+		ops := f.client(t, locks.WithTTL(time.Minute))
+		holder, err := mutex(t, ops, "place").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			who string
+			l   *locks.Lease
+			err error
+		}
+		got := make(chan result, 2)
+		lock := func(who string, c *locks.Client) {
+			l, err := mutex(t, c, "place").Lock(ctx)
+			got <- result{who, l, err}
+		}
+		go lock("first", first)
+		<-arrived // its first attempt came back; its subscription waits at the gate
+		info, err := ops.Inspect(ctx, "place")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go lock("later", later)
+		waitFor(t, func() bool {
+			now, err := ops.Inspect(ctx, "place")
+			return err == nil && now.Waiters > info.Waiters
+		})
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		close(gate)
+		r := <-got
+		if r.err != nil {
+			t.Fatalf("%s: %v", r.who, r.err)
+		}
+		if r.who != "first" {
+			t.Fatal("the waiter that called Lock later got the lock first: the first call's place dated from its subscription")
+		}
+		if err := r.l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if r = <-got; r.err != nil {
+			t.Fatalf("%s: %v", r.who, r.err)
+		}
+		if err := r.l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 type hookedBackend struct {
 	locks.Backend
 	beforeSubscribe func()
