@@ -111,7 +111,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		}
 		return l, err
 	}
-	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
+	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner, Position: a.position})
 
 	// queuedAt is when the last attempt that left us queued was sent: a
 	// grant made after that attempt lives at least min(TTL, waiter TTL)

@@ -49,6 +49,12 @@ type Event struct {
 	Token int64         // the fencing token, when known
 	Wait  time.Duration // for EventAcquired and EventWaitFailed: time spent in Lock
 	Err   error         // for failures
+	// Position is, for the EventContended of a Mutex Lock that queued, its
+	// place in the lock's queue when it queued (1: next in line), as the
+	// server counted it; 0 when the attempt did not queue (TryLock, the
+	// other kinds, a quorum). Waiters ahead of it whose waiter lease runs
+	// out are skipped, so it is an upper bound of the turns it waits for.
+	Position int64
 }
 
 // Stats are a Client's counters since it was created.
@@ -178,6 +184,9 @@ func logEvent(l *slog.Logger, cfg logConfig, e Event) {
 	}
 	if e.Kind == EventAcquired || e.Kind == EventWaitFailed {
 		attrs = append(attrs, slog.Duration("wait", e.Wait))
+	}
+	if e.Position > 0 {
+		attrs = append(attrs, slog.Int64("position", e.Position))
 	}
 	if e.Err != nil {
 		attrs = append(attrs, slog.Any("err", e.Err))

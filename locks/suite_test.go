@@ -442,6 +442,56 @@ func TestSuiteFirstWaiterQueuesFromItsCall(t *testing.T) {
 	})
 }
 
+// The EventContended of a Lock that queued tells its place in the queue,
+// as the server counted it: operators see how long the line is, and the
+// bench checks first-come, first-served against it.
+func TestSuiteContendedEventTellsThePlace(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 20*time.Second)
+		places := make(chan int64, 3)
+		c := f.client(t, locks.WithTTL(time.Minute), locks.WithHook(func(e locks.Event) {
+			if e.Kind == locks.EventContended {
+				places <- e.Position
+			}
+		}))
+		holder, err := mutex(t, f.client(t, locks.WithTTL(time.Minute)), "line").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan *locks.Lease, 3)
+		for want := int64(1); want <= 3; want++ {
+			go func() {
+				l, err := mutex(t, c, "line").Lock(ctx)
+				if err != nil {
+					t.Errorf("waiter %d: %v", want, err)
+				}
+				got <- l
+			}()
+			if place := <-places; place != want {
+				t.Fatalf("waiter %d was told place %d", want, place)
+			}
+		}
+		if _, err := mutex(t, c, "line").TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+			t.Fatalf("TryLock on a held lock: %v", err)
+		}
+		if place := <-places; place != 0 {
+			t.Fatalf("TryLock does not queue, yet was told place %d", place)
+		}
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			l := <-got
+			if l == nil {
+				t.FailNow()
+			}
+			if err := l.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
 type hookedBackend struct {
 	locks.Backend
 	beforeSubscribe func()
