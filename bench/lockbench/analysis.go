@@ -80,8 +80,10 @@ type Wait struct {
 	Asked, Got time.Time
 	Granted    bool
 	// Queued is when the waiter learned it was queued, when its lock says
-	// (QueuedLocker); zero otherwise.
+	// (QueuedLocker); zero otherwise. Place is its place in the queue then
+	// (1: next in line), when its lock says; 0 otherwise.
 	Queued time.Time
+	Place  int64
 }
 
 // QueueStats says how far waits were from first-come, first-served.
@@ -104,6 +106,12 @@ type QueueStats struct {
 	// in that gap can be counted twice. A first-come, first-served queue
 	// keeps this at or below the number of other waiters.
 	MaxServedQueued int
+	// BeyondPlace counts the waits in which more others got the lock after
+	// the waiter learned it was queued than were ahead of it then (its
+	// place − 1, as the server counted it): zero in a first-come,
+	// first-served queue, wait by wait. Placed is the number of waits whose
+	// lock reported a place (QueuedLocker), the only ones checked.
+	BeyondPlace, Placed int
 	// LongestWait is the longest wait, AheadOfLongest the waiters already
 	// queued when it asked, and LongestPerAhead its wait divided by
 	// (AheadOfLongest+1): the time per turn it waited for.
@@ -152,7 +160,14 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 		s.MaxServed = max(s.MaxServed, served)
 		if !w.Queued.IsZero() {
 			q := w.Queued.UnixNano()
-			s.MaxServedQueued = max(s.MaxServedQueued, countBefore(gots, w.Got.UnixNano())-countBefore(gots, q+1))
+			afterQueueing := countBefore(gots, w.Got.UnixNano()) - countBefore(gots, q+1)
+			s.MaxServedQueued = max(s.MaxServedQueued, afterQueueing)
+			if w.Place > 0 && w.Granted {
+				s.Placed++
+				if int64(afterQueueing) > w.Place-1 {
+					s.BeyondPlace++
+				}
+			}
 		}
 		wait := w.Got.Sub(w.Asked)
 		if wait > s.LongestWait {

@@ -151,3 +151,25 @@ func TestQueueStatsServedAfterQueueing(t *testing.T) {
 		t.Errorf("most served after queueing: %d, want 2 (at 10 and 20; the grant at 2 came before it was queued)", s.MaxServedQueued)
 	}
 }
+
+// A wait is served beyond its place when more others got the lock after it
+// learned it was queued than the server said were ahead of it. Waits with
+// no place (the lock did not say) are not checked.
+func TestQueueStatsBeyondPlace(t *testing.T) {
+	waits := []Wait{
+		// Queued at 5 with one ahead; granted at 30 after two others (10, 20).
+		{Asked: at(0), Queued: at(5), Place: 2, Got: at(30), Granted: true},
+		// Queued at 3 with none ahead; granted at 10, after nobody.
+		{Asked: at(1), Queued: at(3), Place: 1, Got: at(10), Granted: true},
+		// No place reported.
+		{Asked: at(2), Queued: at(4), Got: at(20), Granted: true},
+	}
+	s := queueStats(waits, 10*time.Millisecond)
+	if s.Placed != 2 || s.BeyondPlace != 1 {
+		t.Errorf("beyond their place: %d of %d, want 1 of 2 (the first wait saw 2 served with 1 ahead)", s.BeyondPlace, s.Placed)
+	}
+	waits[0].Place = 3
+	if s := queueStats(waits, 10*time.Millisecond); s.BeyondPlace != 0 {
+		t.Errorf("with 2 ahead, 2 served is within its place: beyond %d", s.BeyondPlace)
+	}
+}

@@ -94,19 +94,20 @@ func (r *raw) Close() { r.c.Close() }
 
 // QueuedLocker is a Locker that also tells when a Lock call learned it was
 // queued (its first attempt found the lock held), or the zero time when it
-// took the lock at once. A wait measured from then, rather than from the
-// call, sees only the queue the server put it behind.
+// took the lock at once, and its place in the queue then as the server
+// counted it (1: next in line; 0 when unknown). A wait measured from then,
+// rather than from the call, sees only the queue the server put it behind.
 type QueuedLocker interface {
 	Locker
-	LockQueued(ctx context.Context, name string) (unlock func(context.Context) error, queued time.Time, err error)
+	LockQueued(ctx context.Context, name string) (unlock func(context.Context) error, queued time.Time, place int64, err error)
 }
 
 type redlua struct {
 	rcs []*redis.Client // closed after c: locks.Client does not close them
 	c   *locks.Client
 	// queued holds, per Lock call's owner token (a Mutex without WithOwner
-	// gives every call its own), when its EventContended arrived: emitted
-	// once the first attempt came back queued.
+	// gives every call its own), when its EventContended arrived (emitted
+	// once the first attempt came back queued) and the place it reported.
 	queued sync.Map
 }
 
@@ -124,7 +125,7 @@ func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 		r := &redlua{rcs: []*redis.Client{rc}}
 		observe := locks.WithObserver(func(e locks.Event) {
 			if e.Kind == locks.EventContended {
-				r.queued.LoadOrStore(e.Owner, time.Now())
+				r.queued.LoadOrStore(e.Owner, queuedAt{time.Now(), e.Position})
 			}
 		})
 		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl), observe}, opts...)...)
@@ -138,24 +139,30 @@ func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 }
 
 func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
-	unlock, _, err := r.LockQueued(ctx, name)
+	unlock, _, _, err := r.LockQueued(ctx, name)
 	return unlock, err
 }
 
-func (r *redlua) LockQueued(ctx context.Context, name string) (func(context.Context) error, time.Time, error) {
+// queuedAt is what a Lock call's EventContended told.
+type queuedAt struct {
+	at    time.Time
+	place int64
+}
+
+func (r *redlua) LockQueued(ctx context.Context, name string) (func(context.Context) error, time.Time, int64, error) {
 	m, err := r.c.Mutex(name)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, time.Time{}, 0, err
 	}
 	l, err := m.Lock(ctx)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, time.Time{}, 0, err
 	}
-	var queued time.Time
-	if t, ok := r.queued.LoadAndDelete(l.Owner()); ok {
-		queued = t.(time.Time)
+	var q queuedAt
+	if v, ok := r.queued.LoadAndDelete(l.Owner()); ok {
+		q = v.(queuedAt)
 	}
-	return l.Unlock, queued, nil
+	return l.Unlock, q.at, q.place, nil
 }
 
 func (r *redlua) Close() {

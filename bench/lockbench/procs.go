@@ -113,6 +113,7 @@ type workerHold struct {
 	W       int
 	A, G, R int64
 	Q       int64 `json:",omitempty"` // Hold.Queued, 0 when unknown
+	P       int64 `json:",omitempty"` // Hold.Place, 0 when unknown
 }
 
 // workerReport is the worker's last line.
@@ -204,7 +205,7 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 		}
 		base := len(tr.Counts)
 		for _, h := range rep.Holds {
-			hold := Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R)}
+			hold := Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R), Place: h.P}
 			if h.Q != 0 {
 				hold.Queued = time.Unix(0, h.Q)
 			}
@@ -383,7 +384,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	tr := contend(ctx, l, spec.Lock, spec.Waiters, spec.Hold, time.Unix(0, window.Start), time.Unix(0, window.End))
 	rep := workerReport{Counts: tr.Counts, Pending: make([]int64, len(tr.Pending))}
 	for _, h := range tr.Holds {
-		wh := workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano()}
+		wh := workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano(), P: h.Place}
 		if !h.Queued.IsZero() {
 			wh.Q = h.Queued.UnixNano()
 		}
