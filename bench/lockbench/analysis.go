@@ -107,10 +107,12 @@ type QueueStats struct {
 	// keeps this at or below the number of other waiters.
 	MaxServedQueued int
 	// BeyondPlace counts the waits in which more others got the lock after
-	// the waiter learned it was queued than were ahead of it then (its
-	// place − 1, as the server counted it): zero in a first-come,
-	// first-served queue, wait by wait. Placed is the number of waits whose
-	// lock reported a place (QueuedLocker), the only ones checked.
+	// the waiter learned it was queued than its place (as the server counted
+	// it): zero in a first-come, first-served queue, wait by wait. The place
+	// counts the place − 1 waiters ahead and the holder at that moment, whose
+	// Lock may return after the waiter learned its place (its grant was still
+	// on its way). Placed is the number of waits whose lock reported a place
+	// (QueuedLocker), the only ones checked.
 	BeyondPlace, Placed int
 	// LongestWait is the longest wait, AheadOfLongest the waiters already
 	// queued when it asked, and LongestPerAhead its wait divided by
@@ -164,7 +166,7 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 			s.MaxServedQueued = max(s.MaxServedQueued, afterQueueing)
 			if w.Place > 0 && w.Granted {
 				s.Placed++
-				if int64(afterQueueing) > w.Place-1 {
+				if int64(afterQueueing) > w.Place {
 					s.BeyondPlace++
 				}
 			}

@@ -153,12 +153,12 @@ func TestQueueStatsServedAfterQueueing(t *testing.T) {
 }
 
 // A wait is served beyond its place when more others got the lock after it
-// learned it was queued than the server said were ahead of it. Waits with
-// no place (the lock did not say) are not checked.
+// learned it was queued than its place: the waiters ahead of it and the
+// holder then. Waits with no place (the lock did not say) are not checked.
 func TestQueueStatsBeyondPlace(t *testing.T) {
 	waits := []Wait{
-		// Queued at 5 with one ahead; granted at 30 after two others (10, 20).
-		{Asked: at(0), Queued: at(5), Place: 2, Got: at(30), Granted: true},
+		// Queued at 5 at place 1; granted at 30 after two others (10, 20).
+		{Asked: at(0), Queued: at(5), Place: 1, Got: at(30), Granted: true},
 		// Queued at 3 with none ahead; granted at 10, after nobody.
 		{Asked: at(1), Queued: at(3), Place: 1, Got: at(10), Granted: true},
 		// No place reported.
@@ -166,10 +166,10 @@ func TestQueueStatsBeyondPlace(t *testing.T) {
 	}
 	s := queueStats(waits, 10*time.Millisecond)
 	if s.Placed != 2 || s.BeyondPlace != 1 {
-		t.Errorf("beyond their place: %d of %d, want 1 of 2 (the first wait saw 2 served with 1 ahead)", s.BeyondPlace, s.Placed)
+		t.Errorf("beyond their place: %d of %d, want 1 of 2 (the first wait saw 2 served at place 1)", s.BeyondPlace, s.Placed)
 	}
-	waits[0].Place = 3
+	waits[0].Place = 2
 	if s := queueStats(waits, 10*time.Millisecond); s.BeyondPlace != 0 {
-		t.Errorf("with 2 ahead, 2 served is within its place: beyond %d", s.BeyondPlace)
+		t.Errorf("at place 2 (one ahead, one holding), 2 served is within its place: beyond %d", s.BeyondPlace)
 	}
 }
