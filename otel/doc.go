@@ -9,6 +9,7 @@
 //	redlua.lock.acquisitions      counter    leases taken
 //	redlua.lock.wait              histogram  seconds spent in Lock (outcome=acquired|failed)
 //	redlua.lock.contentions       counter    attempts that found the lock held
+//	redlua.lock.queue_place       histogram  place in the queue a Lock call was given (1: next)
 //	redlua.lock.wait_failures     counter    Lock calls that gave up
 //	redlua.lock.renewal_failures  counter    watchdog renewals that failed
 //	redlua.lock.lost              counter    leases lost before Unlock

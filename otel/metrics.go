@@ -43,6 +43,7 @@ type Metrics struct {
 	renewFailures, lost, releases           metric.Int64Counter
 	held                                    metric.Int64UpDownCounter
 	wait                                    metric.Float64Histogram
+	queuePlace                              metric.Int64Histogram
 	scriptEvents                            metric.Int64Counter
 
 	meter metric.Meter
@@ -82,6 +83,9 @@ func New(provider metric.MeterProvider, opts ...Option) (*Metrics, error) {
 	m.wait, err = m.meter.Float64Histogram("redlua.lock.wait", metric.WithDescription("Time spent in Lock until the lease was taken or the wait gave up"), metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60))
 	errs = append(errs, err)
+	m.queuePlace, err = m.meter.Int64Histogram("redlua.lock.queue_place", metric.WithDescription("Place in the lock's queue a Lock call was given when it found the lock held (1: next in line)"), metric.WithUnit("{waiter}"),
+		metric.WithExplicitBucketBoundaries(1, 2, 5, 10, 20, 50, 100, 500, 1000))
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("otel: creating instruments: %w", err)
 	}
@@ -114,6 +118,9 @@ func (m *Metrics) LockHook() func(locks.Event) {
 			m.wait.Record(ctx, e.Wait.Seconds(), m.lockAttrs(e.Name, attribute.String("outcome", "failed")))
 		case locks.EventContended:
 			m.contentions.Add(ctx, 1, opt)
+			if e.Position > 0 { // 0: the attempt did not queue (TryLock, other kinds)
+				m.queuePlace.Record(ctx, e.Position, opt)
+			}
 		case locks.EventRenewFailed:
 			m.renewFailures.Add(ctx, 1, opt)
 		case locks.EventLost:

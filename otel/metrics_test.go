@@ -156,6 +156,19 @@ func TestLockHook(t *testing.T) {
 	if outcomes["acquired"] != 4 || outcomes["failed"] != 1 {
 		t.Errorf("wait histogram counts = %v, want acquired 4, failed 1", outcomes)
 	}
+	// The Lock that gave up queued first in line; the TryLock did not queue.
+	places, ok := got["redlua.lock.queue_place"].(metricdata.Histogram[int64])
+	if !ok {
+		t.Fatalf("redlua.lock.queue_place is %T, want an int64 histogram", got["redlua.lock.queue_place"])
+	}
+	var count uint64
+	var sum int64
+	for _, dp := range places.DataPoints {
+		count, sum = count+dp.Count, sum+dp.Sum
+	}
+	if count != 1 || sum != 1 {
+		t.Errorf("queue place histogram: %d records summing to %d, want 1 record of place 1", count, sum)
+	}
 }
 
 func TestScriptMetrics(t *testing.T) {
