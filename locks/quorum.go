@@ -115,7 +115,8 @@ func (c cutOff) Unwrap() error { return c.cause }
 // otherwise it holds that minority server until its lease ends, as an
 // acquisition that timed out on one server always could, which leaves the
 // majority the next holder needs free.
-func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, settled func(T, error) bool, f func(context.Context, Backend) (T, error)) ([]T, []error) {
+func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settled func(T, error) bool, f func(context.Context, Backend) (T, error)) ([]T, []error) {
+	nodes := c.nodes
 	type answer struct {
 		i   int
 		v   T
@@ -123,7 +124,7 @@ func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, 
 	}
 	answers := make(chan answer, len(nodes)) // buffered: late senders never block
 	for i, n := range nodes {
-		go func() {
+		c.workers.run(func() {
 			// Not cancelled with ctx: a call the caller stopped waiting for
 			// still ends its release (or lands its acquisition, which the
 			// caller undoes) within its own timeout.
@@ -131,7 +132,7 @@ func fanOut[T any](ctx context.Context, nodes []Backend, timeout time.Duration, 
 			defer cancel()
 			v, err := f(nctx, n)
 			answers <- answer{i, v, err}
-		}()
+		})
 	}
 	results, errs := make([]T, len(nodes)), make([]error, len(nodes))
 	answered := make([]bool, len(nodes))
@@ -167,7 +168,7 @@ collect:
 func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time) (*Lease, time.Duration, error) {
 	c, att := m.c, newAttempt()
 	sent := c.clock.Now()
-	attempts, errs := fanOut(ctx, c.nodes, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, n Backend) (attempt, error) {
+	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, n Backend) (attempt, error) {
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
 		return a, err
 	})
@@ -213,7 +214,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	fanOut(cleanup, m.c.nodes, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, n Backend) (outcome, error) {
+	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, n Backend) (outcome, error) {
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 }
@@ -323,7 +324,7 @@ type quorumHold struct{ attempt string }
 func (quorumHold) kind() string { return "quorum" }
 
 func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
+	results, errs := fanOut(ctx, l.c, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
 		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, h.attempt, ttl)
 		return o, err
 	})
@@ -331,7 +332,7 @@ func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (ou
 }
 
 func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	results, errs := fanOut(ctx, l.c.nodes, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
+	results, errs := fanOut(ctx, l.c, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
 		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "", h.attempt)
 	})
 	o, _, err := tally(l.c, results, errs)
