@@ -79,11 +79,9 @@ func jain(counts []int) float64 {
 type Wait struct {
 	Asked, Got time.Time
 	Granted    bool
-	// Queued is when the waiter learned it was queued, when its lock says
-	// (QueuedLocker); zero otherwise. Place is its place in the queue then
-	// (1: next in line), when its lock says; 0 otherwise.
-	Queued time.Time
-	Place  int64
+	// Queued is how the waiter was queued, when its lock says
+	// (QueuedLocker); zero otherwise.
+	Queued Queueing
 }
 
 // QueueStats says how far waits were from first-come, first-served.
@@ -160,13 +158,13 @@ func queueStats(waits []Wait, meanTurn time.Duration) QueueStats {
 		// is at Got, so it is not counted.
 		served := max(0, countBefore(gots, w.Got.UnixNano())-countBefore(gots, a+1))
 		s.MaxServed = max(s.MaxServed, served)
-		if !w.Queued.IsZero() {
-			q := w.Queued.UnixNano()
+		if !w.Queued.At.IsZero() {
+			q := w.Queued.At.UnixNano()
 			afterQueueing := countBefore(gots, w.Got.UnixNano()) - countBefore(gots, q+1)
 			s.MaxServedQueued = max(s.MaxServedQueued, afterQueueing)
-			if w.Place > 0 && w.Granted {
+			if w.Queued.Place > 0 && w.Granted {
 				s.Placed++
-				if int64(afterQueueing) > w.Place {
+				if int64(afterQueueing) > w.Queued.Place {
 					s.BeyondPlace++
 				}
 			}

@@ -138,9 +138,9 @@ func TestParseServerStats(t *testing.T) {
 // it queued is left out of the second count.
 func TestQueueStatsServedAfterQueueing(t *testing.T) {
 	waits := []Wait{
-		{Asked: at(0), Queued: at(5), Got: at(30), Granted: true},
+		{Asked: at(0), Queued: Queueing{At: at(5)}, Got: at(30), Granted: true},
 		{Asked: at(-10), Got: at(2), Granted: true}, // granted before the first was queued
-		{Asked: at(1), Queued: at(3), Got: at(10), Granted: true},
+		{Asked: at(1), Queued: Queueing{At: at(3)}, Got: at(10), Granted: true},
 		{Asked: at(2), Got: at(20), Granted: true},
 	}
 	s := queueStats(waits, 10*time.Millisecond)
@@ -158,17 +158,17 @@ func TestQueueStatsServedAfterQueueing(t *testing.T) {
 func TestQueueStatsBeyondPlace(t *testing.T) {
 	waits := []Wait{
 		// Queued at 5 at place 1; granted at 30 after two others (10, 20).
-		{Asked: at(0), Queued: at(5), Place: 1, Got: at(30), Granted: true},
+		{Asked: at(0), Queued: Queueing{At: at(5), Place: 1}, Got: at(30), Granted: true},
 		// Queued at 3 with none ahead; granted at 10, after nobody.
-		{Asked: at(1), Queued: at(3), Place: 1, Got: at(10), Granted: true},
+		{Asked: at(1), Queued: Queueing{At: at(3), Place: 1}, Got: at(10), Granted: true},
 		// No place reported.
-		{Asked: at(2), Queued: at(4), Got: at(20), Granted: true},
+		{Asked: at(2), Queued: Queueing{At: at(4)}, Got: at(20), Granted: true},
 	}
 	s := queueStats(waits, 10*time.Millisecond)
 	if s.Placed != 2 || s.BeyondPlace != 1 {
 		t.Errorf("beyond their place: %d of %d, want 1 of 2 (the first wait saw 2 served at place 1)", s.BeyondPlace, s.Placed)
 	}
-	waits[0].Place = 2
+	waits[0].Queued.Place = 2
 	if s := queueStats(waits, 10*time.Millisecond); s.BeyondPlace != 0 {
 		t.Errorf("at place 2 (one ahead, one holding), 2 served is within its place: beyond %d", s.BeyondPlace)
 	}

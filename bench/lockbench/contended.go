@@ -14,10 +14,8 @@ import (
 type Hold struct {
 	Waiter               int
 	Asked, Got, Released time.Time
-	// Queued is when the call learned it was queued (QueuedLocker), or zero;
-	// Place its place in the queue then (1: next in line), or 0.
-	Queued time.Time
-	Place  int64
+	// Queued is how the call was queued (QueuedLocker), or zero.
+	Queued Queueing
 }
 
 // Trace is what a set of waiters did during one contended run.
@@ -48,12 +46,12 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 		mu.Unlock()
 	}
 	// lock also says when the call learned it was queued, when l can tell.
-	lock := func(ctx context.Context) (func(context.Context) error, time.Time, int64, error) {
+	lock := func(ctx context.Context) (func(context.Context) error, Queueing, error) {
 		unlock, err := l.Lock(ctx, name)
-		return unlock, time.Time{}, 0, err
+		return unlock, Queueing{}, err
 	}
 	if ql, ok := l.(QueuedLocker); ok {
-		lock = func(ctx context.Context) (func(context.Context) error, time.Time, int64, error) {
+		lock = func(ctx context.Context) (func(context.Context) error, Queueing, error) {
 			return ql.LockQueued(ctx, name)
 		}
 	}
@@ -65,7 +63,7 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 			defer wg.Done()
 			for time.Now().Before(end) {
 				asked := time.Now()
-				unlock, queued, place, err := lock(runCtx)
+				unlock, queued, err := lock(runCtx)
 				if err != nil {
 					if runCtx.Err() != nil && ctx.Err() == nil {
 						mu.Lock()
@@ -85,7 +83,7 @@ func contend(ctx context.Context, l Locker, name string, waiters int, hold time.
 				cancelUnlock()
 				released := time.Now()
 				mu.Lock()
-				tr.Holds = append(tr.Holds, Hold{Waiter: w, Asked: asked, Got: got, Released: released, Queued: queued, Place: place})
+				tr.Holds = append(tr.Holds, Hold{Waiter: w, Asked: asked, Got: got, Released: released, Queued: queued})
 				tr.Counts[w]++
 				mu.Unlock()
 				if err != nil {
@@ -124,7 +122,7 @@ func summarize(tr Trace, start, end time.Time) ContendedResult {
 	waits := make([]Wait, 0, len(tr.Holds)+len(tr.Pending))
 	for i, h := range tr.Holds {
 		intervals[i] = Interval{From: h.Got, To: h.Released}
-		waits = append(waits, Wait{Asked: h.Asked, Got: h.Got, Granted: true, Queued: h.Queued, Place: h.Place})
+		waits = append(waits, Wait{Asked: h.Asked, Got: h.Got, Granted: true, Queued: h.Queued})
 	}
 	for _, asked := range tr.Pending {
 		waits = append(waits, Wait{Asked: asked, Got: end})

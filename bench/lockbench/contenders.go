@@ -92,22 +92,29 @@ func (r *raw) Lock(ctx context.Context, name string) (func(context.Context) erro
 
 func (r *raw) Close() { r.c.Close() }
 
-// QueuedLocker is a Locker that also tells when a Lock call learned it was
-// queued (its first attempt found the lock held), or the zero time when it
-// took the lock at once, and its place in the queue then as the server
-// counted it (1: next in line; 0 when unknown). A wait measured from then,
-// rather than from the call, sees only the queue the server put it behind.
+// Queueing is what a Lock call learned when its first attempt found the
+// lock held and queued it: when (At; zero when it took the lock at once, or
+// its lock cannot tell) and its place in the queue then, as the server
+// counted it (Place; 1: next in line, 0 when unknown).
+type Queueing struct {
+	At    time.Time
+	Place int64
+}
+
+// QueuedLocker is a Locker that also tells how each Lock call was queued.
+// A wait measured from then, rather than from the call, sees only the queue
+// the server put it behind.
 type QueuedLocker interface {
 	Locker
-	LockQueued(ctx context.Context, name string) (unlock func(context.Context) error, queued time.Time, place int64, err error)
+	LockQueued(ctx context.Context, name string) (unlock func(context.Context) error, queued Queueing, err error)
 }
 
 type redlua struct {
 	rcs []*redis.Client // closed after c: locks.Client does not close them
 	c   *locks.Client
 	// queued holds, per Lock call's owner token (a Mutex without WithOwner
-	// gives every call its own), when its EventContended arrived (emitted
-	// once the first attempt came back queued) and the place it reported.
+	// gives every call its own), the Queueing its EventContended told
+	// (emitted once the first attempt came back queued).
 	queued sync.Map
 }
 
@@ -125,7 +132,7 @@ func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 		r := &redlua{rcs: []*redis.Client{rc}}
 		observe := locks.WithObserver(func(e locks.Event) {
 			if e.Kind == locks.EventContended {
-				r.queued.LoadOrStore(e.Owner, queuedAt{time.Now(), e.Position})
+				r.queued.LoadOrStore(e.Owner, Queueing{At: time.Now(), Place: e.Position})
 			}
 		})
 		c, err := locks.New(rc, append([]locks.Option{locks.WithTTL(ttl), observe}, opts...)...)
@@ -139,30 +146,24 @@ func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 }
 
 func (r *redlua) Lock(ctx context.Context, name string) (func(context.Context) error, error) {
-	unlock, _, _, err := r.LockQueued(ctx, name)
+	unlock, _, err := r.LockQueued(ctx, name)
 	return unlock, err
 }
 
-// queuedAt is what a Lock call's EventContended told.
-type queuedAt struct {
-	at    time.Time
-	place int64
-}
-
-func (r *redlua) LockQueued(ctx context.Context, name string) (func(context.Context) error, time.Time, int64, error) {
+func (r *redlua) LockQueued(ctx context.Context, name string) (func(context.Context) error, Queueing, error) {
 	m, err := r.c.Mutex(name)
 	if err != nil {
-		return nil, time.Time{}, 0, err
+		return nil, Queueing{}, err
 	}
 	l, err := m.Lock(ctx)
 	if err != nil {
-		return nil, time.Time{}, 0, err
+		return nil, Queueing{}, err
 	}
-	var q queuedAt
+	var q Queueing
 	if v, ok := r.queued.LoadAndDelete(l.Owner()); ok {
-		q = v.(queuedAt)
+		q = v.(Queueing)
 	}
-	return l.Unlock, q.at, q.place, nil
+	return l.Unlock, q, nil
 }
 
 func (r *redlua) Close() {

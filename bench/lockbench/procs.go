@@ -112,8 +112,8 @@ type workerGo struct{ Start, End int64 }
 type workerHold struct {
 	W       int
 	A, G, R int64
-	Q       int64 `json:",omitempty"` // Hold.Queued, 0 when unknown
-	P       int64 `json:",omitempty"` // Hold.Place, 0 when unknown
+	Q       int64 `json:",omitempty"` // Hold.Queued.At, 0 when unknown
+	P       int64 `json:",omitempty"` // Hold.Queued.Place, 0 when unknown
 }
 
 // workerReport is the worker's last line.
@@ -205,9 +205,10 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 		}
 		base := len(tr.Counts)
 		for _, h := range rep.Holds {
-			hold := Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R), Place: h.P}
+			hold := Hold{Waiter: base + h.W, Asked: time.Unix(0, h.A), Got: time.Unix(0, h.G), Released: time.Unix(0, h.R)}
+			hold.Queued.Place = h.P
 			if h.Q != 0 {
-				hold.Queued = time.Unix(0, h.Q)
+				hold.Queued.At = time.Unix(0, h.Q)
 			}
 			tr.Holds = append(tr.Holds, hold)
 		}
@@ -384,9 +385,9 @@ func runWorker(in io.Reader, out io.Writer) error {
 	tr := contend(ctx, l, spec.Lock, spec.Waiters, spec.Hold, time.Unix(0, window.Start), time.Unix(0, window.End))
 	rep := workerReport{Counts: tr.Counts, Pending: make([]int64, len(tr.Pending))}
 	for _, h := range tr.Holds {
-		wh := workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano(), P: h.Place}
-		if !h.Queued.IsZero() {
-			wh.Q = h.Queued.UnixNano()
+		wh := workerHold{W: h.Waiter, A: h.Asked.UnixNano(), G: h.Got.UnixNano(), R: h.Released.UnixNano(), P: h.Queued.Place}
+		if !h.Queued.At.IsZero() {
+			wh.Q = h.Queued.At.UnixNano()
 		}
 		rep.Holds = append(rep.Holds, wh)
 	}
