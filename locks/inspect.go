@@ -36,7 +36,7 @@ type Metadata struct {
 // holds this lock?". It runs a read-only script (EVALSHA_RO, so replicas
 // may answer it).
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
-	if err := checkCtx(ctx, "inspect "+name); err != nil {
+	if err := checkCtx(ctx, "inspect", name); err != nil {
 		return LockInfo{}, err
 	}
 	k, err := keysFor(name)

@@ -75,7 +75,7 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 
 // Lock waits until it holds every lock. On any error it holds none.
 func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
-	if err := checkCtx(ctx, "multilock: Lock"); err != nil {
+	if err := checkCtx(ctx, "multilock", "Lock"); err != nil {
 		return nil, err
 	}
 	owner := newToken()
@@ -119,7 +119,7 @@ func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
 
 // TryLock makes one all-or-nothing attempt; ErrNotAcquired when any lock is held.
 func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
-	if err := checkCtx(ctx, "multilock: TryLock"); err != nil {
+	if err := checkCtx(ctx, "multilock", "TryLock"); err != nil {
 		return nil, err
 	}
 	held, blocked, _, err := ml.attempt(ctx, newToken())
@@ -216,7 +216,7 @@ func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
 
 // Unlock releases every lock; it reports every failure, joined.
 func (ml *MultiLease) Unlock(ctx context.Context) error {
-	if err := checkCtx(ctx, "multilock: Unlock"); err != nil {
+	if err := checkCtx(ctx, "multilock", "Unlock"); err != nil {
 		return err
 	}
 	var errs []error

@@ -64,7 +64,7 @@ func (m *Mutex) holdAttempt(att string) string {
 // TryLock makes one attempt. It returns ErrNotAcquired when another owner
 // holds the lock.
 func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
-	if err := checkCtx(ctx, m.k.name+": TryLock"); err != nil {
+	if err := checkCtx(ctx, m.k.name, "TryLock"); err != nil {
 		return nil, err
 	}
 	if m.c.quorum() {
@@ -88,7 +88,7 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 // release; the head of the queue also looks again when the holder's lease
 // is due to run out.
 func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
-	if err := checkCtx(ctx, m.k.name+": Lock"); err != nil {
+	if err := checkCtx(ctx, m.k.name, "Lock"); err != nil {
 		return nil, err
 	}
 	if m.c.quorum() {

@@ -105,7 +105,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	if hold.kind() == "write" {
 		what = "TryLock"
 	}
-	if err := checkCtx(ctx, rw.k.name+": "+what); err != nil {
+	if err := checkCtx(ctx, rw.k.name, what); err != nil {
 		return nil, err
 	}
 	att, start := newAttempt(), time.Now()

@@ -42,7 +42,7 @@ func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore
 }
 
 func (sem *Semaphore) check(ctx context.Context, what string, n int) error {
-	if err := checkCtx(ctx, "semaphore "+sem.k.name+": "+what); err != nil {
+	if err := checkCtx(ctx, "semaphore "+sem.k.name, what); err != nil {
 		return err
 	}
 	if n < 1 {
@@ -116,7 +116,7 @@ func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
 // semaphore. Holders above a lowered count keep their permits until they
 // release them; new acquisitions wait until the count allows them.
 func (sem *Semaphore) SetPermits(ctx context.Context, permits int) error {
-	if err := checkCtx(ctx, "semaphore "+sem.k.name+": SetPermits"); err != nil {
+	if err := checkCtx(ctx, "semaphore "+sem.k.name, "SetPermits"); err != nil {
 		return err
 	}
 	if permits < 1 {
