@@ -65,8 +65,9 @@
 // per release (bench/README.md). The one difference left: without WithFair
 // a newcomer may take a lock that happens to be free (only when no live
 // waiter was left to hand it to); with WithFair it never jumps a live
-// waiter. RWMutex, Semaphore and MultiLock waiters do not queue: they wake
-// on the lock's release message and try again.
+// waiter. RWMutex readers and Semaphore waiters do not queue: they wake on
+// the lock's release message and try again. A MultiLock blocked by a held
+// lock queues for it as a Mutex does (see MultiLock.Lock).
 //
 // On Redis Cluster every key of a lock shares the hash tag "{name}", and
 // wake-ups use sharded pub/sub (SPUBLISH), which stays on the lock's shard.

@@ -14,9 +14,10 @@ import (
 // MultiLock takes several locks all or nothing: Lock returns holding every
 // one of them, or none. Names whose keys share a cluster slot are taken in
 // one script; groups in different slots are taken one after another in a
-// fixed order (by slot, then name, the same in every process, so two
-// MultiLocks cannot deadlock), and a group that is held makes the Lock give
-// back what it took, wait for that group's release, and start again.
+// fixed order (by slot, then name, the same in every process: Names). A
+// Lock blocked by a held lock queues for it and then takes the rest in
+// that order, keeping what it took, so that two MultiLocks cannot deadlock
+// and Mutex callers that keep a lock busy cannot starve it.
 type MultiLock struct {
 	c      *Client
 	s      settings
@@ -74,47 +75,120 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 }
 
 // Lock waits until it holds every lock. On any error it holds none.
+//
+// Uncontended, it takes each group of names in one script, all or nothing.
+// Blocked by a held lock, it queues for that lock as a Mutex does, and from
+// then on takes the remaining names one at a time in Names' order, keeping
+// the ones before the lock it waits for: a release hands a lock to the
+// oldest live waiter while anyone is queued, so a MultiLock that only
+// waited for a lock to be free would wait as long as Mutex callers kept
+// its queue busy. Taking locks in one fixed order keeps MultiLocks from
+// deadlocking each other; code that nests Mutexes over some of these names
+// should take them in the same order. When a lease it keeps ends while it
+// waits (its TTL ran out without WithWatchdog), Lock gives back what it
+// holds and starts again, so the MultiLease it returns is held in full.
 func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
 	if err := checkCtx(ctx, "multilock", "Lock"); err != nil {
 		return nil, err
 	}
 	owner := newToken()
-	var (
-		leases  []*Lease
-		blocker *keys // the lock that blocked the last attempt
-	)
-	// try is all or nothing: it gives back what it took unless it took
-	// everything, and waits on the release of the lock that blocked it.
-	try := func(ctx context.Context) (bool, string, time.Duration, error) {
-		held, blocked, wait, err := ml.attempt(ctx, owner)
+	for {
+		held, blocked, _, err := ml.attempt(ctx, owner)
 		if err == nil && blocked == nil {
-			leases = held
-			return true, "", 0, nil
-		}
-		if rerr := ml.rollback(ctx, held); rerr != nil {
-			err = errors.Join(err, rerr)
+			return &MultiLease{Leases: held}, nil
 		}
 		if err != nil {
-			return true, "", 0, err
+			if rerr := ml.rollback(ctx, held); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+			return nil, err
 		}
-		blocker = blocked
-		return false, blocked.channel, wait, nil
+		// attempt took whole groups up to the blocked one: a prefix of the
+		// order, which the locks after it may be waited for behind.
+		leases, lost, err := ml.inOrder(ctx, owner, held)
+		switch {
+		case err != nil:
+			return nil, err
+		case !lost:
+			return &MultiLease{Leases: leases}, nil
+		case ctx.Err() != nil:
+			return nil, wrapCtx(ctx, "locks: multilock: waiting", ctx.Err())
+		}
+		// A kept lease ended while Lock waited (its EventLost was emitted):
+		// start again with nothing held.
 	}
-	done, channel, hint, err := try(ctx)
-	if !done {
-		err = waiter{
-			subscribe: ml.c.releases,
-			try:       try,
-			failed: func(err error) error {
-				ml.c.emit(&ml.s, Event{Kind: EventWaitFailed, Name: blocker.name, Owner: owner, Err: err})
-				return wrapCtx(ctx, "locks: multilock "+blocker.name+": waiting", err)
-			},
-		}.wait(ctx, channel, hint, false)
+}
+
+// inOrder takes the locks after held, one at a time in the fixed order,
+// each through the Mutex queue. It keeps held while it waits. lost reports
+// that a kept lease ended meanwhile: everything was given back, and the
+// caller starts again.
+func (ml *MultiLock) inOrder(ctx context.Context, owner string, held []*Lease) (leases []*Lease, lost bool, err error) {
+	s := ml.s
+	s.owner = owner // one holder for the whole set, as attempt takes it
+	for _, k := range ml.order()[len(held):] {
+		m := &Mutex{c: ml.c, k: k, s: s, meta: ml.meta}
+		waitCtx, stop := ml.whileHeld(ctx, held)
+		l, err := m.Lock(waitCtx)
+		stop()
+		if err != nil && ctx.Err() == nil && waitCtx.Err() != nil {
+			return nil, true, ml.rollback(ctx, live(held))
+		}
+		if err != nil {
+			err = fmt.Errorf("locks: multilock %s: %w", k.name, unprefixed{err, "locks: " + k.name + ": "})
+			return nil, false, errors.Join(err, ml.rollback(ctx, held))
+		}
+		held = append(held, l)
 	}
-	if err != nil {
-		return nil, err
+	if len(live(held)) < len(held) { // one ended right after the last lock came
+		return nil, true, ml.rollback(ctx, live(held))
 	}
-	return &MultiLease{Leases: leases}, nil
+	return held, false, nil
+}
+
+// live is the leases of held that have not ended.
+func live(held []*Lease) []*Lease {
+	var out []*Lease
+	for _, l := range held {
+		if l.Err() == nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// whileHeld is ctx, also cancelled when any of held ends.
+func (ml *MultiLock) whileHeld(ctx context.Context, held []*Lease) (context.Context, func()) {
+	stops := make([]context.CancelFunc, 0, len(held))
+	for _, l := range held {
+		var stop context.CancelFunc
+		ctx, stop = l.Context(ctx)
+		stops = append(stops, stop)
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+}
+
+// order is every lock in the order Lock takes them: by slot, then name.
+func (ml *MultiLock) order() []keys {
+	var all []keys
+	for _, g := range ml.groups {
+		all = append(all, g...)
+	}
+	return all
+}
+
+// Names returns the lock names in the order Lock takes them when it has to
+// wait (by cluster slot, then name; the same in every process).
+func (ml *MultiLock) Names() []string {
+	var names []string
+	for _, k := range ml.order() {
+		names = append(names, k.name)
+	}
+	return names
 }
 
 // TryLock makes one all-or-nothing attempt; ErrNotAcquired when any lock is held.

@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,4 +110,201 @@ func (f *faultyBackend) Run(ctx context.Context, s *registry.Script, keys []stri
 		return cmd
 	}
 	return f.Backend.Run(ctx, s, keys, args...)
+}
+
+// A MultiLock blocked by a Mutex that others queue for takes its place in
+// that queue: a release hands the lock on while anyone is queued, so a
+// MultiLock that only waited for the lock to be free would wait as long as
+// the queue never emptied. Here it queues behind one waiter and ahead of
+// another, and gets the lock between them.
+func TestSuiteMultiLockQueuesBehindMutexWaiters(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 30*time.Second)
+		lease := locks.WithTTL(time.Minute)
+		observer := f.client(t)
+		waiters := func() int64 {
+			info, err := observer.Inspect(ctx, "qa")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info.Waiters
+		}
+		holder, err := mutex(t, f.client(t, lease), "qa").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := make(chan string, 3)
+		errs := make(chan error, 3)
+		// Each contender has its own Client, as separate processes would,
+		// and passes the lock on as soon as it has recorded its turn.
+		mutexTurn := func(who string) {
+			l, err := mutex(t, f.client(t, lease), "qa").Lock(ctx)
+			if err == nil {
+				order <- who
+				err = l.Unlock(ctx)
+			}
+			errs <- err
+		}
+		go mutexTurn("first waiter")
+		poll(t, "the first waiter queued", 10*time.Second, nil, func() bool { return waiters() >= 1 })
+		ml, err := f.client(t, lease).MultiLock([]string{"qa", "qb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			l, err := ml.Lock(ctx)
+			if err == nil {
+				if h := held(t, observer, "qa", "qb"); len(h) != 2 {
+					err = fmt.Errorf("the MultiLock returned holding only %v", h)
+				}
+				order <- "multilock"
+				err = errors.Join(err, l.Unlock(ctx))
+			}
+			errs <- err
+		}()
+		poll(t, "the MultiLock queued behind the first waiter", 10*time.Second, nil, func() bool { return waiters() >= 2 })
+		go mutexTurn("second waiter")
+		poll(t, "the second waiter queued", 10*time.Second, nil, func() bool { return waiters() >= 3 })
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(order)
+		var got []string
+		for who := range order {
+			got = append(got, who)
+		}
+		if want := []string{"first waiter", "multilock", "second waiter"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("turns %q, want %q", got, want)
+		}
+	})
+}
+
+// A MultiLock keeps the locks it took while it waits for the next one;
+// when a kept lease runs out meanwhile (no watchdog), it starts again
+// rather than return a set with a lost lease in it.
+func TestSuiteMultiLockStartsAgainWhenAKeptLeaseEnds(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 30*time.Second)
+		const ttl = 2 * time.Second
+		ml, err := f.client(t, locks.WithTTL(ttl)).MultiLock([]string{"ka", "kb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, second := ml.Names()[0], ml.Names()[1]
+		observer := f.client(t)
+		holder, err := mutex(t, f.client(t, locks.WithTTL(time.Minute)), second).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan *locks.MultiLease, 1)
+		errs := make(chan error, 1)
+		go func() {
+			l, err := ml.Lock(ctx)
+			got <- l
+			errs <- err
+		}()
+		isHeld := func(name string) bool { return len(held(t, observer, name)) == 1 }
+		queued := func() bool { info, _ := observer.Inspect(ctx, second); return info.Waiters == 1 }
+		poll(t, "the MultiLock holding "+first+" and queued for "+second, 10*time.Second, nil, func() bool { return isHeld(first) && queued() })
+		f.elapse(ttl + ttl/4)
+		// The kept lease ran out: the MultiLock took the first lock again and
+		// queued again (the server dropped the expired hold at once; a
+		// Client whose lease clock is the wall clock notices when it ends).
+		poll(t, "the MultiLock taking "+first+" again", 10*time.Second, nil, func() bool { return isHeld(first) && queued() })
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		l := <-got
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		for _, lease := range l.Leases {
+			if err := lease.Err(); err != nil {
+				t.Fatalf("Lock returned %s with a lease that had ended: %v", lease.Name(), err)
+			}
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// MultiLocks over overlapping names and Mutexes on each name, all
+// contending: every lock is held by one caller at a time, and every caller
+// finishes (the MultiLocks wait in one order, so they cannot deadlock).
+func TestSuiteMultiLockContendedWithMutexes(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, time.Minute)
+		rounds := max(20/f.scale, 4)
+		names := []string{"cx", "cy", "cz"}
+		inside := map[string]*atomic.Int32{}
+		for _, n := range names {
+			inside[n] = new(atomic.Int32)
+		}
+		critical := func(who string, held []string) error {
+			defer func() {
+				for _, n := range held {
+					inside[n].Add(-1)
+				}
+			}()
+			var err error
+			for _, n := range held {
+				if c := inside[n].Add(1); c > 1 && err == nil {
+					err = fmt.Errorf("%s found %d holders of %s", who, c, n)
+				}
+			}
+			time.Sleep(time.Millisecond)
+			return err
+		}
+		var actors []func() error
+		for _, set := range [][]string{{"cx", "cy"}, {"cy", "cz"}, {"cz", "cx"}} {
+			ml, err := f.client(t, locks.WithTTL(time.Minute)).MultiLock(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			actors = append(actors, func() error {
+				for range rounds {
+					l, err := ml.Lock(ctx)
+					if err != nil {
+						return err
+					}
+					err = critical(fmt.Sprint("MultiLock ", set), set)
+					if err := errors.Join(err, l.Unlock(ctx)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		for _, n := range names {
+			m := mutex(t, f.client(t, locks.WithTTL(time.Minute)), n)
+			actors = append(actors, func() error {
+				for range rounds {
+					l, err := m.Lock(ctx)
+					if err != nil {
+						return err
+					}
+					err = critical("Mutex "+n, []string{n})
+					if err := errors.Join(err, l.Unlock(ctx)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		errs := make(chan error, len(actors))
+		for _, a := range actors {
+			go func() { errs <- a() }()
+		}
+		for range actors {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

@@ -149,8 +149,9 @@ func WithFair(waiterTTL time.Duration) Option {
 }
 
 // WithWaiterTTL sets how long a waiter stays queued without refreshing, in
-// every mode (at least 10ms; default DefaultWaiterTTL). Mutex and RWMutex
-// (a waiting writer).
+// every mode (at least 10ms; default DefaultWaiterTTL). Mutex, RWMutex (a
+// waiting writer) and MultiLock (it queues for a lock it waits for); not a
+// quorum Mutex, whose waiters do not queue.
 func WithWaiterTTL(waiterTTL time.Duration) Option {
 	return func(s *settings) {
 		s.note("WithWaiterTTL")
@@ -243,8 +244,8 @@ var notFor = map[lockKind][]string{
 	kindMutexK:  {"WithReaderPreference", "WithClock"},
 	kindRWK:     {"WithFair", "WithClock"},
 	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
-	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
-	kindQuorumK: {"WithFair", "WithReaderPreference", "WithReplicas", "WithClock"},
+	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithReplicas", "WithClock"},
+	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 }
 
 // apply builds the settings of one lock of kind from the Client's defaults
@@ -314,6 +315,8 @@ func hint(option string, kind lockKind) string {
 		return " (give it to locks.New or NewWithBackend)"
 	case option == "WithReplicas" && kind == kindQuorumK:
 		return " (a quorum of independent primaries replaces replicas)"
+	case option == "WithWaiterTTL" && kind == kindQuorumK:
+		return " (waiters on a quorum do not queue)"
 	}
 	return ""
 }

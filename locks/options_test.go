@@ -39,8 +39,8 @@ func TestOptionsPerKind(t *testing.T) {
 		"Mutex":        {"WithReaderPreference", "WithClock"},
 		"RWMutex":      {"WithFair", "WithClock"},
 		"Semaphore":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
-		"MultiLock":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
-		"quorum Mutex": {"WithFair", "WithReaderPreference", "WithReplicas", "WithClock"},
+		"MultiLock":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithReplicas", "WithClock"},
+		"quorum Mutex": {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 	}
 	srv := simulate.New()
 	c, err := locks.NewWithBackend(srv)

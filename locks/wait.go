@@ -7,8 +7,8 @@ import (
 
 // waiter is one acquisition waiting for a lock: the parts of the wait that
 // differ between Mutex (a grant may hand the lock over), RWMutex and
-// Semaphore (a release is a hint to try again), MultiLock (it waits on
-// whichever lock blocked it) and a quorum Mutex (it listens to every server).
+// Semaphore (a release is a hint to try again) and a quorum Mutex (it
+// listens to every server). A try may name another channel to wait on.
 // wait is the loop they share.
 type waiter struct {
 	// subscribe starts wake-ups about channel: each arrives on wake, a
@@ -35,7 +35,7 @@ type waiter struct {
 //
 // The loop subscribes before the attempt that fails and stays subscribed
 // while it sleeps, so a release in between cannot be lost; after any new
-// subscription (the first, or a MultiLock blocked by another lock) it
+// subscription (the first, or one to another channel that try named) it
 // tries again at once, since a release between the last attempt and the
 // subscription went unseen. Every sleep is bounded by the last attempt's hint
 // (at most the holder's remaining lease): a holder that dies without

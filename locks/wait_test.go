@@ -132,8 +132,8 @@ func TestWaitBoundedByTheHint(t *testing.T) {
 	}
 }
 
-// An attempt blocked by another lock (a MultiLock's) moves the
-// subscription there and looks again at once.
+// An attempt that names another channel moves the subscription there and
+// looks again at once.
 func TestWaitFollowsTheBlocker(t *testing.T) {
 	f := &fakeWait{outcomes: []fakeTry{
 		{channel: "b", hint: time.Hour},
