@@ -218,13 +218,16 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
 			att := newAttempt()
-			a, _, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta, false)
+			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta, false)
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
 				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 			case a.wrongKind != "":
 				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
+			case a.acquired && !replicated:
+				ml.undo(ctx, g, owner, att)
+				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, replicated))
 			case !a.acquired:
 				return held, &g[0], a.wait, nil
 			}
@@ -232,7 +235,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			continue
 		}
 		att := newAttempt()
-		out, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
+		out, replicated, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
 		switch {
 		case runErr != nil:
 			ml.undo(ctx, g, owner, att)
@@ -241,6 +244,9 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, wrongKind(out.wrongKind))
 		case out.blocked >= 0:
 			return held, &g[out.blocked], out.wait, nil
+		case !replicated:
+			ml.undo(ctx, g, owner, att)
+			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, attempt{acquired: true}.refusal(&ml.s, false))
 		}
 		for i, k := range g {
 			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))

@@ -200,7 +200,8 @@ func WithObserver(fn func(Event)) Option {
 // acquisition is undone and fails with ErrNotReplicated, and a renewal
 // counts as failed (the watchdog retries until the lease would end). It
 // narrows the failover window; it is not consensus (docs/failure-model.md).
-// Needs a go-redis backend (locks.New). Mutex, RWMutex and Semaphore.
+// Needs a go-redis backend (locks.New). Mutex, RWMutex, Semaphore and
+// MultiLock.
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(s *settings) {
 		s.note("WithReplicas")
@@ -244,7 +245,7 @@ var notFor = map[lockKind][]string{
 	kindMutexK:  {"WithReaderPreference", "WithClock"},
 	kindRWK:     {"WithFair", "WithClock"},
 	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
-	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithReplicas", "WithClock"},
+	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 }
 
@@ -262,7 +263,7 @@ func (c *Client) apply(kind lockKind, name string, opts []Option) (settings, err
 	if err := s.validate(kind, name); err != nil {
 		return s, err
 	}
-	if s.replicas > 0 && kind != kindMultiK {
+	if s.replicas > 0 {
 		if err := c.canReplicate(); err != nil {
 			return s, fmt.Errorf("locks: %s %s: %w", kind, name, err)
 		}
@@ -276,9 +277,6 @@ func (c *Client) apply(kind lockKind, name string, opts []Option) (settings, err
 	switch kind {
 	case kindSemK, kindMultiK:
 		s.reentrant, s.owner = false, ""
-	}
-	if kind == kindMultiK {
-		s.replicas = 0
 	}
 	return s, nil
 }

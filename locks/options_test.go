@@ -39,7 +39,7 @@ func TestOptionsPerKind(t *testing.T) {
 		"Mutex":        {"WithReaderPreference", "WithClock"},
 		"RWMutex":      {"WithFair", "WithClock"},
 		"Semaphore":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
-		"MultiLock":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithReplicas", "WithClock"},
+		"MultiLock":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 		"quorum Mutex": {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 	}
 	srv := simulate.New()

@@ -295,35 +295,40 @@ type multiOutcome struct {
 // multiAcquire runs multi.acquire@3 on one slot group: all or none. The
 // attempt is refused once it is recorded in the gone hash of the group's
 // first lock (mutexRelease with the attempt, on that lock, records it).
-func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (multiOutcome, error) {
+// With WithReplicas, replicated says whether enough replicas acknowledged.
+func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (multiOutcome, bool, error) {
 	script := c.scripts.multiAcquire
 	ks := make([]string, 0, 1+3*len(group))
 	ks = append(ks, group[0].gone)
 	for _, k := range group {
 		ks = append(ks, k.lock, k.readers, k.permits)
 	}
-	reply, err := c.backend().Run(ctx, script, ks, owner, s.ttl.Milliseconds(), meta, attempt_).Slice()
+	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), meta, attempt_)
 	if err != nil {
-		return multiOutcome{}, err
+		return multiOutcome{}, false, err
+	}
+	reply, err := cmd.Slice()
+	if err != nil {
+		return multiOutcome{}, false, err
 	}
 	if len(reply) == 0 {
-		return multiOutcome{}, fmt.Errorf("unexpected empty reply from %s", script.ID())
+		return multiOutcome{}, false, fmt.Errorf("unexpected empty reply from %s", script.ID())
 	}
 	if reply[0] != int64(1) {
 		if len(reply) < 3 {
-			return multiOutcome{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
+			return multiOutcome{}, false, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
 		}
 		idx, _ := reply[1].(int64)
 		if idx < 1 || int(idx) > len(group) {
 			// {0, 0, 0}: an attempt already given up on; no live call asks.
-			return multiOutcome{}, fmt.Errorf("%s refused attempt %s as given up (reply %v)", script.ID(), attempt_, reply)
+			return multiOutcome{}, false, fmt.Errorf("%s refused attempt %s as given up (reply %v)", script.ID(), attempt_, reply)
 		}
 		if reply[0] == int64(-1) {
 			kind, _ := reply[2].(string)
-			return multiOutcome{blocked: int(idx) - 1, wrongKind: kind}, nil
+			return multiOutcome{blocked: int(idx) - 1, wrongKind: kind}, replicated, nil
 		}
 		ms, _ := reply[2].(int64)
-		return multiOutcome{blocked: int(idx) - 1, wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}, nil
+		return multiOutcome{blocked: int(idx) - 1, wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}, replicated, nil
 	}
 	out := multiOutcome{blocked: -1}
 	for _, v := range reply[1:] {
@@ -331,9 +336,9 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 		out.tokens = append(out.tokens, t)
 	}
 	if len(out.tokens) != len(group) {
-		return multiOutcome{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
+		return multiOutcome{}, false, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
 	}
-	return out, nil
+	return out, replicated, nil
 }
 
 // keepQueued runs mutex.keepqueued@1: it moves the waiter deadlines of

@@ -1,0 +1,186 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+)
+
+// replicaKind is one acquiring call of one lock kind, and how another
+// Client that does not wait for replicas shows the names are free again.
+type replicaKind struct {
+	name    string
+	acquire func(ctx context.Context, c *locks.Client) (func(context.Context) error, error)
+	free    func(ctx context.Context, c *locks.Client) error
+}
+
+func replicaKinds(t *testing.T) []replicaKind {
+	sameSlot := sameSlotNames(t, "rep-multi")
+	mutexFree := func(names ...string) func(ctx context.Context, c *locks.Client) error {
+		return func(ctx context.Context, c *locks.Client) error {
+			var errs []error
+			for _, n := range names {
+				m, err := c.Mutex(n)
+				if err == nil {
+					var l *locks.Lease
+					if l, err = m.TryLock(ctx); err == nil {
+						err = l.Unlock(ctx)
+					}
+				}
+				errs = append(errs, err)
+			}
+			return errors.Join(errs...)
+		}
+	}
+	rwFree := func(ctx context.Context, c *locks.Client) error {
+		rw, err := c.RWMutex("rep-rw")
+		if err != nil {
+			return err
+		}
+		l, err := rw.TryLock(ctx) // a writer: refused while a reader or writer holds it
+		if err != nil {
+			return err
+		}
+		return l.Unlock(ctx)
+	}
+	unlocker := func(l *locks.Lease, err error) (func(context.Context) error, error) {
+		if err != nil {
+			return nil, err
+		}
+		return l.Unlock, nil
+	}
+	multi := func(names []string, try bool) func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+		return func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			ml, err := c.MultiLock(names)
+			if err != nil {
+				return nil, err
+			}
+			var l *locks.MultiLease
+			if try {
+				l, err = ml.TryLock(ctx)
+			} else {
+				l, err = ml.Lock(ctx)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return l.Unlock, nil
+		}
+	}
+	return []replicaKind{
+		{"Mutex.Lock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			m, err := c.Mutex("rep-mutex")
+			if err != nil {
+				return nil, err
+			}
+			return unlocker(m.Lock(ctx))
+		}, mutexFree("rep-mutex")},
+		{"Mutex.TryLock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			m, err := c.Mutex("rep-mutex")
+			if err != nil {
+				return nil, err
+			}
+			return unlocker(m.TryLock(ctx))
+		}, mutexFree("rep-mutex")},
+		{"RWMutex.Lock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			rw, err := c.RWMutex("rep-rw")
+			if err != nil {
+				return nil, err
+			}
+			return unlocker(rw.Lock(ctx))
+		}, rwFree},
+		{"RWMutex.RLock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			rw, err := c.RWMutex("rep-rw")
+			if err != nil {
+				return nil, err
+			}
+			return unlocker(rw.RLock(ctx))
+		}, rwFree},
+		{"Semaphore.Acquire", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			sem, err := c.Semaphore("rep-sem", 1)
+			if err != nil {
+				return nil, err
+			}
+			return unlocker(sem.Acquire(ctx, 1))
+		}, func(ctx context.Context, c *locks.Client) error {
+			sem, err := c.Semaphore("rep-sem", 1)
+			if err != nil {
+				return err
+			}
+			l, err := sem.TryAcquire(ctx, 1)
+			if err != nil {
+				return err
+			}
+			return l.Unlock(ctx)
+		}},
+		{"MultiLock.Lock, two slots", multi([]string{"rep-a", "rep-b"}, false), mutexFree("rep-a", "rep-b")},
+		{"MultiLock.Lock, one slot", multi(sameSlot, false), mutexFree(sameSlot...)},
+		{"MultiLock.TryLock", multi([]string{"rep-a", "rep-b"}, true), mutexFree("rep-a", "rep-b")},
+	}
+}
+
+// WithReplicas holds for every kind of lock: without a replica to confirm
+// it, each acquisition fails with ErrNotReplicated and is undone (another
+// Client can take the names at once); with one, each succeeds.
+func TestReplicasEveryKind(t *testing.T) {
+	ctx := timeout(t, time.Minute)
+	open := func(t *testing.T, addr string, opts ...locks.Option) *locks.Client {
+		rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		c, err := locks.New(rc, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(); rc.Close() })
+		return c
+	}
+	lease := locks.WithTTL(time.Minute)
+
+	t.Run("no replica", func(t *testing.T) {
+		srv := redistest.Standalone(t)
+		c := open(t, srv.Addr, lease, locks.WithReplicas(1, 20*time.Millisecond))
+		other := open(t, srv.Addr, lease)
+		for _, k := range replicaKinds(t) {
+			t.Run(k.name, func(t *testing.T) {
+				unlock, err := k.acquire(ctx, c)
+				if !errors.Is(err, locks.ErrNotReplicated) {
+					if unlock != nil {
+						unlock(ctx)
+					}
+					t.Fatalf("with no replica to confirm it: %v, want ErrNotReplicated", err)
+				}
+				if err := k.free(ctx, other); err != nil {
+					t.Fatalf("the refused acquisition was not undone: %v", err)
+				}
+			})
+		}
+	})
+
+	t.Run("one replica", func(t *testing.T) {
+		primary, _ := redistest.PrimaryReplica(t)
+		c := open(t, primary.Addr, lease, locks.WithReplicas(1, 5*time.Second))
+		other := open(t, primary.Addr, lease)
+		for _, k := range replicaKinds(t) {
+			t.Run(k.name, func(t *testing.T) {
+				unlock, err := k.acquire(ctx, c)
+				if err != nil {
+					t.Fatalf("with a replica: %v", err)
+				}
+				if err := k.free(ctx, other); err == nil {
+					t.Fatal("another Client took the names while they were held")
+				}
+				if err := unlock(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.free(ctx, other); err != nil {
+					t.Fatalf("after Unlock: %v", err)
+				}
+			})
+		}
+	})
+}
