@@ -193,6 +193,9 @@ func ExampleMultiLock() {
 		return
 	}
 	fmt.Println("holding", len(lease.Leases), "locks")
+	// The order a contended Lock takes them in; code that nests Mutexes
+	// over these names should follow it.
+	fmt.Println("order:", transfer.Names())
 	other, _ := c.MultiLock([]string{"account:2", "account:3"})
 	_, err = other.TryLock(ctx)
 	fmt.Println("overlapping set:", errors.Is(err, locks.ErrNotAcquired))
@@ -201,6 +204,7 @@ func ExampleMultiLock() {
 	lease.Unlock(ctx)
 	// Output:
 	// holding 2 locks
+	// order: [account:2 account:1]
 	// overlapping set: true
 	// account:3 held: false
 }
