@@ -93,7 +93,7 @@ func (ml *MultiLock) Lock(ctx context.Context) (*MultiLease, error) {
 	}
 	owner := newToken()
 	for {
-		held, blocked, _, err := ml.attempt(ctx, owner)
+		held, blocked, err := ml.attempt(ctx, owner)
 		if err == nil && blocked == nil {
 			return &MultiLease{Leases: held}, nil
 		}
@@ -196,7 +196,7 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 	if err := checkCtx(ctx, "multilock", "TryLock"); err != nil {
 		return nil, err
 	}
-	held, blocked, _, err := ml.attempt(ctx, newToken())
+	held, blocked, err := ml.attempt(ctx, newToken())
 	if err == nil && blocked == nil {
 		return &MultiLease{Leases: held}, nil
 	}
@@ -210,8 +210,8 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 }
 
 // attempt takes the groups in order. It returns what it holds, and either
-// the lock that blocked it (with its remaining lease) or an error.
-func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, wait time.Duration, err error) {
+// the lock that blocked it or an error.
+func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, err error) {
 	for _, g := range ml.groups {
 		sent := ml.c.clock.Now()
 		if len(g) == 1 {
@@ -222,14 +222,14 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
-				return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+				return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 			case a.wrongKind != "":
-				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
+				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
 			case a.acquired && !replicated:
 				ml.undo(ctx, g, owner, att)
-				return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, replicated))
+				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, replicated))
 			case !a.acquired:
-				return held, &g[0], a.wait, nil
+				return held, &g[0], nil
 			}
 			held = append(held, newLease(ml.c, g[0], ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
 			continue
@@ -239,20 +239,20 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		switch {
 		case runErr != nil:
 			ml.undo(ctx, g, owner, att)
-			return held, nil, 0, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+			return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
 		case out.wrongKind != "":
-			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, wrongKind(out.wrongKind))
+			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, wrongKind(out.wrongKind))
 		case out.blocked >= 0:
-			return held, &g[out.blocked], out.wait, nil
+			return held, &g[out.blocked], nil
 		case !replicated:
 			ml.undo(ctx, g, owner, att)
-			return held, nil, 0, fmt.Errorf("locks: multilock %s: %w", g[0].name, attempt{acquired: true}.refusal(&ml.s, false))
+			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, attempt{acquired: true}.refusal(&ml.s, false))
 		}
 		for i, k := range g {
 			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
 		}
 	}
-	return held, nil, 0, nil
+	return held, nil, nil
 }
 
 // undo ends the attempt att on group g whose outcome is unknown (a timeout):

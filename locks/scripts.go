@@ -286,10 +286,9 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 
 // multiOutcome is what multi.acquire@3 reports for one slot group.
 type multiOutcome struct {
-	tokens    []int64       // when taken: one per lock, in the group's order
-	blocked   int           // otherwise: the index of the first lock held or held by another kind, or -1
-	wait      time.Duration // when blocked by a holder: its remaining lease
-	wrongKind string        // when blocked by another kind of lock: that kind
+	tokens    []int64 // when taken: one per lock, in the group's order
+	blocked   int     // otherwise: the index of the first lock held or held by another kind, or -1
+	wrongKind string  // when blocked by another kind of lock: that kind
 }
 
 // multiAcquire runs multi.acquire@3 on one slot group: all or none. The
@@ -327,8 +326,7 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 			kind, _ := reply[2].(string)
 			return multiOutcome{blocked: int(idx) - 1, wrongKind: kind}, replicated, nil
 		}
-		ms, _ := reply[2].(int64)
-		return multiOutcome{blocked: int(idx) - 1, wait: max(time.Duration(ms)*time.Millisecond, time.Millisecond)}, replicated, nil
+		return multiOutcome{blocked: int(idx) - 1}, replicated, nil
 	}
 	out := multiOutcome{blocked: -1}
 	for _, v := range reply[1:] {
