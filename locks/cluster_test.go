@@ -79,6 +79,13 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	// The names of each pair sit in different slots, most on different
+	// nodes: each MultiLock takes one group per slot, and a blocked one
+	// queues on the blocking lock's node.
+	t.Run("MultiLocks and Mutexes contending", func(t *testing.T) {
+		contendMultiAndMutexes(t, timeout(t, time.Minute), newClient, 10, "cluster:multi:")
+	})
+
 	t.Run("wake-ups over sharded pub/sub", func(t *testing.T) {
 		ctx := timeout(t, 30*time.Second)
 		before := publishCounts(t, cl)

@@ -239,72 +239,78 @@ func TestSuiteMultiLockStartsAgainWhenAKeptLeaseEnds(t *testing.T) {
 // finishes (the MultiLocks wait in one order, so they cannot deadlock).
 func TestSuiteMultiLockContendedWithMutexes(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
-		ctx := timeout(t, time.Minute)
-		rounds := max(20/f.scale, 4)
-		names := []string{"cx", "cy", "cz"}
-		inside := map[string]*atomic.Int32{}
-		for _, n := range names {
-			inside[n] = new(atomic.Int32)
-		}
-		critical := func(who string, held []string) error {
-			defer func() {
-				for _, n := range held {
-					inside[n].Add(-1)
-				}
-			}()
-			var err error
-			for _, n := range held {
-				if c := inside[n].Add(1); c > 1 && err == nil {
-					err = fmt.Errorf("%s found %d holders of %s", who, c, n)
-				}
-			}
-			time.Sleep(time.Millisecond)
-			return err
-		}
-		var actors []func() error
-		for _, set := range [][]string{{"cx", "cy"}, {"cy", "cz"}, {"cz", "cx"}} {
-			ml, err := f.client(t, locks.WithTTL(time.Minute)).MultiLock(set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			actors = append(actors, func() error {
-				for range rounds {
-					l, err := ml.Lock(ctx)
-					if err != nil {
-						return err
-					}
-					err = critical(fmt.Sprint("MultiLock ", set), set)
-					if err := errors.Join(err, l.Unlock(ctx)); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
-		for _, n := range names {
-			m := mutex(t, f.client(t, locks.WithTTL(time.Minute)), n)
-			actors = append(actors, func() error {
-				for range rounds {
-					l, err := m.Lock(ctx)
-					if err != nil {
-						return err
-					}
-					err = critical("Mutex "+n, []string{n})
-					if err := errors.Join(err, l.Unlock(ctx)); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
-		errs := make(chan error, len(actors))
-		for _, a := range actors {
-			go func() { errs <- a() }()
-		}
-		for range actors {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
+		contendMultiAndMutexes(t, timeout(t, time.Minute), f.client, max(20/f.scale, 4), "c")
 	})
+}
+
+// contendMultiAndMutexes runs three MultiLocks over overlapping pairs of
+// three names and a Mutex on each name, every one on its own Client, for
+// rounds each, and fails on two holders of one name at once or on any
+// error (a deadlock ends in ctx's).
+func contendMultiAndMutexes(t *testing.T, ctx context.Context, client func(*testing.T, ...locks.Option) *locks.Client, rounds int, prefix string) {
+	x, y, z := prefix+"x", prefix+"y", prefix+"z"
+	inside := map[string]*atomic.Int32{}
+	for _, n := range []string{x, y, z} {
+		inside[n] = new(atomic.Int32)
+	}
+	critical := func(who string, held []string) error {
+		defer func() {
+			for _, n := range held {
+				inside[n].Add(-1)
+			}
+		}()
+		var err error
+		for _, n := range held {
+			if c := inside[n].Add(1); c > 1 && err == nil {
+				err = fmt.Errorf("%s found %d holders of %s", who, c, n)
+			}
+		}
+		time.Sleep(time.Millisecond)
+		return err
+	}
+	var actors []func() error
+	for _, set := range [][]string{{x, y}, {y, z}, {z, x}} {
+		ml, err := client(t, locks.WithTTL(time.Minute)).MultiLock(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		actors = append(actors, func() error {
+			for range rounds {
+				l, err := ml.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				err = critical(fmt.Sprint("MultiLock ", set), set)
+				if err := errors.Join(err, l.Unlock(ctx)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, n := range []string{x, y, z} {
+		m := mutex(t, client(t, locks.WithTTL(time.Minute)), n)
+		actors = append(actors, func() error {
+			for range rounds {
+				l, err := m.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				err = critical("Mutex "+n, []string{n})
+				if err := errors.Join(err, l.Unlock(ctx)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	errs := make(chan error, len(actors))
+	for _, a := range actors {
+		go func() { errs <- a() }()
+	}
+	for range actors {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
