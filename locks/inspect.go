@@ -18,7 +18,7 @@ type LockInfo struct {
 	HoldCount int64         // reentrant holds
 	TTL       time.Duration // the lease's remaining time
 	Holder    Metadata      // who holds it
-	Waiters   int64         // fair-mode waiters in the queue
+	Waiters   int64         // Lock calls queued for it (Mutex, and MultiLocks it blocks)
 }
 
 // Metadata describes a holder, as recorded when it acquired the lock.
