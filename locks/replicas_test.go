@@ -49,12 +49,6 @@ func replicaKinds(t *testing.T) []replicaKind {
 		}
 		return l.Unlock(ctx)
 	}
-	unlocker := func(l *locks.Lease, err error) (func(context.Context) error, error) {
-		if err != nil {
-			return nil, err
-		}
-		return l.Unlock, nil
-	}
 	multi := func(names []string, try bool) func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
 		return func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
 			ml, err := c.MultiLock(names)
@@ -73,55 +67,45 @@ func replicaKinds(t *testing.T) []replicaKind {
 			return l.Unlock, nil
 		}
 	}
+	mutexNamed := func(c *locks.Client) (*locks.Mutex, error) { return c.Mutex("rep-mutex") }
+	rwNamed := func(c *locks.Client) (*locks.RWMutex, error) { return c.RWMutex("rep-rw") }
 	return []replicaKind{
-		{"Mutex.Lock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
-			m, err := c.Mutex("rep-mutex")
-			if err != nil {
-				return nil, err
-			}
-			return unlocker(m.Lock(ctx))
-		}, mutexFree("rep-mutex")},
-		{"Mutex.TryLock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
-			m, err := c.Mutex("rep-mutex")
-			if err != nil {
-				return nil, err
-			}
-			return unlocker(m.TryLock(ctx))
-		}, mutexFree("rep-mutex")},
-		{"RWMutex.Lock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
-			rw, err := c.RWMutex("rep-rw")
-			if err != nil {
-				return nil, err
-			}
-			return unlocker(rw.Lock(ctx))
-		}, rwFree},
-		{"RWMutex.RLock", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
-			rw, err := c.RWMutex("rep-rw")
-			if err != nil {
-				return nil, err
-			}
-			return unlocker(rw.RLock(ctx))
-		}, rwFree},
-		{"Semaphore.Acquire", func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
-			sem, err := c.Semaphore("rep-sem", 1)
-			if err != nil {
-				return nil, err
-			}
-			return unlocker(sem.Acquire(ctx, 1))
-		}, func(ctx context.Context, c *locks.Client) error {
-			sem, err := c.Semaphore("rep-sem", 1)
-			if err != nil {
-				return err
-			}
-			l, err := sem.TryAcquire(ctx, 1)
-			if err != nil {
-				return err
-			}
-			return l.Unlock(ctx)
-		}},
+		{"Mutex.Lock", leaseCall(mutexNamed, (*locks.Mutex).Lock), mutexFree("rep-mutex")},
+		{"Mutex.TryLock", leaseCall(mutexNamed, (*locks.Mutex).TryLock), mutexFree("rep-mutex")},
+		{"RWMutex.Lock", leaseCall(rwNamed, (*locks.RWMutex).Lock), rwFree},
+		{"RWMutex.RLock", leaseCall(rwNamed, (*locks.RWMutex).RLock), rwFree},
+		{"Semaphore.Acquire", leaseCall(func(c *locks.Client) (*locks.Semaphore, error) { return c.Semaphore("rep-sem", 1) },
+			func(sem *locks.Semaphore, ctx context.Context) (*locks.Lease, error) { return sem.Acquire(ctx, 1) }),
+			func(ctx context.Context, c *locks.Client) error {
+				sem, err := c.Semaphore("rep-sem", 1)
+				if err != nil {
+					return err
+				}
+				l, err := sem.TryAcquire(ctx, 1)
+				if err != nil {
+					return err
+				}
+				return l.Unlock(ctx)
+			}},
 		{"MultiLock.Lock, two slots", multi([]string{"rep-a", "rep-b"}, false), mutexFree("rep-a", "rep-b")},
 		{"MultiLock.Lock, one slot", multi(sameSlot, false), mutexFree(sameSlot...)},
 		{"MultiLock.TryLock", multi([]string{"rep-a", "rep-b"}, true), mutexFree("rep-a", "rep-b")},
+	}
+}
+
+// leaseCall is a replicaKind's acquire: make the lock with open, take it
+// with take, and return its Unlock.
+func leaseCall[L any](open func(*locks.Client) (L, error), take func(L, context.Context) (*locks.Lease, error)) func(context.Context, *locks.Client) (func(context.Context) error, error) {
+	return func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+		lock, err := open(c)
+		if err != nil {
+			return nil, err
+		}
+		l, err := take(lock, ctx)
+		if err != nil {
+			return nil, err
+		}
+		return l.Unlock, nil
 	}
 }
 
