@@ -59,6 +59,12 @@ func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 // Acquire waits until n permits are free and takes them together. The
 // returned Lease's Unlock gives all n back. Asking for more permits than the
 // semaphore has is an error at once, not a wait that never ends.
+//
+// Waiters do not queue (unlike golang.org/x/sync/semaphore, which serves
+// them in order): every release wakes them and whoever asks first for no
+// more than the free permits takes them. A request for several permits can
+// therefore wait as long as requests for fewer keep the semaphore partly
+// taken; give such a caller its own deadline, or use one permit size.
 func (sem *Semaphore) Acquire(ctx context.Context, n int) (*Lease, error) {
 	return sem.acquire(ctx, "Acquire", n, true)
 }
