@@ -340,6 +340,8 @@ func TestLockExitCodes(t *testing.T) {
 		{"no CMD", []string{"lock", "free"}, exitUsage, "missing CMD"},
 		{"no NAME", []string{"lock"}, exitUsage, "missing NAME"},
 		{"bad TTL", []string{"lock", "--ttl", "-1s", "free", "--", "true"}, exitUsage, "TTL"},
+		{"bad waiter TTL, plain", []string{"lock", "--waiter-ttl", "1ms", "free", "--", "true"}, exitUsage, "waiter TTL"},
+		{"bad waiter TTL, fair", []string{"lock", "--fair", "--waiter-ttl", "1ms", "free", "--", "true"}, exitUsage, "waiter TTL"},
 		{"bad name", []string{"lock", "{x}", "--", "true"}, exitUsage, "braces"},
 		{"bad flag", []string{"lock", "--frobnicate", "free", "--", "true"}, exitUsage, "frobnicate"},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},

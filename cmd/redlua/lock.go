@@ -38,7 +38,7 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 	c.fs.BoolVar(&f.noWait, "n", false, "short for --wait=false")
 	c.fs.DurationVar(&f.timeout, "timeout", 0, "give up waiting after this long, exit 75 (0: wait until interrupted)")
 	c.fs.BoolVar(&f.fair, "fair", false, "take the lock in arrival order")
-	c.fs.DurationVar(&f.waiterTTL, "waiter-ttl", locks.DefaultWaiterTTL, "with --fair: how long a dead waiter can hold up the queue")
+	c.fs.DurationVar(&f.waiterTTL, "waiter-ttl", locks.DefaultWaiterTTL, "how long a dead waiter can hold up the queue (waiters queue with or without --fair)")
 	c.fs.StringVar(&f.label, "label", "", "holder label that 'redlua inspect' shows (default: redlua lock CMD)")
 	c.fs.DurationVar(&f.grace, "grace", 10*time.Second, "after a lost lease, how long CMD gets between SIGTERM and SIGKILL")
 	c.fs.BoolVar(&f.verbose, "v", false, "report the acquisition and release on stderr")
@@ -78,6 +78,8 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 	opts := []locks.Option{locks.WithTTL(f.ttl), locks.WithWatchdog(locks.DefaultRenewFraction), locks.WithLabel(f.label)}
 	if f.fair {
 		opts = append(opts, locks.WithFair(f.waiterTTL))
+	} else {
+		opts = append(opts, locks.WithWaiterTTL(f.waiterTTL))
 	}
 
 	client, err := c.conn.connect(ctx)
