@@ -137,15 +137,20 @@ func TestSuiteMultiLockQueuesBehindMutexWaiters(t *testing.T) {
 		errs := make(chan error, 3)
 		// Each contender has its own Client, as separate processes would,
 		// and passes the lock on as soon as it has recorded its turn.
-		mutexTurn := func(who string) {
-			l, err := mutex(t, f.client(t, lease), "qa").Lock(ctx)
-			if err == nil {
-				order <- who
-				err = l.Unlock(ctx)
+		// mutexTurn is made on the test's goroutine, which alone may fail
+		// the test; the turn itself runs on its own.
+		mutexTurn := func(who string) func() {
+			m := mutex(t, f.client(t, lease), "qa")
+			return func() {
+				l, err := m.Lock(ctx)
+				if err == nil {
+					order <- who
+					err = l.Unlock(ctx)
+				}
+				errs <- err
 			}
-			errs <- err
 		}
-		go mutexTurn("first waiter")
+		go mutexTurn("first waiter")()
 		poll(t, "the first waiter queued", 10*time.Second, nil, func() bool { return waiters() >= 1 })
 		ml, err := f.client(t, lease).MultiLock([]string{"qa", "qb"})
 		if err != nil {
@@ -154,8 +159,11 @@ func TestSuiteMultiLockQueuesBehindMutexWaiters(t *testing.T) {
 		go func() {
 			l, err := ml.Lock(ctx)
 			if err == nil {
-				if h := held(t, observer, "qa", "qb"); len(h) != 2 {
-					err = fmt.Errorf("the MultiLock returned holding only %v", h)
+				// Not held(): t.Fatal may not run outside the test's goroutine.
+				for _, n := range []string{"qa", "qb"} {
+					if info, ierr := observer.Inspect(ctx, n); ierr != nil || !info.Held {
+						err = errors.Join(err, fmt.Errorf("the MultiLock returned, but %s is held %v (%v)", n, info.Held, ierr))
+					}
 				}
 				order <- "multilock"
 				err = errors.Join(err, l.Unlock(ctx))
@@ -163,7 +171,7 @@ func TestSuiteMultiLockQueuesBehindMutexWaiters(t *testing.T) {
 			errs <- err
 		}()
 		poll(t, "the MultiLock queued behind the first waiter", 10*time.Second, nil, func() bool { return waiters() >= 2 })
-		go mutexTurn("second waiter")
+		go mutexTurn("second waiter")()
 		poll(t, "the second waiter queued", 10*time.Second, nil, func() bool { return waiters() >= 3 })
 		if err := holder.Unlock(ctx); err != nil {
 			t.Fatal(err)
