@@ -47,7 +47,7 @@ type Client struct {
 	counts   counters
 	clock    Clock
 	grants   grantHub
-	workers  *workers    // run a quorum's per-server calls
+	workers  *workers    // run a quorum's per-server calls (nil unless quorum)
 	keeper   queueKeeper // refreshes this Client's queued Mutex waiters together
 	id       string      // this Client's id: waiters learn of grants on "{name}:grant:<id>"
 	publish  string      // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
@@ -99,7 +99,6 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 	}
 	c := &Client{nodes: nodes, defaults: defaults(), scripts: scripts, id: newToken()[:16], publish: "PUBLISH"}
 	c.keeper.c = c
-	c.workers = newWorkers()
 	c.host, _ = os.Hostname()
 	for i, o := range opts {
 		if o == nil {

@@ -82,6 +82,7 @@ func NewQuorumWithBackends(backends []Backend, opts ...Option) (*Client, error) 
 	if c.defaults.replicas > 0 {
 		return nil, errors.New("locks: WithReplicas does not apply to a quorum Client (a quorum of independent primaries replaces replicas)")
 	}
+	c.workers = newWorkers()
 	return c, nil
 }
 
