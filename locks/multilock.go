@@ -227,7 +227,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
 			case a.acquired && !replicated:
 				ml.undo(ctx, g, owner, att)
-				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, a.refusal(&ml.s, replicated))
+				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, notReplicated(&ml.s))
 			case !a.acquired:
 				return held, &g[0], nil
 			}
@@ -246,7 +246,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			return held, &g[out.blocked], nil
 		case !replicated:
 			ml.undo(ctx, g, owner, att)
-			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, attempt{acquired: true}.refusal(&ml.s, false))
+			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, notReplicated(&ml.s))
 		}
 		for i, k := range g {
 			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))

@@ -91,9 +91,15 @@ func (a attempt) refusal(s *settings, replicated bool) error {
 	case a.wrongKind != "":
 		return wrongKind(a.wrongKind)
 	case a.acquired && !replicated:
-		return fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, s.replicaTimeout, s.replicas)
+		return notReplicated(s)
 	}
 	return nil
+}
+
+// notReplicated is the refusal of an acquisition that too few replicas
+// acknowledged; the caller undoes it.
+func notReplicated(s *settings) error {
+	return fmt.Errorf("%w within %v (WithReplicas(%d)); the acquisition was undone", ErrNotReplicated, s.replicaTimeout, s.replicas)
 }
 
 // wrongKind is the refusal of a name that another kind of lock holds.

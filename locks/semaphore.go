@@ -42,8 +42,8 @@ func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore
 }
 
 func (sem *Semaphore) check(ctx context.Context, what string, n int) error {
-	if err := checkCtx(ctx, "semaphore "+sem.k.name, what); err != nil {
-		return err
+	if ctx == nil { // the label is built only then: Acquire is a hot path
+		return checkCtx(ctx, "semaphore "+sem.k.name, what)
 	}
 	if n < 1 {
 		return fmt.Errorf("locks: semaphore %s: asked for %d permits; ask for at least 1", sem.k.name, n)
