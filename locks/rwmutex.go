@@ -101,12 +101,15 @@ func (rw *RWMutex) Lock(ctx context.Context) (*Lease, error) {
 // up leaves the waiting set at once instead of holding readers back until
 // its waiter lease runs out.
 func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait bool) (*Lease, error) {
-	what := "TryRLock"
-	if hold.kind() == "write" {
-		what = "TryLock"
-	}
-	if err := checkCtx(ctx, rw.k.name, what); err != nil {
-		return nil, err
+	if ctx == nil {
+		call := "RLock"
+		if hold.kind() == "write" {
+			call = "Lock"
+		}
+		if !wait {
+			call = "Try" + call
+		}
+		return nil, checkCtx(ctx, rw.k.name, call)
 	}
 	att, start := newAttempt(), time.Now()
 	owner := rw.holder(att)
