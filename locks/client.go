@@ -162,6 +162,7 @@ type keys struct {
 	lock, fence, queue, waiters    string
 	readers, holds, writersWaiting string
 	permits, limit, gone           string
+	semQueue, semWaiters           string // a Semaphore's queue (sem.acquire@5)
 	channel, grantPrefix           string
 }
 
@@ -196,6 +197,7 @@ func keysFor(name string) (keys, error) {
 		name: name, lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
 		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting),
 		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
+		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters),
 		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix),
 	}, nil
 }
@@ -214,6 +216,8 @@ const (
 	keyPermits
 	keyLimit
 	keyGone
+	keySemQueue
+	keySemWaiters
 	keyChannel
 	keyGrantPrefix
 )
@@ -223,6 +227,7 @@ var keySuffixes = [...]string{
 	keyLock: "", keyFence: ":fence", keyQueue: ":queue", keyWaiters: ":waiters",
 	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait",
 	keyPermits: ":permits", keyLimit: ":limit", keyGone: ":gone",
+	keySemQueue: ":squeue", keySemWaiters: ":swaiters",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
 }
 

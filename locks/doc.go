@@ -65,9 +65,12 @@
 // per release (bench/README.md). The one difference left: without WithFair
 // a newcomer may take a lock that happens to be free (only when no live
 // waiter was left to hand it to); with WithFair it never jumps a live
-// waiter. RWMutex readers and Semaphore waiters do not queue: they wake on
-// the lock's release message and try again. A MultiLock blocked by a held
-// lock queues for it as a Mutex does (see MultiLock.Lock).
+// waiter. RWMutex readers do not queue: they wake on the lock's release
+// message and try again. Semaphore waiters queue, first come, first
+// served: a release wakes only the queued calls whose permits now fit, on
+// their Clients' grant channels, and each takes its permits with its own
+// attempt (see Semaphore.Acquire). A MultiLock blocked by a held lock
+// queues for it as a Mutex does (see MultiLock.Lock).
 //
 // On Redis Cluster every key of a lock shares the hash tag "{name}", and
 // wake-ups use sharded pub/sub (SPUBLISH), which stays on the lock's shard.
@@ -80,8 +83,9 @@
 // Semaphore's last token, expiring with the lease), "{N}:queue"
 // and "{N}:waiters" (waiters), "{N}:gone" (attempts given up on a timeout,
 // for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
-// (RWMutex), "{N}:permits" and "{N}:limit" (Semaphore), and the channels
-// "{N}:released" and "{N}:grant:<client id>".
+// (RWMutex), "{N}:permits", "{N}:limit", "{N}:squeue" and "{N}:swaiters"
+// (Semaphore; the queue keys expire a waiter TTL after their last
+// refresh), and the channels "{N}:released" and "{N}:grant:<client id>".
 //
 // # Changing a script
 //
@@ -133,4 +137,16 @@
 // not marked in the lock hash and took a freed lock at its next refresh,
 // and such a Semaphore refused a name for one lease after a Mutex on it
 // was released.
+//
+// sem.acquire@5, sem.release@4, sem.setlimit@3 and sem.keepqueued@1 (this
+// release) queue Semaphore waiters; the permits themselves are kept as
+// before, so the count is never exceeded across versions. A process of
+// the release before (sem.acquire@4) does not look at the queue and may
+// take free permits ahead of queued waiters; its waiters do not queue and
+// get "released" on "{N}:released" only from a release that left no live
+// waiter queued (and from every SetPermits), otherwise they look again
+// when the first permit's lease is due to end. A process on sem.release@3
+// wakes no queued waiter: the head looks by itself when the first permit's
+// lease is due to end, and the Client's keeper (sem.keepqueued) wakes the
+// waiters that fit every third of their waiter TTL.
 package locks

@@ -18,6 +18,8 @@ const grantLinger = 10 * time.Second
 // Lock call they name: "grant <token> <attempt> <owner>" (mutex.release@4 and later)
 // goes to the call of that attempt only, "granted <token> <owner>" (a
 // version-3 release, during a mixed deploy) to every call of the owner.
+// A Semaphore's queued Acquire calls wait on the same channel for
+// "wake <owner>" (the owner is the call's own token).
 // Each lock name has one subscription per Client, however many of its
 // goroutines wait.
 type grantHub struct {
@@ -179,10 +181,14 @@ func (h *grantHub) deliver(channel, payload string) {
 	}
 }
 
-// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4 and later)
-// and "granted <token> <owner>" (mutex.release@3, attempt ""). The owner
-// is the rest of the message: an owner token may contain spaces.
+// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4 and later),
+// "granted <token> <owner>" (mutex.release@3, attempt "") and "wake <owner>"
+// (a queued Semaphore call whose permits are free: token 0, look again).
+// The owner is the rest of the message: an owner token may contain spaces.
 func parseGrant(payload string) (token int64, attempt, owner string, ok bool) {
+	if owner, found := strings.CutPrefix(payload, "wake "); found {
+		return 0, "", owner, owner != ""
+	}
 	rest, v3 := strings.CutPrefix(payload, "granted ")
 	if !v3 {
 		var found bool

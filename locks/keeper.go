@@ -21,15 +21,19 @@ const keepBatch = 1000
 // It also watches for a lock with waiters but no holder (the holder died
 // without releasing, or a release found no live waiter in time): the
 // waiters then try at once instead of at their own, now rare, refresh.
+//
+// A Semaphore's queued Acquire calls are kept the same way with
+// sem.keepqueued, which itself wakes the waiters whose permits are free.
 type queueKeeper struct {
 	c     *Client
 	mu    sync.Mutex
-	locks map[string]*keptLock // by lock key
+	locks map[string]*keptLock // by queue key
 }
 
 // keptLock is one lock's queued calls on this Client.
 type keptLock struct {
 	k       keys
+	sem     bool // a Semaphore's queue, kept with sem.keepqueued
 	node    Backend
 	calls   map[chan int64]keptCall // by the call's wake-up channel
 	pending func() bool             // stops the scheduled refresh; nil while one runs
@@ -41,20 +45,21 @@ type keptCall struct {
 	every time.Duration // a third of the call's waiter TTL
 }
 
-// keep adds a queued Lock call: owner, woken on wake (a 0 means "try
-// again now") and queued with waiterTTL. leave removes it.
-func (q *queueKeeper) keep(node Backend, k keys, owner string, wake chan int64, waiterTTL time.Duration) (leave func()) {
+// keep adds a queued Lock call, or a queued Semaphore Acquire call (sem):
+// owner, woken on wake (a 0 means "try again now") and queued with
+// waiterTTL. leave removes it.
+func (q *queueKeeper) keep(node Backend, k keys, sem bool, owner string, wake chan int64, waiterTTL time.Duration) (leave func()) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.locks == nil {
 		q.locks = map[string]*keptLock{}
 	}
 	call := keptCall{owner: owner, every: max(waiterTTL/3, time.Millisecond)}
-	kl := q.locks[k.lock]
+	kl := q.locks[keptKey(k, sem)]
 	switch {
 	case kl == nil:
-		kl = &keptLock{k: k, node: node, calls: map[chan int64]keptCall{}}
-		q.locks[k.lock] = kl
+		kl = &keptLock{k: k, sem: sem, node: node, calls: map[chan int64]keptCall{}}
+		q.locks[keptKey(k, sem)] = kl
 		q.schedule(kl, call.every)
 	case kl.pending != nil && q.c.clock.Now().Add(call.every).Before(kl.due):
 		// A call with a shorter waiter TTL than the others' needs an
@@ -79,10 +84,21 @@ func (q *queueKeeper) leave(kl *keptLock, wake chan int64) {
 		kl.pending()
 		kl.pending = nil
 	}
-	if q.locks[kl.k.lock] == kl {
-		delete(q.locks, kl.k.lock)
+	if q.locks[kl.key()] == kl {
+		delete(q.locks, kl.key())
 	}
 }
+
+// keptKey is the key under which the keeper files a lock's queue: a Mutex's
+// and a Semaphore's queues of one name are different keys.
+func keptKey(k keys, sem bool) string {
+	if sem {
+		return k.semQueue
+	}
+	return k.lock
+}
+
+func (kl *keptLock) key() string { return keptKey(kl.k, kl.sem) }
 
 // schedule arranges the next refresh of kl; q.mu is held.
 func (q *queueKeeper) schedule(kl *keptLock, d time.Duration) {
@@ -94,7 +110,7 @@ func (q *queueKeeper) schedule(kl *keptLock, d time.Duration) {
 // that must look for themselves.
 func (q *queueKeeper) refresh(kl *keptLock) {
 	q.mu.Lock()
-	if q.locks[kl.k.lock] != kl || len(kl.calls) == 0 {
+	if q.locks[kl.key()] != kl || len(kl.calls) == 0 {
 		q.mu.Unlock()
 		return
 	}
@@ -119,7 +135,12 @@ func (q *queueKeeper) refresh(kl *keptLock) {
 	wakeAll, dropped := false, map[string]bool{}
 	for start := 0; start < len(owners); start += keepBatch {
 		batch := owners[start:min(start+keepBatch, len(owners))]
-		held, queued, err := q.c.keepQueued(ctx, kl.node, kl.k, batch)
+		held, queued, err := true, []bool(nil), error(nil)
+		if kl.sem {
+			queued, err = q.c.semKeepQueued(ctx, kl.node, kl.k, batch)
+		} else {
+			held, queued, err = q.c.keepQueued(ctx, kl.node, kl.k, batch)
+		}
 		if err != nil {
 			// Let each waiter meet the error with its own attempt, as it
 			// did before the keeper existed.
@@ -142,7 +163,7 @@ func (q *queueKeeper) refresh(kl *keptLock) {
 			nudge(wake, 0)
 		}
 	}
-	if q.locks[kl.k.lock] == kl && len(kl.calls) > 0 && kl.pending == nil {
+	if q.locks[kl.key()] == kl && len(kl.calls) > 0 && kl.pending == nil {
 		q.schedule(kl, every)
 	}
 }

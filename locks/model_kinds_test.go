@@ -166,6 +166,9 @@ func (s semScripts) keys() []string {
 		if len(s.acquire.Keys) > len(keys) {
 			keys = append(keys, "{s}:gone") // version 4
 		}
+		if len(s.acquire.Keys) > len(keys) {
+			keys = append(keys, "{s}:squeue", "{s}:swaiters") // version 5
+		}
 		return keys
 	}
 	return mcSemKeys
@@ -173,14 +176,19 @@ func (s semScripts) keys() []string {
 
 func (s semScripts) releaseArgs(name string) []any {
 	if s.v2 {
-		// version 3 adds the attempt to undo ("" for an Unlock) and gone_ttl_ms
-		return mcFit(s.release, name, 1, "{s}:released", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds())
+		// version 3 adds the attempt to undo ("" for an Unlock) and gone_ttl_ms,
+		// version 4 the prefix of the channels that wake queued waiters
+		return mcFit(s.release, name, 1, "{s}:released", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds(), "{s}:grant:")
 	}
 	return []any{name, 1, "{s}:released"}
 }
 
-// releaseKeys is what sem.release takes (version 3 adds the gone key).
+// releaseKeys is what sem.release takes (version 3 adds the gone key,
+// version 4 the limit and the queue).
 func (s semScripts) releaseKeys() []string {
+	if len(s.release.Keys) > 2 {
+		return []string{mcSemKeys[0], "{s}:gone", mcSemKeys[1], "{s}:squeue", "{s}:swaiters"}
+	}
 	if len(s.release.Keys) > 1 {
 		return []string{mcSemKeys[0], "{s}:gone"}
 	}
@@ -189,7 +197,9 @@ func (s semScripts) releaseKeys() []string {
 
 func mcSemClient(name string, s semScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: mcFit(s.acquire, name, 1, mcTTL.Milliseconds(), 2, name+"-attempt"),
+		// Version 5 queues a waiter (waiter TTL, its client, the wake-up prefix).
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(),
+			Args: mcFit(s.acquire, name, 1, mcTTL.Milliseconds(), 2, name+"-attempt", mcWaitTTL.Milliseconds(), name, "{s}:grant:", "PUBLISH"),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -288,15 +298,28 @@ func TestModelRWMutexV2(t *testing.T) {
 }
 
 func TestModelSemaphoreV2(t *testing.T) {
-	for _, version := range [][2]string{{"3", "2"}, {"4", "3"}} {
+	for _, version := range [][2]string{{"3", "2"}, {"4", "3"}, {"5", "4"}} {
 		v := mcV2Lookup(t, "sem.acquire@"+version[0], "sem.release@"+version[1])
 		s := semScripts{acquire: v[0], release: v[1], v2: true}
 		explore.Check(t, mcSemModel("semaphore@"+version[0]+" of 2 permits, 3 clients", s))
 
 		broken := s
-		broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+		if version[0] == "5" {
+			broken.acquire = mcBreak(t, s.acquire, "local owed, fits, i = 0, used + count <= limit, 0",
+				"local owed, fits, i = 0, used + count <= limit + 1, 0")
+		} else {
+			broken.acquire = mcBreak(t, s.acquire, "if used + count > limit then", "if used + count > limit + 1 then")
+		}
 		mcMustFail(t, mcSemModel("semaphore@"+version[0]+", off by one", broken), "at most 2 holders")
 	}
+
+	// A mixed deploy: clients of version 4 do not queue and may take permits
+	// ahead of queued waiters of version 5, but never more than the count.
+	v := mcV2Lookup(t, "sem.acquire@4", "sem.release@3", "sem.acquire@5", "sem.release@4")
+	v4, v5 := semScripts{acquire: v[0], release: v[1], v2: true}, semScripts{acquire: v[2], release: v[3], v2: true}
+	mixed := mcSemModel("semaphore@4 and @5 side by side, 2 permits", v5)
+	mixed.Actors[1] = mcSemClient("b", v4)
+	explore.Check(t, mixed)
 }
 
 func TestModelMultiLockV2(t *testing.T) {

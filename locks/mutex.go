@@ -127,7 +127,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			return a.wait
 		}
 		if !keeping {
-			leaveKeeper, keeping = m.c.keeper.keep(m.c.backend(), m.k, owner, grants, m.s.waiterTTL), true
+			leaveKeeper, keeping = m.c.keeper.keep(m.c.backend(), m.k, false, owner, grants, m.s.waiterTTL), true
 		}
 		if a.position == 1 {
 			return a.wait // the head watches the holder's lease itself

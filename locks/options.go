@@ -150,8 +150,8 @@ func WithFair(waiterTTL time.Duration) Option {
 
 // WithWaiterTTL sets how long a waiter stays queued without refreshing, in
 // every mode (at least 10ms; default DefaultWaiterTTL). Mutex, RWMutex (a
-// waiting writer) and MultiLock (it queues for a lock it waits for); not a
-// quorum Mutex, whose waiters do not queue.
+// waiting writer), Semaphore and MultiLock (it queues for a lock it waits
+// for); not a quorum Mutex, whose waiters do not queue.
 func WithWaiterTTL(waiterTTL time.Duration) Option {
 	return func(s *settings) {
 		s.note("WithWaiterTTL")
@@ -244,7 +244,7 @@ const (
 var notFor = map[lockKind][]string{
 	kindMutexK:  {"WithReaderPreference", "WithClock"},
 	kindRWK:     {"WithFair", "WithClock"},
-	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
+	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 }

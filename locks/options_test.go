@@ -38,7 +38,7 @@ func TestOptionsPerKind(t *testing.T) {
 	rejected := map[string][]string{
 		"Mutex":        {"WithReaderPreference", "WithClock"},
 		"RWMutex":      {"WithFair", "WithClock"},
-		"Semaphore":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithWaiterTTL", "WithClock"},
+		"Semaphore":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 		"MultiLock":    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
 		"quorum Mutex": {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
 	}

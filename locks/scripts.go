@@ -25,6 +25,7 @@ type scriptSet struct {
 	rlock, runlock, rextend, wlock, wleave                *registry.Script
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
 	multiAcquire, forceUnlock, keepQueued                 *registry.Script
+	semKeepQueued                                         *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -46,8 +47,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
 		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
-		semAcquire: pick("sem.acquire@4"), semRelease: pick("sem.release@3"),
-		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@2"),
+		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
+		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@1"),
 	}
@@ -253,24 +254,54 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 	return outcome(n), replicated, err
 }
 
-// semAcquire runs sem.acquire@4. The owner token is the Acquire call's own,
+// semAcquire runs sem.acquire@5. The owner token is the Acquire call's own,
 // so it doubles as the attempt id that semRelease records when undoing.
-func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64) (attempt, bool, error) {
+// waiterTTL 0 does not queue (TryAcquire). On a wait, a.limit is the
+// permit count the server applied and a.position the call's place in the
+// queue (0: not queued).
+func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
-		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone}, owner, n, s.ttl.Milliseconds(), permits, owner)
+		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone, k.semQueue, k.semWaiters},
+		owner, n, s.ttl.Milliseconds(), permits, owner, waiterTTL.Milliseconds(), c.id, k.grantPrefix, c.publish)
 	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
 	if err == nil && !a.acquired {
-		a.limit, a.position = a.position, 0 // sem.acquire's third reply is the permit count
+		// sem.acquire's reply on a wait is {0, hint, limit, position}.
+		a.limit, a.position, a.serverUs = a.position, a.serverUs, 0
 	}
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@3; it reports how many of the n permits were
+// semRelease runs sem.release@4; it reports how many of the n permits were
 // still held (the others had expired). With an attempt id it undoes an
-// Acquire that gave up: the server records the attempt as given up first.
+// Acquire that gave up: the server records the attempt as given up first
+// and takes the call out of the queue. Either way the queued waiters that
+// now fit are woken.
 func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int, attempt_ string) (int64, error) {
-	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone},
-		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
+	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone, k.limit, k.semQueue, k.semWaiters},
+		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
+}
+
+// semKeepQueued runs sem.keepqueued@1 for this Client's queued Acquire
+// calls (owners) of one semaphore: queued[i] is false when owners[i] is no
+// longer queued.
+func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
+	args := make([]any, 0, len(owners)+2)
+	args = append(args, c.publish, k.grantPrefix)
+	for _, o := range owners {
+		args = append(args, o)
+	}
+	reply, err := node.Run(ctx, c.scripts.semKeepQueued, []string{k.permits, k.limit, k.semQueue, k.semWaiters}, args...).Slice()
+	if err != nil && !isNil(err) {
+		return nil, err
+	}
+	if len(reply) != len(owners) {
+		return nil, fmt.Errorf("unexpected reply %v from %s", reply, c.scripts.semKeepQueued.ID())
+	}
+	queued = make([]bool, len(owners))
+	for i := range owners {
+		queued[i] = reply[i] == int64(1)
+	}
+	return queued, nil
 }
 
 func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
@@ -283,7 +314,8 @@ func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner strin
 }
 
 func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, []string{k.limit}, permits, k.channel, c.publish)
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, []string{k.limit, k.permits, k.semQueue, k.semWaiters},
+		permits, k.channel, c.publish, k.grantPrefix)
 	if isNil(err) {
 		return nil // no earlier count
 	}

@@ -10,7 +10,7 @@ import (
 // Semaphore is a named counting semaphore: at most Permits holders at once,
 // across processes. Every permit is a lease, so the permits of a holder that
 // crashed come back when their TTL passes. The count can change at run time
-// (SetPermits); waiting works as for an RWMutex, woken by each release.
+// (SetPermits). Waiters queue and are served in order (see Acquire).
 type Semaphore struct {
 	c       *Client
 	k       keys
@@ -51,20 +51,26 @@ func (sem *Semaphore) check(ctx context.Context, what string, n int) error {
 	return nil
 }
 
-// TryAcquire takes n permits if that many are free now; ErrNotAcquired otherwise.
+// TryAcquire takes n permits if that many are free now and no queued
+// Acquire is owed them; ErrNotAcquired otherwise.
 func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 	return sem.acquire(ctx, "TryAcquire", n, false)
 }
 
 // Acquire waits until n permits are free and takes them together. The
 // returned Lease's Unlock gives all n back. Asking for more permits than the
-// semaphore has is an error at once, not a wait that never ends.
+// semaphore has is an error at once, not a wait that never ends (and so is
+// a count lowered below n by SetPermits while the call waits).
 //
-// Waiters do not queue (unlike golang.org/x/sync/semaphore, which serves
-// them in order): every release wakes them and whoever asks first for no
-// more than the free permits takes them. A request for several permits can
-// therefore wait as long as requests for fewer keep the semaphore partly
-// taken; give such a caller its own deadline, or use one permit size.
+// Waiters queue in Redis and are served first come, first served, as by
+// golang.org/x/sync/semaphore: a call takes its permits only when they fit
+// beside those owed to every live waiter queued before it, so a request for
+// several permits is not passed over by requests for fewer. A release wakes
+// only the queued calls whose permits now fit, on their Clients' own
+// channels; the others run no script. As for a Mutex, the Client refreshes
+// the places of all its waiters of the semaphore together, every third of
+// the waiter TTL (WithWaiterTTL), and a waiter that died leaves the queue
+// when its waiter TTL runs out.
 func (sem *Semaphore) Acquire(ctx context.Context, n int) (*Lease, error) {
 	return sem.acquire(ctx, "Acquire", n, true)
 }
@@ -74,23 +80,38 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		return nil, err
 	}
 	owner, start := newToken(), time.Now()
+	waiterTTL := time.Duration(0) // TryAcquire does not queue
+	var (
+		channel    string
+		grants     chan int64
+		subscribed bool
+	)
+	if wait {
+		waiterTTL, channel = sem.s.waiterTTL, sem.k.grantPrefix+sem.c.id
+		// The first attempt queues even before wake-ups can reach us, so the
+		// call's place dates from the call; the wait looks again at once
+		// after subscribing (see Mutex.Lock).
+		grants, subscribed = sem.c.grants.register(channel, owner, owner)
+	}
 	replicated := true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, n, sem.permits.Load())
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, n, sem.permits.Load(), waiterTTL)
 		replicated = ok
+		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {
+			err = fmt.Errorf("asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", n, a.limit, a.limit)
+		}
 		return a, err
 	}
 	sent := sem.c.clock.Now()
 	a, err := step(ctx)
-	if err == nil && a.limit > 0 && int64(n) > a.limit {
-		return nil, fmt.Errorf("locks: semaphore %s: asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", sem.k.name, n, a.limit, a.limit)
-	}
 	if err == nil && !a.acquired && a.wrongKind == "" {
-		sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner})
+		sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner, Position: a.position})
 		if !wait {
 			return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.name, n, ErrNotAcquired)
 		}
-		a, sent, err = sem.c.await(ctx, sem.k.channel, step)
+		a, sent, err = sem.wait(ctx, owner, channel, grants, subscribed, a, step)
+	} else if subscribed {
+		sem.c.grants.leave(channel, owner, grants)
 	}
 	if err == nil {
 		err = a.refusal(&sem.s, replicated)
@@ -104,6 +125,52 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	l := newLease(sem.c, sem.k, sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
 	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
+}
+
+// wait retries step, queued, until it takes the permits, fails or ctx ends.
+// It sleeps until a release wakes this call (a "wake" on the Client's
+// channel of the semaphore), the Client's keeper asks it to look, or the
+// attempt's hint passes: the head of the queue watches the first permit's
+// lease, whose holder may die without releasing. sent is when the last
+// attempt was sent: the lease counts from there.
+func (sem *Semaphore) wait(ctx context.Context, owner, channel string, grants chan int64, subscribed bool,
+	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
+	leaveKeeper, keeping := func() {}, false
+	defer func() { leaveKeeper() }()
+	queued := func(a attempt) time.Duration {
+		if a.position == 0 || grants == nil {
+			return a.wait
+		}
+		if !keeping {
+			leaveKeeper, keeping = sem.c.keeper.keep(sem.c.backend(), sem.k, true, owner, grants, sem.s.waiterTTL), true
+		}
+		if a.position == 1 {
+			return a.wait
+		}
+		return max(a.wait, keptWait(sem.s.waiterTTL))
+	}
+	var sent time.Time
+	err := waiter{
+		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
+			if !subscribed {
+				var err error
+				if grants, err = sem.c.grants.join(ctx, sem.c.backend(), channel, owner, owner); err != nil {
+					return nil, nil, err
+				}
+			}
+			return grants, func() { sem.c.grants.leave(channel, owner, grants) }, nil
+		},
+		try: func(ctx context.Context) (bool, string, time.Duration, error) {
+			sent = sem.c.clock.Now()
+			var err error
+			a, err = step(ctx)
+			if err != nil || a.acquired || a.wrongKind != "" {
+				return true, "", 0, err
+			}
+			return false, channel, queued(a), nil
+		},
+	}.wait(ctx, channel, queued(a), subscribed)
+	return a, sent, err
 }
 
 // undo ends an Acquire that failed. In one script the server records its
