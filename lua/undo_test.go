@@ -97,6 +97,12 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 			func(a string) {
 				run("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "alice", 1, "{s}:released", "PUBLISH", a, 60000)
 			}},
+		{"sem.acquire@5", "q", []string{"{q}:permits", "{q}:limit", "{q}:fence", "{q}", "{q}:readers", "{q}:gone", "{q}:squeue", "{q}:swaiters"},
+			func(a string) []any { return []any{"alice", 1, 10000, 2, a, 3000, "c1", "{q}:grant:", "PUBLISH"} },
+			func(a string) {
+				run("sem.release@4", []string{"{q}:permits", "{q}:gone", "{q}:limit", "{q}:squeue", "{q}:swaiters"},
+					"alice", 1, "{q}:released", "PUBLISH", a, 60000, "{q}:grant:")
+			}},
 		{"multi.acquire@3", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, "", a} },
 			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},
