@@ -216,3 +216,94 @@ func TestKeeperWakesAWaiterThatLostItsPlace(t *testing.T) {
 		<-f.results
 	}
 }
+
+// newSemKeeperFixture is a semaphore of one permit held by one Client for
+// an hour and n Acquire calls of a second Client queued behind it, on the
+// simulator's virtual clock.
+func newSemKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixture {
+	t.Helper()
+	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
+	f.srv = simulate.New(simulate.WithClock(f.clock))
+	f.counted = &countingBackend{Backend: f.srv, runs: map[string]int{}}
+	holder, err := NewWithBackend(f.srv, WithClock(f.clock), WithTTL(time.Hour), WithWatchdog(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waiter, err = NewWithBackend(f.counted, WithClock(f.clock), WithWaiterTTL(waiterTTL), WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := holder.Semaphore("slots", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hs.Acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	// The fixture's helpers read the semaphore's queue keys.
+	f.k = keys{lock: hs.k.semQueue, queue: hs.k.semQueue, waiters: hs.k.semWaiters, permits: hs.k.permits}
+	var ctx context.Context
+	ctx, f.cancel = context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(f.cancel)
+	ws, err := f.waiter.Semaphore("slots", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		go func() {
+			l, err := ws.Acquire(ctx, 1)
+			if err == nil {
+				err = l.Unlock(context.Background())
+			}
+			f.results <- err
+		}()
+	}
+	for deadline := time.Now().Add(20 * time.Second); f.kept() < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20s only %d of %d Acquire calls were queued with the keeper", f.kept(), n)
+		}
+	}
+	return f
+}
+
+// A Semaphore's queued Acquire calls are kept the same way, with
+// sem.keepqueued: 20 calls queued behind a permit held for an hour stay
+// queued for ten waiter TTLs on one script run per refresh period, and all
+// are served once the permit is free.
+func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
+	const n, waiterTTL = 20, 300 * time.Millisecond
+	f := newSemKeeperFixture(t, n, waiterTTL)
+	acquiresBefore := f.counted.count("sem.acquire")
+	for range 100 { // 10 waiter TTLs
+		f.clock.Advance(waiterTTL / 10)
+	}
+	if live := f.liveWaiters(t); live != n {
+		t.Fatalf("after 10 waiter TTLs, %d of %d semaphore waiters are still queued", live, n)
+	}
+	keeps, acquires := f.counted.count("sem.keepqueued"), f.counted.count("sem.acquire")-acquiresBefore
+	if keeps < 25 || keeps > 35 {
+		t.Errorf("sem.keepqueued ran %d times in 30 refresh periods, want about 30", keeps)
+	}
+	if acquires >= n {
+		t.Errorf("sem.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", acquires, n)
+	}
+	if err := f.srv.Do(context.Background(), "DEL", f.k.permits).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.collect(t, n, 20*time.Second)
+}
+
+// A permit that vanishes without a release (its holder died; here the
+// permits key is deleted) announces nothing: the keeper's next refresh
+// finds the head's permit free and wakes it, long before its own timer (a
+// third of its 60s waiter TTL, on wall time), and the releases then serve
+// the rest.
+func TestKeeperWakesTheSemaphoreHeadWhenPermitsVanish(t *testing.T) {
+	const n, waiterTTL = 10, time.Minute
+	f := newSemKeeperFixture(t, n, waiterTTL)
+	if err := f.srv.Do(context.Background(), "DEL", f.k.permits).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(waiterTTL / 3)
+	f.collect(t, n, 10*time.Second)
+}
