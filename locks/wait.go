@@ -6,9 +6,9 @@ import (
 )
 
 // waiter is one acquisition waiting for a lock: the parts of the wait that
-// differ between Mutex (a grant may hand the lock over), RWMutex and
-// Semaphore (a release is a hint to try again) and a quorum Mutex (it
-// listens to every server). A try may name another channel to wait on.
+// differ between Mutex (a grant may hand the lock over), Semaphore (a
+// wake-up on its Client's channel says: look again), RWMutex (any release
+// is a hint to try again) and a quorum Mutex (it listens to every server). A try may name another channel to wait on.
 // wait is the loop they share.
 type waiter struct {
 	// subscribe starts wake-ups about channel: each arrives on wake, a
@@ -83,7 +83,7 @@ func (w waiter) wait(ctx context.Context, channel string, hint time.Duration, su
 	}
 }
 
-// await waits as an RWMutex or a Semaphore does: each release on the
+// await waits as an RWMutex does: each release on the
 // lock's shared channel is a hint to try again. It retries try until it
 // acquires, fails or ctx ends; sent is when the last attempt was sent, on
 // the Client's clock: the lease counts from there.
