@@ -2,8 +2,15 @@ package locks_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
@@ -65,4 +72,113 @@ func BenchmarkUncontended(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSemaphoreContended: clients separate Clients (each with its own
+// go-redis client, as separate processes would have; measured in one
+// process) contend for a semaphore of 2 permits, each holding its permits
+// 1 ms per acquisition and asking again at once; in "mixed" every second
+// Client asks for both permits. ns/op is wall time per acquisition;
+// script-runs/acq comes from INFO commandstats; two-permit-share is the
+// share of acquisitions that were for both permits (0.5 when neither size
+// is passed over).
+func BenchmarkSemaphoreContended(b *testing.B) {
+	for _, clients := range []int{8, 32} {
+		for _, mixed := range []bool{false, true} {
+			name := fmt.Sprintf("clients=%d/one-permit", clients)
+			if mixed {
+				name = fmt.Sprintf("clients=%d/mixed", clients)
+			}
+			b.Run(name, func(b *testing.B) {
+				srv := redistest.Standalone(b)
+				ctx := context.Background()
+				sems := make([]*locks.Semaphore, clients)
+				for i := range sems {
+					rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
+					runner, err := evalsha.New(rc)
+					if err != nil {
+						b.Fatal(err)
+					}
+					c, err := locks.NewWithBackend(runner, locks.WithTTL(10*time.Second))
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { c.Close(); runner.Close(); rc.Close() })
+					if sems[i], err = c.Semaphore("bench", 2); err != nil {
+						b.Fatal(err)
+					}
+					warm, _ := c.Semaphore("warm", 2) // loads the scripts, subscribes nothing
+					l, err := warm.Acquire(ctx, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					l.Unlock(ctx)
+				}
+				before := scriptRuns(b, srv.Client())
+				var acquired, twoPermits atomic.Int64
+				left := new(atomic.Int64)
+				left.Store(int64(b.N))
+				errs := make(chan error, clients)
+				b.ResetTimer()
+				var wg sync.WaitGroup
+				for i, sem := range sems {
+					n := 1
+					if mixed && i%2 == 1 {
+						n = 2
+					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for left.Add(-1) >= 0 {
+							l, err := sem.Acquire(ctx, n)
+							if err != nil {
+								errs <- err
+								return
+							}
+							acquired.Add(1)
+							if n == 2 {
+								twoPermits.Add(1)
+							}
+							time.Sleep(time.Millisecond)
+							if err := l.Unlock(ctx); err != nil {
+								errs <- err
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				b.StopTimer()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+				runs := scriptRuns(b, srv.Client()) - before
+				b.ReportMetric(float64(runs)/float64(acquired.Load()), "script-runs/acq")
+				b.ReportMetric(float64(twoPermits.Load())/float64(acquired.Load()), "two-permit-share")
+			})
+		}
+	}
+}
+
+// scriptRuns is the server's count of EVAL and EVALSHA calls so far.
+func scriptRuns(b *testing.B, rc *redis.Client) int64 {
+	info, err := rc.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var runs int64
+	for _, line := range strings.Split(info, "\n") {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_evalsha" && name != "cmdstat_eval") {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(stats, "calls="), ",")
+		n, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			b.Fatalf("INFO commandstats line %q: %v", line, err)
+		}
+		runs += n
+	}
+	return runs
 }
