@@ -47,6 +47,12 @@ type keeperFixture struct {
 }
 
 func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixture {
+	return newQueuedFixture(t, n, waiterTTL, false)
+}
+
+// newQueuedFixture makes a keeperFixture for a Mutex, or for a Semaphore of
+// one permit (sem).
+func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *keeperFixture {
 	t.Helper()
 	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
 	f.srv = simulate.New(simulate.WithClock(f.clock))
@@ -59,24 +65,36 @@ func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixtu
 	if err != nil {
 		t.Fatal(err)
 	}
-	hm, err := holder.Mutex("batch")
-	if err != nil {
+	// locker returns how to take the lock (or its one permit) through c;
+	// it runs on the test's goroutine.
+	locker := func(c *Client) func(context.Context) (*Lease, error) {
+		if sem {
+			s, err := c.Semaphore("slots", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The fixture's helpers read the semaphore's queue keys; the
+			// keeper files it under its queue key.
+			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.semWaiters, permits: s.k.permits}
+			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
+		}
+		m, err := c.Mutex("batch")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.k = m.k
+		return m.Lock
+	}
+	if _, err := locker(holder)(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hm.Lock(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	f.k = hm.k
 	var ctx context.Context
 	ctx, f.cancel = context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(f.cancel)
-	wm, err := f.waiter.Mutex("batch")
-	if err != nil {
-		t.Fatal(err)
-	}
+	take := locker(f.waiter)
 	for range n {
 		go func() {
-			l, err := wm.Lock(ctx)
+			l, err := take(ctx)
 			if err == nil {
 				err = l.Unlock(context.Background())
 			}
@@ -86,7 +104,7 @@ func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixtu
 	// Every call is queued and handed to the keeper (bounded wait).
 	for deadline := time.Now().Add(20 * time.Second); f.kept() < n; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 20s only %d of %d Lock calls were queued with the keeper", f.kept(), n)
+			t.Fatalf("after 20s only %d of %d calls were queued with the keeper", f.kept(), n)
 		}
 	}
 	return f
@@ -217,53 +235,10 @@ func TestKeeperWakesAWaiterThatLostItsPlace(t *testing.T) {
 	}
 }
 
-// newSemKeeperFixture is a semaphore of one permit held by one Client for
-// an hour and n Acquire calls of a second Client queued behind it, on the
-// simulator's virtual clock.
+// newSemKeeperFixture is newKeeperFixture with a semaphore of one permit
+// held for an hour and n Acquire calls queued behind it.
 func newSemKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixture {
-	t.Helper()
-	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
-	f.srv = simulate.New(simulate.WithClock(f.clock))
-	f.counted = &countingBackend{Backend: f.srv, runs: map[string]int{}}
-	holder, err := NewWithBackend(f.srv, WithClock(f.clock), WithTTL(time.Hour), WithWatchdog(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.waiter, err = NewWithBackend(f.counted, WithClock(f.clock), WithWaiterTTL(waiterTTL), WithTTL(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs, err := holder.Semaphore("slots", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hs.Acquire(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
-	// The fixture's helpers read the semaphore's queue keys.
-	f.k = keys{lock: hs.k.semQueue, queue: hs.k.semQueue, waiters: hs.k.semWaiters, permits: hs.k.permits}
-	var ctx context.Context
-	ctx, f.cancel = context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(f.cancel)
-	ws, err := f.waiter.Semaphore("slots", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range n {
-		go func() {
-			l, err := ws.Acquire(ctx, 1)
-			if err == nil {
-				err = l.Unlock(context.Background())
-			}
-			f.results <- err
-		}()
-	}
-	for deadline := time.Now().Add(20 * time.Second); f.kept() < n; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 20s only %d of %d Acquire calls were queued with the keeper", f.kept(), n)
-		}
-	}
-	return f
+	return newQueuedFixture(t, n, waiterTTL, true)
 }
 
 // A Semaphore's queued Acquire calls are kept the same way, with
