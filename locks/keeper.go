@@ -135,7 +135,9 @@ func (q *queueKeeper) refresh(kl *keptLock) {
 	wakeAll, dropped := false, map[string]bool{}
 	for start := 0; start < len(owners); start += keepBatch {
 		batch := owners[start:min(start+keepBatch, len(owners))]
-		held, queued, err := true, []bool(nil), error(nil)
+		held := true // a semaphore's refresh wakes the waiters that fit itself
+		var queued []bool
+		var err error
 		if kl.sem {
 			queued, err = q.c.semKeepQueued(ctx, kl.node, kl.k, batch)
 		} else {

@@ -141,6 +141,30 @@ func (f *keeperFixture) liveWaiters(t *testing.T) int {
 	return live
 }
 
+// keptForTenWaiterTTLs lets ten waiter TTLs of virtual time pass and
+// checks that the n queued calls stay queued on about one <kind>.keepqueued
+// run per refresh period, and that the calls did not refresh themselves
+// with <kind>.acquire.
+func (f *keeperFixture) keptForTenWaiterTTLs(t *testing.T, n int, waiterTTL time.Duration, kind string) {
+	t.Helper()
+	acquiresBefore := f.counted.count(kind + ".acquire")
+	for range 100 { // 10 waiter TTLs
+		f.clock.Advance(waiterTTL / 10)
+	}
+	if live := f.liveWaiters(t); live != n {
+		t.Fatalf("after 10 waiter TTLs, %d of %d waiters are still queued", live, n)
+	}
+	keeps, acquires := f.counted.count(kind+".keepqueued"), f.counted.count(kind+".acquire")-acquiresBefore
+	// One refresh per third of the waiter TTL: 30 periods.
+	if keeps < 25 || keeps > 35 {
+		t.Errorf("%s.keepqueued ran %d times in 30 refresh periods, want about 30", kind, keeps)
+	}
+	// Only the head looks by itself (on wall time, at most a few times here).
+	if acquires >= n {
+		t.Errorf("%s.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", kind, acquires, n)
+	}
+}
+
 func (f *keeperFixture) collect(t *testing.T, n int, within time.Duration) {
 	t.Helper()
 	timeout := time.After(within)
@@ -164,22 +188,7 @@ func (f *keeperFixture) collect(t *testing.T, n int, within time.Duration) {
 func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
 	const n, waiterTTL = 50, 300 * time.Millisecond
 	f := newKeeperFixture(t, n, waiterTTL)
-	acquiresBefore := f.counted.count("mutex.acquire")
-	for range 100 { // 10 waiter TTLs
-		f.clock.Advance(waiterTTL / 10)
-	}
-	if live := f.liveWaiters(t); live != n {
-		t.Fatalf("after 10 waiter TTLs, %d of %d waiters are still queued", live, n)
-	}
-	keeps, acquires := f.counted.count("mutex.keepqueued"), f.counted.count("mutex.acquire")-acquiresBefore
-	// One refresh per third of the waiter TTL: 30 periods.
-	if keeps < 25 || keeps > 35 {
-		t.Errorf("mutex.keepqueued ran %d times in 30 refresh periods, want about 30", keeps)
-	}
-	// Only the head looks by itself (on wall time, at most a few times here).
-	if acquires >= n {
-		t.Errorf("mutex.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", acquires, n)
-	}
+	f.keptForTenWaiterTTLs(t, n, waiterTTL, "mutex")
 	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "owner").Err(); err != nil {
 		t.Fatal(err) // the release is not announced: the head's own timer gets it
 	}
@@ -248,20 +257,7 @@ func newSemKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFi
 func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
 	const n, waiterTTL = 20, 300 * time.Millisecond
 	f := newSemKeeperFixture(t, n, waiterTTL)
-	acquiresBefore := f.counted.count("sem.acquire")
-	for range 100 { // 10 waiter TTLs
-		f.clock.Advance(waiterTTL / 10)
-	}
-	if live := f.liveWaiters(t); live != n {
-		t.Fatalf("after 10 waiter TTLs, %d of %d semaphore waiters are still queued", live, n)
-	}
-	keeps, acquires := f.counted.count("sem.keepqueued"), f.counted.count("sem.acquire")-acquiresBefore
-	if keeps < 25 || keeps > 35 {
-		t.Errorf("sem.keepqueued ran %d times in 30 refresh periods, want about 30", keeps)
-	}
-	if acquires >= n {
-		t.Errorf("sem.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", acquires, n)
-	}
+	f.keptForTenWaiterTTLs(t, n, waiterTTL, "sem")
 	if err := f.srv.Do(context.Background(), "DEL", f.k.permits).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -291,7 +291,7 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 		args = append(args, o)
 	}
 	reply, err := node.Run(ctx, c.scripts.semKeepQueued, []string{k.permits, k.limit, k.semQueue, k.semWaiters}, args...).Slice()
-	if err != nil && !isNil(err) {
+	if err != nil {
 		return nil, err
 	}
 	if len(reply) != len(owners) {
