@@ -81,11 +81,13 @@
 // kind; after a release it keeps only fence, the last token, until the
 // released lease would have run out), "{N}:fence" (an RWMutex's or a
 // Semaphore's last token, expiring with the lease), "{N}:queue"
-// and "{N}:waiters" (waiters), "{N}:gone" (attempts given up on a timeout,
-// for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
+// and "{N}:waiters" (Mutex waiters), "{N}:gone" (attempts given up on a
+// timeout, for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
 // (RWMutex), "{N}:permits", "{N}:limit", "{N}:squeue" and "{N}:swaiters"
-// (Semaphore; the queue keys expire a waiter TTL after their last
-// refresh), and the channels "{N}:released" and "{N}:grant:<client id>".
+// (Semaphore), and the channels "{N}:released" and "{N}:grant:<client
+// id>". Every key expires: the queue keys of both kinds a waiter TTL after
+// their last refresh, so a name whose holder and waiters all died leaves
+// nothing behind.
 //
 // # Changing a script
 //
@@ -103,7 +105,7 @@
 // During a rolling deploy, processes running the previous release of this
 // package share locks with the new one. Each script version states in its
 // header what the previous version may see differently. For
-// mutex.acquire@4, mutex.release@4 and mutex.extend@2 (this release), with
+// mutex.acquire@4, mutex.release@4 and mutex.extend@2 (an earlier release), with
 // @3 and @1: mutual exclusion between owners and token order hold across
 // versions. A version-3 release that hands the lock to a version-4 waiter
 // copies the entry's attempt into the holder's metadata (Inspect then reads
@@ -149,4 +151,13 @@
 // wakes no queued waiter: the head looks by itself when the first permit's
 // lease is due to end, and the Client's keeper (sem.keepqueued) wakes the
 // waiters that fit every third of their waiter TTL.
+//
+// mutex.acquire@5 and mutex.keepqueued@2 (this release) keep the contracts
+// of @4 and @1 and give "{N}:queue" and "{N}:waiters" an expiry, moved
+// forward to each waiter's deadline as it queues or is kept. The release
+// before (mutex.acquire@4, mutex.keepqueued@1) neither sets nor moves it:
+// its waiter queued behind a waiter of this release may lose its place
+// when the keys expire before its own deadline, and then queues again at
+// the back on its next attempt (a place lost, never a second holder), and
+// a queue written only by that release never expires, as before.
 package locks

@@ -289,6 +289,98 @@ func TestNoKeysLeftBehind(t *testing.T) {
 	}
 }
 
+// Nor does a name whose holder and waiters all died: every key it used,
+// the waiters' queues included, expires once their leases and waiter TTLs
+// have run out, whatever kind of lock it is.
+func TestNoKeysLeftByDeadHoldersAndWaiters(t *testing.T) {
+	type take func(ctx context.Context, c *locks.Client) error
+	mutex := func(opts ...locks.Option) take {
+		return func(ctx context.Context, c *locks.Client) error {
+			m, err := c.Mutex("job", opts...)
+			if err == nil {
+				_, err = m.Lock(ctx)
+			}
+			return err
+		}
+	}
+	semaphore := func(ctx context.Context, c *locks.Client) error {
+		s, err := c.Semaphore("job", 1)
+		if err == nil {
+			_, err = s.Acquire(ctx, 1)
+		}
+		return err
+	}
+	writer := func(ctx context.Context, c *locks.Client) error {
+		rw, err := c.RWMutex("job")
+		if err == nil {
+			_, err = rw.Lock(ctx)
+		}
+		return err
+	}
+	for _, tc := range []struct {
+		kind  string
+		take  take
+		queue string // the key a waiter's queueing writes
+	}{
+		{"mutex", mutex(), "{job}:queue"},
+		{"fair mutex", mutex(locks.WithFair(time.Second)), "{job}:queue"},
+		{"semaphore", semaphore, "{job}:squeue"},
+		{"rwmutex writer", writer, "{job}:wwait"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			clock := simulate.NewVirtualClock(time.Now())
+			srv := simulate.New(simulate.WithClock(clock))
+			holderNode, waiterNode := &downBackend{Backend: srv}, &downBackend{Backend: srv}
+			holder, err := locks.NewWithBackend(holderNode, locks.WithClock(clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiter, err := locks.NewWithBackend(waiterNode, locks.WithClock(clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { holder.Close(); waiter.Close() })
+			if err := tc.take(context.Background(), holder); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			waited := make(chan error, 1)
+			go func() { waited <- tc.take(ctx, waiter) }()
+			queued := func() bool {
+				for _, k := range srv.Dump() {
+					if k.Key == tc.queue {
+						return true
+					}
+				}
+				return false
+			}
+			for start := time.Now(); !queued(); time.Sleep(time.Millisecond) {
+				if time.Since(start) > 10*time.Second {
+					t.Fatalf("the waiter did not queue (no %s) in 10s", tc.queue)
+				}
+			}
+			// Both die: nothing they send arrives any more, not even the
+			// waiter's undo when its call ends.
+			holderNode.down.Store(true)
+			waiterNode.down.Store(true)
+			cancel()
+			select {
+			case err := <-waited:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("the waiter's call ended with %v, want context.Canceled", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the waiter's call did not end 10s after its context")
+			}
+			clock.Advance(time.Hour)
+			if left := srv.Dump(); len(left) != 0 {
+				t.Fatalf("%d keys left an hour after the holder and the waiter died, such as %+v", len(left), left[0])
+			}
+		})
+	}
+}
+
 // downBackend fails every call while down is set, as a killed server would.
 type downBackend struct {
 	locks.Backend

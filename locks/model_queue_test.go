@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -202,17 +203,15 @@ func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
 
 // mcQueueVersions are the versions of the queueing mutex scripts
 // (mutex.acquire and mutex.release from version 2 on) the models check.
-// "5" is mutex.release@5 with mutex.acquire@4, the pair the client runs;
+// "5" is mutex.release@5 with mutex.acquire@5, the pair the client runs;
 // release@5 differs from release@4 only in moving the gone hash's expiry
-// forward, so the models that ran on version 4 when it was released now
-// run on the pair that replaced it.
+// forward, and acquire@5 from acquire@4 only in giving the queue keys an
+// expiry, so the models that ran on version 4 when it was released now
+// run on the pair that replaced it (with mcQueueExpiry besides).
 var mcQueueVersions = []string{"2", "3", "5"}
 
 func mcV2Scripts(t *testing.T, version string) mutexScripts {
 	acquire := version
-	if version == "5" {
-		acquire = "4"
-	}
 	v := mcV2Lookup(t, "mutex.acquire@"+acquire, "mutex.release@"+version)
 	return mutexScripts{acquire: v[0], release: v[1]}
 }
@@ -294,10 +293,54 @@ var mcV2Fencing = explore.Invariant{Name: "fencing token", Check: func(v *explor
 	return nil
 }}
 
+// mcQueueExpiry (mutex.acquire@5 and mutex.keepqueued@2 on): the queue
+// keys expire, so a name whose holder and waiters all died leaves nothing
+// behind, but never before a live waiter's deadline, and a live waiter
+// stays in the queue a release walks.
+var mcQueueExpiry = explore.Invariant{Name: "the queue expires after its last live waiter", Check: func(v *explore.View) error {
+	q, queued := v.Key("{m}:queue")
+	w, ok := v.Key("{m}:waiters")
+	if queued && q.PTTL < 0 {
+		return fmt.Errorf("{m}:queue never expires")
+	}
+	if !ok {
+		return nil
+	}
+	if w.PTTL < 0 {
+		return fmt.Errorf("{m}:waiters never expires")
+	}
+	now := 1_700_000_000_000 + v.Now().Milliseconds()
+	for waiter, entry := range w.Value.(map[string]string) {
+		var deadline int64
+		if _, err := fmt.Sscanf(entry, "%d", &deadline); err != nil || deadline <= now {
+			continue
+		}
+		if w.PTTL < deadline-now {
+			return fmt.Errorf("{m}:waiters expires in %d ms, before %s's deadline in %d ms", w.PTTL, waiter, deadline-now)
+		}
+		inQueue := false
+		if queued {
+			for _, m := range q.Value.([]simulate.ZMember) {
+				inQueue = inQueue || m.Member == waiter
+			}
+		}
+		if !inQueue {
+			return fmt.Errorf("%s waits (entry %q) but is not in {m}:queue", waiter, entry)
+		}
+		if q.PTTL < deadline-now {
+			return fmt.Errorf("{m}:queue expires in %d ms, before %s's deadline in %d ms", q.PTTL, waiter, deadline-now)
+		}
+	}
+	return nil
+}}
+
 func mcV2Model(name string, s mutexScripts, fair bool) *explore.Model {
 	invariants := []explore.Invariant{explore.MutualExclusion(), mcV2Fencing, mcFairOrder}
 	if fair {
 		invariants = append(invariants, mcFairFIFO)
+	}
+	if s.acquire.Version >= 5 {
+		invariants = append(invariants, mcQueueExpiry)
 	}
 	return &explore.Model{
 		Name:       name,
@@ -347,7 +390,7 @@ func TestModelMutexV2(t *testing.T) {
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
 
-	// A Client's keeper refreshes its waiters with mutex.keepqueued@1 at any
+	// A Client's keeper refreshes its waiters with mutex.keepqueued@2 at any
 	// moment between the other scripts; it must break none of the above. A
 	// copy that also writes an entry for an owner that is not queued leaves
 	// a live waiter that no release can see (the queue does not have it).
@@ -355,17 +398,37 @@ func TestModelMutexV2(t *testing.T) {
 	// keeper keeps as it is. (With version 3, which the keeper also serves
 	// during a mixed deploy, the same models held when both were released;
 	// neither script can change since.)
-	keep := mcV2Lookup(t, "mutex.keepqueued@1")[0]
+	keep := mcV2Lookup(t, "mutex.keepqueued@2")[0]
 	for _, fair := range []bool{false, true} {
 		m = mcV2Model(fmt.Sprintf("mutex@5 with the keeper, fair %v", fair), mcV2Scripts(t, "5"), fair)
 		m.Actors = append(m.Actors, mcKeeper(keep))
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
+	// mcQueueExpiry sees the entry outside the queue at once; without it,
+	// a release hands over past the live waiter.
+	queuesAnyone := mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")
 	m = mcV2Model("mutex@5 with a keeper that queues anyone", mcV2Scripts(t, "5"), false)
-	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")))
-	m.Invariants = append(m.Invariants, mcHandOver)
+	m.Actors = append(m.Actors, mcKeeper(queuesAnyone))
+	mcMustFail(t, m, mcQueueExpiry.Name)
+	m = mcV2Model("mutex@5 with a keeper that queues anyone, seen by releases", mcV2Scripts(t, "5"), false)
+	m.Actors = append(m.Actors, mcKeeper(queuesAnyone))
+	m.Invariants = append(slices.DeleteFunc(m.Invariants, func(i explore.Invariant) bool { return i.Name == mcQueueExpiry.Name }), mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
+
+	// mutex.acquire@5 gives both queue keys an expiry and keepqueued@2
+	// moves it with the deadlines. A copy that forgets the queue key leaves
+	// it forever; one that sets half the waiter TTL, or a keeper that moves
+	// only the deadlines, lets the keys expire under a live waiter.
+	s = mcV2Scripts(t, "5")
+	s.acquire = mcBreak(t, s.acquire, "for _, key in ipairs({queue, waiters}) do", "for _, key in ipairs({waiters}) do")
+	mcMustFail(t, mcV2Model("mutex@5, the queue key never expires", s, false), mcQueueExpiry.Name)
+	s = mcV2Scripts(t, "5")
+	s.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', key, waiter_ttl)", "redis.call('PEXPIRE', key, math.floor(waiter_ttl / 2))")
+	mcMustFail(t, mcV2Model("mutex@5, the queue expires after half a waiter TTL", s, false), mcQueueExpiry.Name)
+	m = mcV2Model("mutex@5 with a keeper that leaves the queue's expiry", mcV2Scripts(t, "5"), false)
+	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "redis.call('PEXPIRE', key, longest)", "")))
+	mcMustFail(t, m, mcQueueExpiry.Name)
 }
 
 // mcKeeper refreshes the places of a, b and c, as one Client's keeper
@@ -521,7 +584,7 @@ func TestModelMutexSameOwnerCalls(t *testing.T) {
 	// The keeper rewrites a's entry at any point; the attempt at its end
 	// must survive.
 	m := mcSameOwnerModel("mutex@5, two calls of one owner, with the keeper", mcV2Scripts(t, "5"), byAttempt)
-	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@1")[0]))
+	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@2")[0]))
 	explore.Check(t, m)
 	// Version 3 handed the lock to the owner, and the undo of the call that
 	// gave up released a grant another call of the owner had taken.

@@ -43,14 +43,14 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@4"), mutexRelease: pick("mutex.release@5"),
+		mutexAcquire: pick("mutex.acquire@5"), mutexRelease: pick("mutex.release@5"),
 		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
 		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
 		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
-		keepQueued: pick("mutex.keepqueued@1"),
+		keepQueued: pick("mutex.keepqueued@2"),
 	}
 	return set, missing
 })
@@ -155,7 +155,7 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// mutexAcquire runs mutex.acquire@4. queue false makes it a single attempt
+// mutexAcquire runs mutex.acquire@5. queue false makes it a single attempt
 // that never queues (TryLock, quorum nodes).
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
 	waiterTTL := int64(0)
@@ -377,15 +377,15 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	return out, replicated, nil
 }
 
-// keepQueued runs mutex.keepqueued@1: it moves the waiter deadlines of
-// owners forward in one call. held says the lock has an owner; queued[i]
+// keepQueued runs mutex.keepqueued@2: it moves the waiter deadlines of
+// owners forward in one call, and the queue keys' expiry with them. held says the lock has an owner; queued[i]
 // says owners[i] was still queued.
 func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []string) (held bool, queued []bool, err error) {
 	args := make([]any, len(owners))
 	for i, o := range owners {
 		args[i] = o
 	}
-	reply, err := node.Run(ctx, c.scripts.keepQueued, []string{k.lock, k.waiters}, args...).Slice()
+	reply, err := node.Run(ctx, c.scripts.keepQueued, []string{k.lock, k.queue, k.waiters}, args...).Slice()
 	if err != nil {
 		return false, nil, err
 	}

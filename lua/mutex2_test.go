@@ -276,3 +276,45 @@ func scriptCaller(t *testing.T, srv *redistest.Server) (*evalsha.Runner, func(id
 		return r.Run(context.Background(), s, keys, args...).Result()
 	}
 }
+
+// mutex.acquire@5 and mutex.keepqueued@2 on a real server: queueing gives
+// the queue keys an expiry of at least the waiter's TTL (version 4 left
+// them without one), a TryLock (waiter TTL 0) writes no queue, and the
+// keeper moves the expiry forward with the deadlines.
+func TestMutexQueueExpires(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	_, call := scriptCaller(t, srv)
+	run := mustRun(t, call)
+	keys := []string{"{x}", "{x}:queue", "{x}:waiters", "{x}:readers", "{x}:permits", "{x}:gone"}
+	acquire := func(owner string, waiterTTL int) []any {
+		return run("mutex.acquire@5", keys, owner, 60000, "0", "", waiterTTL, "0", "c-"+owner, owner+"-1")
+	}
+	if got := acquire("alice", 3000); got[0] != int64(1) {
+		t.Fatalf("alice on a free lock = %v, want {1, ...}", got)
+	}
+	if got := acquire("bob", 0); got[0] != int64(0) || got[2] != int64(0) {
+		t.Fatalf("bob's TryLock = %v, want {0, hint, 0}: not queued", got)
+	}
+	if n := rc.Exists(ctx, "{x}:queue", "{x}:waiters").Val(); n != 0 {
+		t.Fatalf("a TryLock wrote %d queue keys", n)
+	}
+	if got := acquire("bob", 3000); got[0] != int64(0) || got[2] != int64(1) {
+		t.Fatalf("bob's Lock = %v, want {0, hint, 1, time}: queued first", got)
+	}
+	for _, key := range []string{"{x}:queue", "{x}:waiters"} {
+		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 0 || ttl > 3*time.Second {
+			t.Fatalf("%s PTTL %v after queueing with a 3s waiter TTL, want (0, 3s]", key, ttl)
+		}
+		rc.PExpire(ctx, key, 500*time.Millisecond) // as if the last refresh were 2.5s ago
+	}
+	if got := run("mutex.keepqueued@2", []string{"{x}", "{x}:queue", "{x}:waiters"}, "bob", "nobody"); len(got) != 4 || got[0] != int64(1) || got[2] != int64(1) || got[3] != int64(0) {
+		t.Fatalf("keepqueued bob, nobody = %v, want {1, pttl, 1, 0}", got)
+	}
+	for _, key := range []string{"{x}:queue", "{x}:waiters"} {
+		if ttl := rc.PTTL(ctx, key).Val(); ttl <= time.Second || ttl > 3*time.Second {
+			t.Fatalf("%s PTTL %v after the keeper moved bob's deadline by 3s, want (1s, 3s]", key, ttl)
+		}
+	}
+}
