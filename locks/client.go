@@ -49,6 +49,7 @@ type Client struct {
 	grants   grantHub
 	workers  *workers    // run a quorum's per-server calls (nil unless quorum)
 	keeper   queueKeeper // refreshes this Client's queued Mutex waiters together
+	expiries expiries    // ends this Client's leases at their local deadlines
 	id       string      // this Client's id: waiters learn of grants on "{name}:grant:<id>"
 	publish  string      // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
 	host     string      // for holder metadata, read once
@@ -115,6 +116,7 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 	if c.clock == nil {
 		c.clock = wallClock{}
 	}
+	c.expiries.clock = c.clock
 	if sp, ok := nodes[0].(shardedPubSub); ok && sp.ShardedPubSub() {
 		c.publish = "SPUBLISH"
 	}

@@ -31,8 +31,12 @@ type Lease struct {
 	deadline time.Time // local, conservative: the lease surely lasts until then
 	err      error     // why the lease ended; nil while held
 	done     chan struct{}
-	expiry   func() bool // stops the local-expiry timer
 	contexts map[*leaseContext]struct{}
+
+	// The Client's expiries own these (under their own mutex): the
+	// deadline the heap orders by, and the lease's place in it (-1: none).
+	expiryAt    time.Time
+	expiryIndex int
 
 	// The watchdog: a chain of timers on the Client's clock.
 	dogTimer   func() bool
@@ -57,11 +61,11 @@ func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Mill
 // newLease starts tracking a hold that the server granted for first (often
 // s.ttl) at the earliest at sent (on the Client's clock).
 func newLease(c *Client, k keys, s settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
-	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{})}
+	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{}), expiryIndex: -1}
 	l.deadline = sent.Add(first - driftMargin(first))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.expiry = c.clock.AfterFunc(l.deadline.Sub(c.clock.Now()), l.expireLocally)
+	c.expiries.track(l, l.deadline)
 	if s.watchdog {
 		l.scheduleRenewal(l.renewEvery(first))
 	}
@@ -187,9 +191,7 @@ func (l *Lease) end(err error) bool {
 		return false
 	}
 	l.err = err
-	if l.expiry != nil {
-		l.expiry()
-	}
+	l.c.expiries.forget(l)
 	ctxs := l.contexts
 	l.contexts = nil
 	close(l.done)
@@ -258,10 +260,7 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 	if next := sent.Add(ttl - driftMargin(ttl)); next.After(l.deadline) || ttl < l.s.ttl {
 		l.deadline = next
 	}
-	if l.expiry != nil {
-		l.expiry()
-	}
-	l.expiry = l.c.clock.AfterFunc(l.deadline.Sub(l.c.clock.Now()), l.expireLocally)
+	l.c.expiries.track(l, l.deadline)
 	l.mu.Unlock()
 	return nil
 }
