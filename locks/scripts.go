@@ -26,6 +26,7 @@ type scriptSet struct {
 	semAcquire, semRelease, semExtend, semLimit           *registry.Script
 	multiAcquire, forceUnlock, keepQueued                 *registry.Script
 	semKeepQueued                                         *registry.Script
+	inspect, semForceUnlock                               *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -51,6 +52,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@1"),
+		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
 	}
 	return set, missing
 })
