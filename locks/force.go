@@ -5,16 +5,26 @@ import (
 	"fmt"
 )
 
-// ForceUnlock removes the holder of the lock called name, whoever it is, and
-// wakes the lock's waiters. It is for operators freeing a lock whose holder
-// is stuck (hung, not dead: a dead holder's lease runs out by itself), as
-// `redlua unlock --force` does. It reports whether there was a holder.
+// ForceUnlock removes whatever holds the lock called name, whoever it is,
+// and wakes the lock's waiters. It is for operators freeing a lock whose
+// holder is stuck (hung, not dead: a dead holder's lease runs out by
+// itself), as `redlua unlock --force` does. It reports whether it removed
+// anything.
 //
-// The removed holder is not told at once: its next renewal or Unlock finds
-// the lock gone and ends its lease with ErrLockLost, and fencing tokens keep
-// growing, so a resource that checks them rejects the old holder's writes.
-// It frees a Mutex (plain or fair) and the write side of an RWMutex; fair
-// waiters stay queued and the next one takes the lock.
+// Per kind:
+//   - a Mutex (plain or fair) or the write side of an RWMutex: the holder is
+//     removed and the waiters are woken; fair waiters stay queued and the
+//     next one takes the lock.
+//   - a Semaphore: every holder of live permits is removed, and the queued
+//     Acquire calls whose permits now fit are woken in queue order, as a
+//     release wakes them.
+//   - an RWMutex's readers are not removed: each runs out with its own
+//     lease (Inspect lists them).
+//
+// The removed holders are not told at once: a holder's next renewal or
+// Unlock finds its hold gone and ends its lease with ErrLockLost, and
+// fencing tokens keep growing, so a resource that checks them rejects the
+// old holders' writes.
 func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", name)
@@ -31,5 +41,22 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 		}
 		removed = removed || n
 	}
-	return removed, nil
+	if c.quorum() {
+		return removed, nil // a quorum Client makes only Mutexes
+	}
+	// Kinds do not share a name, so at most one of the two scripts finds a
+	// holder.
+	n, err := c.semForceUnlock(ctx, c.backend(), k)
+	if err != nil {
+		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+	}
+	return removed || n > 0, nil
+}
+
+// semForceUnlock runs sem.forceunlock@1: it removes every permit holder
+// and wakes the queued Acquire calls that now fit; it reports how many
+// holders it removed.
+func (c *Client) semForceUnlock(ctx context.Context, node Backend, k keys) (int64, error) {
+	return node.Run(ctx, c.scripts.semForceUnlock, []string{k.permits, k.limit, k.semQueue, k.semWaiters},
+		k.channel, c.publish, k.grantPrefix).Int64()
 }

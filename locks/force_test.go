@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,4 +73,76 @@ func TestForceUnlockBadInput(t *testing.T) {
 	if _, err := c.ForceUnlock(ctx, "x"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ForceUnlock(cancelled) = %v, want context.Canceled", err)
 	}
+}
+
+// ForceUnlock frees a semaphore held by stuck owners: a queued Acquire of
+// both permits is woken and takes them at once (the holders' leases have a
+// minute left and the queue's head would look by itself only after a third
+// of its waiter TTL, 20 s: longer than the test's bound), and the removed
+// holders learn at their next release or renewal that they lost their
+// permits.
+func TestSuiteForceUnlockSemaphore(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		stuck := semaphore(t, f.client(t, opts...), "workers", 2)
+		first, err := stuck.Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := stuck.Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := new(atomic.Int64)
+		waiter := semaphore(t, counted(t, f, "sem.acquire", runs, opts...), "workers", 2)
+		got := make(chan *locks.Lease, 1)
+		failed := make(chan error, 1)
+		go func() {
+			l, err := waiter.Acquire(ctx, 2)
+			if err != nil {
+				failed <- err
+				return
+			}
+			got <- l
+		}()
+		// Queued once it looked again after subscribing to its wake-ups, so
+		// only a wake-up can make it look before the test's bound.
+		poll(t, "the Acquire queues", 10*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+
+		operator := f.client(t)
+		removed, err := operator.ForceUnlock(ctx, "workers")
+		if err != nil || !removed {
+			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
+		}
+		var next *locks.Lease
+		select {
+		case next = <-got:
+		case err := <-failed:
+			t.Fatalf("the queued Acquire after ForceUnlock: %v", err)
+		}
+		if next.Token() <= second.Token() {
+			t.Fatalf("token after a force unlock %d <= old token %d", next.Token(), second.Token())
+		}
+		if err := first.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("removed holder's Unlock = %v, want ErrLockLost", err)
+		}
+		if err := second.Extend(ctx, 0); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("removed holder's Extend = %v, want ErrLockLost", err)
+		}
+		// The old holders' release took nothing from the new one.
+		info, err := operator.Inspect(ctx, "workers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Permits) != 1 || info.Permits[0].Owner != next.Owner() || info.Permits[0].Permits != 2 {
+			t.Fatalf("Inspect after the waiter took the permits = %+v, want %s with 2", info, next.Owner())
+		}
+		if err := next.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if removed, err := operator.ForceUnlock(ctx, "workers"); err != nil || removed {
+			t.Fatalf("ForceUnlock of a free semaphore = %v, %v; want false, nil", removed, err)
+		}
+	})
 }

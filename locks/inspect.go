@@ -9,16 +9,50 @@ import (
 	"time"
 )
 
-// LockInfo is what Inspect reports about a lock.
+// LockInfo is what Inspect reports about a lock name, whatever kind of lock
+// holds it.
 type LockInfo struct {
-	Name      string
-	Held      bool
-	Owner     string        // the holder's owner token
+	Name string
+	// Held says something holds the name: a Mutex, an RWMutex's writer or
+	// readers, or a Semaphore's permits.
+	Held bool
+	// Kind is "mutex", "rwmutex" or "semaphore", or "" when nothing holds
+	// the name: kinds must not share a name, and an operator freeing or
+	// debugging a lock needs to know which API its holders use.
+	Kind      string
+	Owner     string        // the holder's owner token (a Mutex, or an RWMutex's writer)
 	Token     int64         // the holder's fencing token
 	HoldCount int64         // reentrant holds
 	TTL       time.Duration // the lease's remaining time
 	Holder    Metadata      // who holds it
-	Waiters   int64         // Lock calls queued for it (Mutex, and MultiLocks it blocks)
+	// Waiters counts the calls queued for the name: Lock calls (Mutex, and
+	// MultiLocks it blocks) and live Acquire calls of a Semaphore.
+	Waiters int64
+	// Readers are an RWMutex's live read holders, when no writer holds it.
+	Readers []ReadHolder
+	// Permits are a Semaphore's live permit holders, the earliest lease
+	// first. Permits whose lease ran out by the server's clock are left
+	// out: they hold no one back.
+	Permits []PermitHolder
+	// Limit is a Semaphore's permit count as stored by SetPermits; 0 when
+	// none was stored, and each caller applies the count it passed to
+	// Client.Semaphore.
+	Limit int64
+}
+
+// ReadHolder is one reader of an RWMutex, as Inspect reports it.
+type ReadHolder struct {
+	Owner string        // the reader's owner token
+	Holds int64         // its reentrant read holds
+	TTL   time.Duration // its lease's remaining time
+}
+
+// PermitHolder is one Acquire that holds permits of a Semaphore, as Inspect
+// reports it.
+type PermitHolder struct {
+	Owner   string        // the Acquire call's owner token (Lease.Owner)
+	Permits int64         // the permits it holds
+	TTL     time.Duration // its lease's remaining time
 }
 
 // Metadata describes a holder, as recorded when it acquired the lock.
@@ -32,9 +66,11 @@ type Metadata struct {
 	Raw string `json:"raw,omitempty"`
 }
 
-// Inspect reports who holds the lock called name, for operators asking "who
-// holds this lock?". It runs a read-only script (EVALSHA_RO, so replicas
-// may answer it).
+// Inspect reports what holds the lock called name, for operators asking "who
+// holds this lock?": a Mutex's holder, an RWMutex's writer or readers, or a
+// Semaphore's permit holders, permit count and queue. It runs one read-only
+// script (EVALSHA_RO, so replicas may answer it), so the report is one
+// moment's state.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if err := checkCtx(ctx, "inspect", name); err != nil {
 		return LockInfo{}, err
@@ -43,14 +79,26 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if err != nil {
 		return LockInfo{}, err
 	}
-	reply, err := c.backend().Run(ctx, c.scripts.mutexInspect, []string{k.lock, k.queue}).Slice()
+	script := c.scripts.inspect
+	reply, err := c.backend().Run(ctx, script,
+		[]string{k.lock, k.queue, k.readers, k.holds, k.permits, k.limit, k.semQueue, k.semWaiters}).Slice()
 	if err != nil {
 		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+name, err)
 	}
-	if len(reply) != 6 {
-		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v from %s", name, reply, c.scripts.mutexInspect.ID())
+	info, ok := parseInspect(name, reply)
+	if !ok {
+		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v from %s", name, reply, script.ID())
 	}
-	info := LockInfo{Name: name}
+	return info, nil
+}
+
+// parseInspect decodes mutex.inspect@2's reply; ok is false when its shape
+// is not the script's.
+func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
+	if len(reply) != 11 {
+		return LockInfo{}, false
+	}
+	info = LockInfo{Name: name}
 	owner, held := reply[0].(string)
 	if held {
 		// A released lock's hash stays, without owner, to keep its last
@@ -66,7 +114,48 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		info.Holder = parseMetadata(meta)
 	}
 	info.Waiters, _ = reply[5].(int64)
-	return info, nil
+	info.Kind, _ = reply[6].(string)
+	readers, ok1 := triples(reply[7])
+	permits, ok2 := triples(reply[8])
+	if !ok1 || !ok2 {
+		return LockInfo{}, false
+	}
+	for _, r := range readers {
+		info.Readers = append(info.Readers, ReadHolder{Owner: ownerToken(r.owner), Holds: r.n, TTL: r.ttl})
+	}
+	for _, p := range permits {
+		info.Permits = append(info.Permits, PermitHolder{Owner: p.owner, Permits: p.n, TTL: p.ttl})
+	}
+	info.Held = info.Held || len(info.Readers) > 0 || len(info.Permits) > 0
+	info.Limit, _ = reply[9].(int64)
+	semWaiters, _ := reply[10].(int64)
+	info.Waiters += semWaiters
+	return info, true
+}
+
+// triple is one {owner, count, pttl_ms} of a flat list in a script reply.
+type triple struct {
+	owner string
+	n     int64
+	ttl   time.Duration
+}
+
+func triples(v any) ([]triple, bool) {
+	flat, ok := v.([]any)
+	if !ok || len(flat)%3 != 0 {
+		return nil, false
+	}
+	out := make([]triple, 0, len(flat)/3)
+	for i := 0; i < len(flat); i += 3 {
+		owner, ok1 := flat[i].(string)
+		n, ok2 := flat[i+1].(int64)
+		ms, ok3 := flat[i+2].(int64)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, false
+		}
+		out = append(out, triple{owner, n, time.Duration(ms) * time.Millisecond})
+	}
+	return out, true
 }
 
 // parseMetadata reads holder metadata leniently: it is informational, and

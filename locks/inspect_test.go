@@ -104,3 +104,163 @@ func TestSuiteInspectAfterUnlock(t *testing.T) {
 		}
 	})
 }
+
+// permitsOf maps a semaphore report's holders to their permit counts,
+// failing on a holder without lease time left or with more than ttl.
+func permitsOf(t *testing.T, info locks.LockInfo, ttl time.Duration) map[string]int64 {
+	t.Helper()
+	got := map[string]int64{}
+	for _, p := range info.Permits {
+		if p.TTL <= 0 || p.TTL > ttl {
+			t.Fatalf("holder %s reported with %v left, want (0, %v]", p.Owner, p.TTL, ttl)
+		}
+		got[p.Owner] = p.Permits
+	}
+	return got
+}
+
+// Inspect on a semaphore's name reports the kind, each holder with its own
+// permit count, the queued Acquire and the count SetPermits stored (0
+// before, when each caller applies its own).
+func TestSuiteInspectSemaphore(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 20*time.Second)
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		sem := semaphore(t, f.client(t, opts...), "pool", 3)
+		one, err := sem.Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := sem.Acquire(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		queuedSemaphore(t, f, "pool", 3, 2, done, opts...)
+
+		c := f.client(t)
+		info, err := c.Inspect(ctx, "pool")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{one.Owner(): 1, two.Owner(): 2}
+		if got := permitsOf(t, info, time.Minute); !info.Held || info.Kind != "semaphore" || len(info.Permits) != 2 ||
+			got[one.Owner()] != 1 || got[two.Owner()] != 2 || info.Waiters != 1 || info.Limit != 0 || info.Owner != "" {
+			t.Fatalf("Inspect = %+v\nwant a semaphore held by %v, 1 waiter, limit 0", info, want)
+		}
+		if err := sem.SetPermits(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Inspect(ctx, "pool"); err != nil || info.Limit != 3 {
+			t.Fatalf("Inspect after SetPermits(3) = %+v, %v; want limit 3", info, err)
+		}
+
+		// The waiter takes the permits given back and is the only holder.
+		if err := two.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		info, err = c.Inspect(ctx, "pool")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := permitsOf(t, info, time.Minute); len(got) != 2 || got[one.Owner()] != 1 || got[two.Owner()] != 0 || info.Waiters != 0 {
+			t.Fatalf("Inspect after the waiter took the released permits = %+v", info)
+		}
+	})
+}
+
+// Permits whose lease ran out by the server's clock are not reported, and a
+// name nothing holds reports Kind "".
+func TestSuiteInspectSemaphoreExpired(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t)
+		crashed := semaphore(t, c, "slots", 3, locks.WithTTL(200*time.Millisecond))
+		if _, err := crashed.Acquire(ctx, 2); err != nil { // never released
+			t.Fatal(err)
+		}
+		live, err := semaphore(t, c, "slots", 3, locks.WithTTL(time.Minute)).Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Inspect(ctx, "slots"); err != nil || len(info.Permits) != 2 {
+			t.Fatalf("Inspect before the expiry = %+v, %v; want 2 holders", info, err)
+		}
+		f.elapse(300 * time.Millisecond)
+		info, err := c.Inspect(ctx, "slots")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := permitsOf(t, info, time.Minute); info.Kind != "semaphore" || len(got) != 1 || got[live.Owner()] != 1 {
+			t.Fatalf("Inspect after one holder's permits expired = %+v; want only %s", info, live.Owner())
+		}
+		if err := live.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"slots", "never-used"} {
+			info, err := c.Inspect(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Held || info.Kind != "" || info.Permits != nil || info.Readers != nil || info.Waiters != 0 {
+				t.Fatalf("Inspect(%s) of a free name = %+v, want not held, Kind \"\"", name, info)
+			}
+		}
+	})
+}
+
+// An RWMutex held only by readers is held: Inspect lists each reader, and
+// a writer reports Kind "rwmutex" with its holder as for a Mutex.
+func TestSuiteInspectRWMutex(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		c := f.client(t)
+		rw, err := c.RWMutex("table", locks.WithTTL(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Inspect(ctx, "table")
+		if err != nil {
+			t.Fatal(err)
+		}
+		readers := map[string]bool{}
+		for _, r := range info.Readers {
+			if r.Holds != 1 || r.TTL <= 0 || r.TTL > time.Minute {
+				t.Fatalf("reader %+v, want 1 hold and a lease left", r)
+			}
+			readers[r.Owner] = true
+		}
+		if !info.Held || info.Kind != "rwmutex" || info.Owner != "" || len(readers) != 2 || !readers[r1.Owner()] || !readers[r2.Owner()] {
+			t.Fatalf("Inspect = %+v; want readers %s and %s", info, r1.Owner(), r2.Owner())
+		}
+		for _, r := range []*locks.Lease{r1, r2} {
+			if err := r.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := rw.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Inspect(ctx, "table"); err != nil || info.Kind != "rwmutex" || info.Owner != w.Owner() || info.Readers != nil {
+			t.Fatalf("Inspect with a writer = %+v, %v; want Kind rwmutex, owner %s", info, err, w.Owner())
+		}
+		if _, err := mutex(t, c, "plain").Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Inspect(ctx, "plain"); err != nil || info.Kind != "mutex" || !info.Held {
+			t.Fatalf("Inspect of a Mutex = %+v, %v; want Kind mutex", info, err)
+		}
+	})
+}

@@ -21,11 +21,12 @@ import (
 // scriptSet holds the pinned script versions a Client runs. A released
 // script never changes; a new version is adopted here deliberately.
 type scriptSet struct {
-	mutexAcquire, mutexRelease, mutexExtend, mutexInspect *registry.Script
-	rlock, runlock, rextend, wlock, wleave                *registry.Script
-	semAcquire, semRelease, semExtend, semLimit           *registry.Script
-	multiAcquire, forceUnlock, keepQueued                 *registry.Script
-	semKeepQueued                                         *registry.Script
+	mutexAcquire, mutexRelease, mutexExtend     *registry.Script
+	rlock, runlock, rextend, wlock, wleave      *registry.Script
+	semAcquire, semRelease, semExtend, semLimit *registry.Script
+	multiAcquire, forceUnlock, keepQueued       *registry.Script
+	semKeepQueued                               *registry.Script
+	inspect, semForceUnlock                     *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -44,13 +45,14 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	}
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@5"), mutexRelease: pick("mutex.release@5"),
-		mutexExtend: pick("mutex.extend@2"), mutexInspect: pick("mutex.inspect@1"),
-		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
+		mutexExtend: pick("mutex.extend@2"),
+		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
 		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@2"),
+		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
 	}
 	return set, missing
 })

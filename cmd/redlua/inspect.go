@@ -10,16 +10,24 @@ import (
 	"github.com/redlua/redlua/locks"
 )
 
-// lockView is one lock in `redlua inspect --json`.
+// lockView is one lock in `redlua inspect --json`. Fields are only added:
+// scripts parse this output.
 type lockView struct {
 	Name    string  `json:"name"`
 	Held    bool    `json:"held"`
+	Kind    string  `json:"kind,omitempty"` // mutex, rwmutex, semaphore; absent when free
 	Owner   string  `json:"owner,omitempty"`
 	Token   int64   `json:"token,omitempty"`
 	Holds   int64   `json:"holds,omitempty"`
 	TTLms   int64   `json:"ttl_ms,omitempty"`
 	Holder  *holder `json:"holder,omitempty"`
 	Waiters int64   `json:"waiters,omitempty"`
+	// An RWMutex's readers, a Semaphore's permit holders and its count
+	// (limit: absent when no SetPermits stored one and each caller applies
+	// its own).
+	Readers []readerView `json:"readers,omitempty"`
+	Permits []permitView `json:"permits,omitempty"`
+	Limit   int64        `json:"limit,omitempty"`
 }
 
 type holder struct {
@@ -29,18 +37,36 @@ type holder struct {
 	Raw   string `json:"raw,omitempty"`
 }
 
+type readerView struct {
+	Owner string `json:"owner"`
+	Holds int64  `json:"holds"`
+	TTLms int64  `json:"ttl_ms"`
+}
+
+type permitView struct {
+	Owner   string `json:"owner"`
+	Permits int64  `json:"permits"`
+	TTLms   int64  `json:"ttl_ms"`
+}
+
 func viewOf(info locks.LockInfo) lockView {
-	v := lockView{Name: info.Name, Held: info.Held, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
-		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters}
+	v := lockView{Name: info.Name, Held: info.Held, Kind: info.Kind, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
+		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit}
 	if h := info.Holder; h != (locks.Metadata{}) {
 		v.Holder = &holder{Host: h.Host, PID: h.PID, Label: h.Label, Raw: h.Raw}
+	}
+	for _, r := range info.Readers {
+		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds()})
+	}
+	for _, p := range info.Permits {
+		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds()})
 	}
 	return v
 }
 
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("inspect", "redlua inspect [--json] NAME...", getenv)
-	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, owner, token, holds, ttl_ms, holder, waiters)")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit)")
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
@@ -88,13 +114,47 @@ func printView(io stdio, v lockView) {
 		return
 	}
 	fmt.Fprintf(io.out, "%s: held\n", v.Name)
+	if v.Kind != "" {
+		fmt.Fprintf(io.out, "  kind     %s\n", v.Kind)
+	}
+	if v.Owner != "" { // a Mutex or an RWMutex's writer
+		printOwner(io, v)
+	}
+	if len(v.Readers) > 0 {
+		fmt.Fprintf(io.out, "  readers  %d\n", len(v.Readers))
+		for _, r := range v.Readers {
+			fmt.Fprintf(io.out, "    %s  %s, %v left\n", r.Owner, plural(r.Holds, "hold"), msDuration(r.TTLms))
+		}
+	}
+	if v.Kind == "semaphore" {
+		used := int64(0)
+		for _, p := range v.Permits {
+			used += p.Permits
+		}
+		if v.Limit > 0 {
+			fmt.Fprintf(io.out, "  permits  %d of %d in use\n", used, v.Limit)
+		} else {
+			fmt.Fprintf(io.out, "  permits  %d in use (count: each caller's own; none set with SetPermits)\n", used)
+		}
+		fmt.Fprintf(io.out, "  holders  %d\n", len(v.Permits))
+		for _, p := range v.Permits {
+			fmt.Fprintf(io.out, "    %s  %s, %v left\n", p.Owner, plural(p.Permits, "permit"), msDuration(p.TTLms))
+		}
+	}
+	if v.Waiters > 0 {
+		fmt.Fprintf(io.out, "  waiters  %d\n", v.Waiters)
+	}
+}
+
+// printOwner prints the one holder of a Mutex or of an RWMutex's write side.
+func printOwner(io stdio, v lockView) {
 	fmt.Fprintf(io.out, "  owner    %s\n", v.Owner)
 	fmt.Fprintf(io.out, "  token    %d\n", v.Token)
 	if v.Holds > 1 {
 		fmt.Fprintf(io.out, "  holds    %d\n", v.Holds)
 	}
 	if v.TTLms > 0 {
-		fmt.Fprintf(io.out, "  ttl      %v\n", time.Duration(v.TTLms)*time.Millisecond)
+		fmt.Fprintf(io.out, "  ttl      %v\n", msDuration(v.TTLms))
 	} else {
 		fmt.Fprintf(io.out, "  ttl      none (the lock never expires: free it with redlua unlock --force)\n")
 	}
@@ -108,13 +168,31 @@ func printView(io stdio, v lockView) {
 			}
 		}
 	}
-	if v.Waiters > 0 {
-		fmt.Fprintf(io.out, "  waiters  %d\n", v.Waiters)
-	}
 }
 
-// describeHolder is a one-line "who": host, pid, label, TTL and token.
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// plural is "1 permit", "2 permits".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// describeHolder is a one-line "who": host, pid, label, TTL and token; for
+// a semaphore, each holder's permits and lease.
 func describeHolder(info locks.LockInfo) string {
+	if info.Owner == "" && len(info.Permits) > 0 {
+		parts := make([]string, 0, len(info.Permits))
+		for _, p := range info.Permits {
+			parts = append(parts, fmt.Sprintf("owner %s: %s, lease %v left", p.Owner, plural(p.Permits, "permit"), p.TTL.Round(time.Millisecond)))
+		}
+		return strings.Join(parts, "; ")
+	}
+	if info.Owner == "" && len(info.Readers) > 0 {
+		return plural(int64(len(info.Readers)), "reader")
+	}
 	var parts []string
 	if h := info.Holder; h.Host != "" || h.PID != 0 {
 		parts = append(parts, fmt.Sprintf("%s pid %d", h.Host, h.PID))
@@ -135,7 +213,7 @@ func describeHolder(info locks.LockInfo) string {
 
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("unlock", "redlua unlock --force NAME...", getenv)
-	force := c.fs.Bool("force", false, "required: remove the holder whoever it is (its lease ends as lost)")
+	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, or every holder of a semaphore's permits (their leases end as lost)")
 	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -179,8 +257,13 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 			continue
 		}
 		switch {
+		case !removed && inspectErr == nil && len(before.Readers) > 0 && before.Owner == "":
+			fmt.Fprintf(io.out, "%s: held by %s, which --force does not remove (each read lease runs out by itself)\n",
+				name, plural(int64(len(before.Readers)), "reader"))
 		case !removed:
 			fmt.Fprintf(io.out, "%s: was not held\n", name)
+		case r.Was != nil && len(before.Permits) > 0:
+			fmt.Fprintf(io.out, "%s: removed the semaphore's %s (%s)\n", name, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before))
 		case r.Was != nil:
 			fmt.Fprintf(io.out, "%s: removed the holder (%s)\n", name, describeHolder(before))
 		default:
