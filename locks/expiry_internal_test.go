@@ -31,7 +31,7 @@ func TestExpiriesOneTimerForAllLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	lease := func(ttl time.Duration) *Lease {
-		return newLease(c, keys{name: "x"}, c.defaults, nil, "o", 1, 1, clock.Now(), ttl)
+		return newLease(c, &keys{name: "x"}, &c.defaults, nil, "o", 1, 1, clock.Now(), ttl)
 	}
 	lost := func(l *Lease) bool { return errors.Is(l.err, ErrLockLost) }
 

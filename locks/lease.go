@@ -19,9 +19,12 @@ import (
 // process, a long GC) the first look already says ErrLockLost, before any
 // timer had a chance to run.
 type Lease struct {
-	c     *Client
-	k     keys
-	s     settings
+	c *Client
+	// k and s are the lock's own, shared by its leases and never changed:
+	// copies made every lease 430 bytes larger, a fifth of what a
+	// contended Client allocated.
+	k     *keys
+	s     *settings
 	hold  holdKind
 	owner string
 	token int64
@@ -60,7 +63,7 @@ func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Mill
 
 // newLease starts tracking a hold that the server granted for first (often
 // s.ttl) at the earliest at sent (on the Client's clock).
-func newLease(c *Client, k keys, s settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
+func newLease(c *Client, k *keys, s *settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
 	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{}), expiryIndex: -1}
 	l.deadline = sent.Add(first - driftMargin(first))
 	l.mu.Lock()
@@ -205,7 +208,7 @@ func (l *Lease) end(err error) bool {
 func (l *Lease) lost(cause string) {
 	err := fmt.Errorf("locks: %s: %s: %w", l.k.name, cause, ErrLockLost)
 	if l.end(err) {
-		l.c.emit(&l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
+		l.c.emit(l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
 	}
 }
 
@@ -294,7 +297,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		// Also after a failed Unlock or a local expiry: the server says the
 		// hold was still ours, and now it is released.
 		l.forceEnd(unlockedError{l.k.name})
-		l.c.emit(&l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
+		l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		return nil
 	}
 	l.lost(result.lostCause())
@@ -366,7 +369,7 @@ func (l *Lease) renew() {
 		l.scheduleRenewal(l.renewEvery(l.s.ttl))
 	case errors.Is(err, ErrLockLost) || l.dogStopped:
 	default:
-		l.c.emit(&l.s, Event{Kind: EventRenewFailed, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
+		l.c.emit(l.s, Event{Kind: EventRenewFailed, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
 		l.scheduleRenewal(min(l.s.retryOnError, l.deadline.Sub(l.c.clock.Now())))
 	}
 }
@@ -395,11 +398,11 @@ type mutexHold struct{ name, attempt string }
 func (h mutexHold) kind() string { return h.name }
 
 func (h mutexHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.mutexExtend(ctx, l.c.backend(), &l.s, l.k, l.owner, h.attempt, ttl)
+	return l.c.mutexExtend(ctx, l.c.backend(), l.s, *l.k, l.owner, h.attempt, ttl)
 }
 
 func (h mutexHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.mutexRelease(ctx, l.c.backend(), &l.s, l.k, l.owner, "", h.attempt)
+	return l.c.mutexRelease(ctx, l.c.backend(), l.s, *l.k, l.owner, "", h.attempt)
 }
 
 // readHold is a read hold of an RWMutex.
@@ -408,11 +411,11 @@ type readHold struct{}
 func (readHold) kind() string { return "read" }
 
 func (readHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.readExtend(ctx, &l.s, l.k, l.owner, ttl)
+	return l.c.readExtend(ctx, l.s, *l.k, l.owner, ttl)
 }
 
 func (readHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.readRelease(ctx, &l.s, l.k, l.owner, "")
+	return l.c.readRelease(ctx, l.s, *l.k, l.owner, "")
 }
 
 // permitHold is a Semaphore lease on l.count permits.
@@ -421,11 +424,11 @@ type permitHold struct{}
 func (permitHold) kind() string { return "permits" }
 
 func (permitHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.semExtend(ctx, &l.s, l.k, l.owner, l.count, ttl)
+	return l.c.semExtend(ctx, l.s, *l.k, l.owner, l.count, ttl)
 }
 
 func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	held, err := l.c.semRelease(ctx, &l.s, l.k, l.owner, l.count, "")
+	held, err := l.c.semRelease(ctx, l.s, *l.k, l.owner, l.count, "")
 	if err != nil {
 		return 0, err
 	}

@@ -108,5 +108,5 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond
 	st.fair = m.Fair
 	st.watchdog = false
-	return newLease(c, k, st, hold, m.Owner, m.Token, m.Count, c.clock.Now(), st.ttl), nil
+	return newLease(c, &k, &st, hold, m.Owner, m.Token, m.Count, c.clock.Now(), st.ttl), nil
 }

@@ -231,7 +231,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			case !a.acquired:
 				return held, &g[0], nil
 			}
-			held = append(held, newLease(ml.c, g[0], ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
+			held = append(held, newLease(ml.c, &g[0], &ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
 			continue
 		}
 		att := newAttempt()
@@ -248,8 +248,8 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			ml.undo(ctx, g, owner, att)
 			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, notReplicated(&ml.s))
 		}
-		for i, k := range g {
-			held = append(held, newLease(ml.c, k, ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
+		for i := range g {
+			held = append(held, newLease(ml.c, &g[i], &ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
 		}
 	}
 	return held, nil, nil

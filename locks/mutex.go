@@ -200,7 +200,7 @@ func (m *Mutex) outcome(a attempt, replicated bool, err error, owner, att string
 	case err != nil:
 		return nil, err, true
 	case a.acquired:
-		l := newLease(m.c, m.k, m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, a.token, 0, sent, m.s.ttl)
+		l := newLease(m.c, &m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, a.token, 0, sent, m.s.ttl)
 		m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 		return l, nil, true
 	}
@@ -245,7 +245,7 @@ func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.
 	if m.s.reentrant {
 		return nil, false // the next attempt claims it, with a round trip
 	}
-	l := newLease(m.c, m.k, m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt, first)
+	l := newLease(m.c, &m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt, first)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 	if m.s.ttl > first && !m.s.watchdog {
 		l.confirmLater(first)

@@ -193,7 +193,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	}
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
-		l := newLease(c, m.k, m.s, quorumHold{attempt: m.holdAttempt(att)}, owner, token, 0, sent, m.s.ttl)
+		l := newLease(c, &m.k, &m.s, quorumHold{attempt: m.holdAttempt(att)}, owner, token, 0, sent, m.s.ttl)
 		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 		return l, 0, nil
 	}
@@ -326,7 +326,7 @@ func (quorumHold) kind() string { return "quorum" }
 
 func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
 	results, errs := fanOut(ctx, l.c, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
-		o, _, err := l.c.mutexExtend(ctx, n, &l.s, l.k, l.owner, h.attempt, ttl)
+		o, _, err := l.c.mutexExtend(ctx, n, l.s, *l.k, l.owner, h.attempt, ttl)
 		return o, err
 	})
 	return tally(l.c, results, errs)
@@ -334,7 +334,7 @@ func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (ou
 
 func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
 	results, errs := fanOut(ctx, l.c, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
-		return l.c.mutexRelease(ctx, n, &l.s, l.k, l.owner, "", h.attempt)
+		return l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, "", h.attempt)
 	})
 	o, _, err := tally(l.c, results, errs)
 	return o, err

@@ -142,7 +142,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 		rw.c.emit(&rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
-	l := newLease(rw.c, rw.k, rw.s, hold, owner, a.token, 0, sent, rw.s.ttl)
+	l := newLease(rw.c, &rw.k, &rw.s, hold, owner, a.token, 0, sent, rw.s.ttl)
 	rw.c.emit(&rw.s, Event{Kind: EventAcquired, Name: rw.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
 }

@@ -122,7 +122,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
-	l := newLease(sem.c, sem.k, sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
+	l := newLease(sem.c, &sem.k, &sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
 	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
 }
