@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -33,24 +32,7 @@ func TestSemaphoreForceUnlock(t *testing.T) {
 		return n
 	}
 
-	messages := make(chan string, 16)
-	for _, ch := range []string{"{f}:grant:c2", "{f}:grant:c3", "{f}:released"} {
-		stop, err := runner.Subscribe(ctx, ch, func(p string) { messages <- ch + " " + p })
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stop()
-	}
-	next := func() string {
-		t.Helper()
-		select {
-		case m := <-messages:
-			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("no message in 10s")
-			return ""
-		}
-	}
+	next, quiet := listen(t, runner, "{f}:grant:c2", "{f}:grant:c3", "{f}:released")
 
 	// Nobody holds it: nothing to remove, no one told.
 	if n := force(); n != 0 {
@@ -92,11 +74,7 @@ func TestSemaphoreForceUnlock(t *testing.T) {
 	if m := next(); m != "{f}:released released" {
 		t.Fatalf("a force unlock with no one queued: %q, want \"released\" for version-4 waiters", m)
 	}
-	select {
-	case m := <-messages:
-		t.Fatalf("unexpected message %q", m)
-	default:
-	}
+	quiet()
 
 	if _, err := call("sem.forceunlock@1", forceKeys, "{f}:released", "PUB", "{f}:grant:"); err == nil || !strings.Contains(err.Error(), "publish must be") {
 		t.Fatalf("sem.forceunlock@1 with a bad publish = %v, want an error naming it", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
 )
 
@@ -31,25 +32,7 @@ func TestSemaphoreQueue(t *testing.T) {
 		return run("sem.release@4", releaseKeys, owner, n, "{q}:released", "PUBLISH", "", 60000, "{q}:grant:")
 	}
 
-	messages := make(chan string, 16)
-	for _, ch := range []string{"{q}:grant:c2", "{q}:grant:c3", "{q}:released"} {
-		ch := ch
-		stop, err := runner.Subscribe(ctx, ch, func(p string) { messages <- ch + " " + p })
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stop()
-	}
-	next := func() string {
-		t.Helper()
-		select {
-		case m := <-messages:
-			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("no message in 10s")
-			return ""
-		}
-	}
+	next, _ := listen(t, runner, "{q}:grant:c2", "{q}:grant:c3", "{q}:released")
 
 	if got := acquire("alice", 1, 5000, "c1"); got[0] != int64(1) || got[2] != int64(1) {
 		t.Fatalf("alice on a free semaphore of 2 = %v, want {1, token, 1}", got)
@@ -114,4 +97,38 @@ func TestSemaphoreQueue(t *testing.T) {
 			t.Errorf("%s%v = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
 		}
 	}
+}
+
+// listen subscribes to channels through runner and returns next, which
+// waits up to 10 s for the next message ("<channel> <payload>"), and quiet,
+// which fails the test if a message is waiting.
+func listen(t *testing.T, runner *evalsha.Runner, channels ...string) (next func() string, quiet func()) {
+	t.Helper()
+	messages := make(chan string, 16)
+	for _, ch := range channels {
+		stop, err := runner.Subscribe(context.Background(), ch, func(p string) { messages <- ch + " " + p })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+	}
+	next = func() string {
+		t.Helper()
+		select {
+		case m := <-messages:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("no message in 10s")
+			return ""
+		}
+	}
+	quiet = func() {
+		t.Helper()
+		select {
+		case m := <-messages:
+			t.Fatalf("unexpected message %q", m)
+		default:
+		}
+	}
+	return next, quiet
 }
