@@ -7,8 +7,10 @@ import "time"
 // renewal follow virtual time in offline tests (WithClock).
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f once d has passed; stop cancels it and reports
-	// whether it did so before f ran.
+	// AfterFunc calls f once d has passed, never inside AfterFunc itself
+	// (not even for d <= 0: the Client arms timers while holding its own
+	// locks, which f takes); stop cancels it and reports whether it did so
+	// before f ran.
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
