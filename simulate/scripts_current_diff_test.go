@@ -1,0 +1,124 @@
+package simulate
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+)
+
+// TestCurrentScriptsMatchRedis runs the script versions the locks package
+// pins now through a mutex's queue and a semaphore's life, on a real server
+// and on the simulator, and compares every reply and the queue keys' TTLs.
+// Replies carry the server's time (fencing tokens, the time of a queued
+// attempt), which differs between the two: numbers that are epoch times
+// compare as "time", TTLs to the second.
+func TestCurrentScriptsMatchRedis(t *testing.T) {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(id string) *registry.Script {
+		s, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatalf("lookup %s: %v", id, err)
+		}
+		return s
+	}
+	acquire, release, keep := get("mutex.acquire@5"), get("mutex.release@5"), get("mutex.keepqueued@2")
+	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@5"), get("sem.forceunlock@1")
+
+	client := redistest.Standalone(t).Client()
+	sim := New()
+	ctx := context.Background()
+	m := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
+	mRelease := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:gone"}
+	s := []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters"}
+	inspectKeys := func(n string) []string {
+		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
+	}
+	type step struct {
+		script *registry.Script // nil: a command, args
+		keys   []string
+		args   []any
+	}
+	steps := []step{
+		{inspect, inspectKeys("{m}"), nil},
+		{acquire, m, []any{"a", 30000, "0", `{"pid":1}`, 20000, "0", "ca", "a-1"}},
+		{acquire, m, []any{"b", 30000, "0", `{"pid":2}`, 20000, "0", "cb", "b-1"}},
+		{acquire, m, []any{"c", 30000, "0", "", 0, "0", "cc", "c-1"}}, // TryLock: not queued
+		{nil, nil, []any{"PTTL", "{m}:queue"}},
+		{nil, nil, []any{"PTTL", "{m}:waiters"}},
+		{nil, nil, []any{"PEXPIRE", "{m}:queue", 5000}},
+		{keep, []string{"{m}", "{m}:queue", "{m}:waiters"}, []any{"b", "nobody"}},
+		{nil, nil, []any{"PTTL", "{m}:queue"}},
+		{inspect, inspectKeys("{m}"), nil},
+		{release, mRelease, []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "a-1"}},
+		{acquire, m, []any{"b", 30000, "0", `{"pid":2}`, 20000, "0", "cb", "b-1"}}, // claims the grant
+		{inspect, inspectKeys("{m}"), nil},
+		{nil, nil, []any{"EXISTS", "{m}:queue", "{m}:waiters"}},
+
+		{semAcquire, s, []any{"alice", 1, 60000, 2, "alice", 20000, "c1", "{s}:grant:", "PUBLISH"}},
+		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
+		{inspect, inspectKeys("{s}"), nil},
+		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUBLISH", "{s}:grant:"}},
+		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
+		{inspect, inspectKeys("{s}"), nil},
+		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUB", "{s}:grant:"}},
+	}
+	for i, st := range steps {
+		var want, got outcome
+		if st.script == nil {
+			want = outcomeOf(client.Do(ctx, st.args...))
+			got = outcomeOf(sim.Do(ctx, st.args...))
+		} else {
+			want = outcomeOf(client.EvalSha(ctx, st.script.SHA1, st.keys, st.args...))
+			if strings.HasPrefix(want.Err, "NOSCRIPT") {
+				want = outcomeOf(client.Eval(ctx, st.script.Source, st.keys, st.args...))
+			}
+			got = outcomeOf(sim.Run(ctx, st.script, st.keys, st.args...))
+			// Run names the script in its errors, as evalsha.Runner does;
+			// EVALSHA's own reply does not.
+			got.Err = strings.TrimPrefix(got.Err, st.script.ID()+": ")
+		}
+		want, got = timesAndTTLs(want), timesAndTTLs(got)
+		name := "command"
+		if st.script != nil {
+			name = st.script.ID()
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("step %d (%s %v): simulator differs (-redis +simulator):\n%s", i, name, st.args, diff)
+		}
+	}
+}
+
+// timesAndTTLs replaces epoch times (ms or µs since 1970) by "time" and
+// rounds other large integers (TTLs in milliseconds) to whole seconds.
+func timesAndTTLs(o outcome) outcome {
+	var norm func(v any) any
+	norm = func(v any) any {
+		switch x := v.(type) {
+		case int64:
+			if x > 1_000_000_000_000 {
+				return "time"
+			}
+			if x > 1000 {
+				return (x + 500) / 1000 * 1000
+			}
+		case []any:
+			out := make([]any, len(x))
+			for i := range x {
+				out[i] = norm(x[i])
+			}
+			return out
+		}
+		return v
+	}
+	o.Val = norm(o.Val)
+	return o
+}
