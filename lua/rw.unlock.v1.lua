@@ -9,8 +9,8 @@
 -- release: the write hold is the same hash (owner, count, fence, meta,
 -- kind, attempt). This script is that release for the write hash alone,
 -- with one change: once the hold is freed it also wakes the oldest live
--- writer of the waiting set (lowest waiter deadline, not counting owner
--- itself, which may be undoing a Lock that still waits), with
+-- writer of the waiting set (lowest waiter deadline; the releasing owner
+-- is not among them, since taking the lock took it out of the set), with
 -- "wake <owner>" on notify_prefix .. the client that rw.lock@4 recorded in
 -- clients. Waiting writers of this release listen only there, so a
 -- handoff between writers costs one attempt instead of one per waiter.
@@ -77,13 +77,9 @@ redis.call(publish, channel, 'released')
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-for _, head in ipairs(redis.call('ZRANGEBYSCORE', waiting, '(' .. now, '+inf', 'LIMIT', 0, 2)) do
-  if head ~= owner then
-    local client = redis.call('HGET', clients, head)
-    if client then
-      redis.call(publish, notify_prefix .. client, 'wake ' .. head)
-    end
-    break -- a writer of rw.lock@3 (no client) heard "released"
-  end
-end
+local head = redis.call('ZRANGEBYSCORE', waiting, '(' .. now, '+inf', 'LIMIT', 0, 1)[1]
+local client = head and redis.call('HGET', clients, head)
+if client then
+  redis.call(publish, notify_prefix .. client, 'wake ' .. head)
+end -- else no writer waits, or a writer of rw.lock@3 (no client) heard "released"
 return 1
