@@ -163,6 +163,7 @@ type keys struct {
 	name                           string
 	lock, fence, queue, waiters    string
 	readers, holds, writersWaiting string
+	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
 	permits, limit, gone           string
 	semQueue, semWaiters           string // a Semaphore's queue (sem.acquire@5)
 	channel, grantPrefix           string
@@ -197,7 +198,7 @@ func keysFor(name string) (keys, error) {
 	}
 	return keys{
 		name: name, lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
-		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting),
+		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting), writerClients: key(keyWriterClients),
 		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
 		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters),
 		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix),
@@ -215,6 +216,7 @@ const (
 	keyReaders
 	keyHolds
 	keyWritersWaiting
+	keyWriterClients
 	keyPermits
 	keyLimit
 	keyGone
@@ -227,7 +229,7 @@ const (
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
 	keyLock: "", keyFence: ":fence", keyQueue: ":queue", keyWaiters: ":waiters",
-	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait",
+	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait", keyWriterClients: ":wclients",
 	keyPermits: ":permits", keyLimit: ":limit", keyGone: ":gone",
 	keySemQueue: ":squeue", keySemWaiters: ":swaiters",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",

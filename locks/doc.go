@@ -66,7 +66,17 @@
 // a newcomer may take a lock that happens to be free (only when no live
 // waiter was left to hand it to); with WithFair it never jumps a live
 // waiter. RWMutex readers do not queue: they wake on the lock's release
-// message and try again. Semaphore waiters queue, first come, first
+// message ("released" on "{name}:released") and try again, all together,
+// since all may read. RWMutex writers do not queue either (any writer may
+// take a free lock), but a waiting writer records its Client's id, and
+// the release that frees the lock (the last reader's RUnlock, a writer's
+// Unlock) wakes only the oldest live waiting writer, on its Client's grant
+// channel; the other writers run nothing, and the last reader out sends
+// "released" only when no writer waits (a writer's Unlock sends it always,
+// for readers that prefer reading). A woken writer that loses the race,
+// or a wake-up that is lost, costs only time: every writer also looks
+// again when its wait hint runs out (a third of its waiter TTL, at most
+// what the blocking lease has left). Semaphore waiters queue, first come, first
 // served: a release wakes only the queued calls whose permits now fit, on
 // their Clients' grant channels, and each takes its permits with its own
 // attempt (see Semaphore.Acquire). A MultiLock blocked by a held lock
@@ -82,8 +92,9 @@
 // released lease would have run out), "{N}:fence" (an RWMutex's or a
 // Semaphore's last token, expiring with the lease), "{N}:queue"
 // and "{N}:waiters" (Mutex waiters), "{N}:gone" (attempts given up on a
-// timeout, for a short while), "{N}:readers", "{N}:rholds" and "{N}:wwait"
-// (RWMutex), "{N}:permits", "{N}:limit", "{N}:squeue" and "{N}:swaiters"
+// timeout, for a short while), "{N}:readers", "{N}:rholds", "{N}:wwait"
+// and "{N}:wclients" (RWMutex; the last maps a waiting writer to its
+// Client, expiring with "{N}:wwait"), "{N}:permits", "{N}:limit", "{N}:squeue" and "{N}:swaiters"
 // (Semaphore), and the channels "{N}:released" and "{N}:grant:<client
 // id>". Every key expires: the queue keys of both kinds a waiter TTL after
 // their last refresh, so a name whose holder and waiters all died leaves
@@ -151,6 +162,24 @@
 // wakes no queued waiter: the head looks by itself when the first permit's
 // lease is due to end, and the Client's keeper (sem.keepqueued) wakes the
 // waiters that fit every third of their waiter TTL.
+//
+// rw.lock@4, rw.runlock@4, rw.unlock@1 and rw.leave@3 (this release) wake
+// one waiting writer per release instead of all; who may take the lock is
+// unchanged, so exclusion and token order hold across versions (the model
+// checks run a writer of each version side by side). The write hold is the
+// same hash as before: a write lease of the release before, or one
+// restored by Client.Resume, is released by mutex.release@5, which frees
+// it as before but wakes writers only with "released". Writers of this
+// release do not listen to "released" (it would wake them all again), so
+// during a rolling deploy a release by a process of the release before
+// (rw.runlock@3, mutex.release@5), and mutex.forceunlock@2, reach them
+// only through their wait hint: latency, at most a third of the waiter
+// TTL, never a second holder. The other way, a release of this release
+// whose oldest waiting writer recorded no client (rw.lock@3) publishes
+// "released", which such writers listen to, and rw.unlock@1 publishes it
+// on every release anyway. A version-3 writer that gave up leaves with
+// rw.leave@2; having recorded no client, it leaves nothing in
+// "{N}:wclients".
 //
 // mutex.acquire@5 and mutex.keepqueued@2 (this release) keep the contracts
 // of @4 and @1 and give "{N}:queue" and "{N}:waiters" an expiry, moved

@@ -83,7 +83,7 @@ func (rw *RWMutex) TryRLock(ctx context.Context) (*Lease, error) {
 // TryLock makes one attempt at the write hold; ErrNotAcquired when anyone
 // else holds the lock.
 func (rw *RWMutex) TryLock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, mutexHold{name: "write"}, rw.tryWrite, false)
+	return rw.acquire(ctx, writeHold{}, rw.tryWrite, false)
 }
 
 // RLock waits for a read hold.
@@ -92,9 +92,14 @@ func (rw *RWMutex) RLock(ctx context.Context) (*Lease, error) {
 }
 
 // Lock waits for the write hold. While it waits, new readers are held back
-// (unless WithReaderPreference).
+// (unless WithReaderPreference). A waiting writer is woken alone: the
+// release that frees the lock (the last reader's RUnlock, or the writer's
+// Unlock) wakes only the oldest live waiting writer, on its Client's own
+// channel, instead of every waiter; the others sleep until their turn or
+// until their wait hint (at most a third of the waiter TTL, and at most
+// what the blocking lease has left) runs out, when they look again anyway.
 func (rw *RWMutex) Lock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, mutexHold{name: "write"}, rw.tryWrite, true)
+	return rw.acquire(ctx, writeHold{}, rw.tryWrite, true)
 }
 
 // acquire takes a hold, waiting (await) when wait is set. A writer that gives
@@ -119,6 +124,18 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 		replicated = ok
 		return a, err
 	}
+	var (
+		channel    string
+		wakes      chan int64
+		subscribed bool
+	)
+	if wait && hold.kind() == "write" {
+		// A waiting writer is woken on its Client's grant channel of the
+		// lock; registering before the first attempt lets a release right
+		// after it reach this call (see Semaphore.acquire).
+		channel = rw.k.grantPrefix + rw.c.id
+		wakes, subscribed = rw.c.grants.register(channel, owner, att)
+	}
 	sent := rw.c.clock.Now()
 	a, err := step(ctx)
 	if err == nil && !a.acquired && a.wrongKind == "" {
@@ -131,7 +148,13 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 			}
 			return nil, fmt.Errorf("locks: %s: %w", rw.k.name, ErrNotAcquired)
 		}
-		a, sent, err = rw.c.await(ctx, rw.k.channel, step)
+		if channel != "" {
+			a, sent, err = rw.awaitWake(ctx, owner, att, channel, wakes, subscribed, a, step)
+		} else {
+			a, sent, err = rw.c.await(ctx, rw.k.channel, step)
+		}
+	} else if subscribed {
+		rw.c.grants.leave(channel, owner, wakes)
 	}
 	if err == nil {
 		err = a.refusal(&rw.s, replicated)
@@ -150,7 +173,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 // undo ends an acquiring call that failed. In one script the server records
 // its attempt att as given up (refused if it arrives later) and drops a hold
 // the attempt may have taken without the caller learning of it (a timeout):
-// for a writer, mutex.release with the attempt, which drops the write hold
+// for a writer, rw.unlock with the attempt, which drops the write hold
 // only if att took it; for a reader, rw.runlock with the attempt, which
 // drops one read hold of the owner, none for a reentrant owner (its holds
 // cannot be told apart). A writer then leaves the waiting set. See
@@ -158,7 +181,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
 	rw.c.undo(ctx, &rw.s, func(ctx context.Context) error {
 		if hold.kind() == "write" {
-			if _, err := rw.c.mutexRelease(ctx, rw.c.backend(), &rw.s, rw.k, owner, att, ""); err != nil {
+			if _, err := rw.c.writeRelease(ctx, &rw.s, rw.k, owner, att); err != nil {
 				return err
 			}
 			return rw.c.writeLeave(ctx, &rw.s, rw.k, owner)
@@ -170,4 +193,57 @@ func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
 		_, err := rw.c.readRelease(ctx, &rw.s, rw.k, reader, att)
 		return err
 	})
+}
+
+// awaitWake is a waiting writer's loop: it retries step until it takes the
+// write hold, fails or ctx ends, sleeping until a release wakes this call
+// ("wake <owner>" on the Client's grant channel of the lock, channel) or
+// the last attempt's hint runs out. It does not listen to the lock's
+// "released" channel: since rw.runlock@4 and rw.unlock@1 that carries a
+// writer's wake-up only when the head of the waiting set is a writer of
+// rw.lock@3, so listening would only wake every writer again whenever
+// readers are told to look. A release by a process of the release before
+// (rw.runlock@3, or mutex.release@5 for its writers) therefore reaches
+// this writer only through its hint: a lost wake-up costs latency, never
+// exclusion. sent is when the last attempt was sent: the lease counts from
+// there.
+func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wakes chan int64, subscribed bool,
+	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
+	var sent time.Time
+	err := waiter{
+		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
+			if !subscribed {
+				var err error
+				if wakes, err = rw.c.grants.join(ctx, rw.c.backend(), channel, owner, att); err != nil {
+					return nil, nil, err
+				}
+			}
+			return wakes, func() { rw.c.grants.leave(channel, owner, wakes) }, nil
+		},
+		try: func(ctx context.Context) (bool, string, time.Duration, error) {
+			sent = rw.c.clock.Now()
+			var err error
+			a, err = step(ctx)
+			return err != nil || a.acquired || a.wrongKind != "", channel, a.wait, err
+		},
+	}.wait(ctx, channel, a.wait, subscribed)
+	return a, sent, err
+}
+
+// writeHold is the write hold of an RWMutex: the same hash as a Mutex's
+// hold (so mutex.extend renews it), released by rw.unlock, which wakes the
+// oldest waiting writer alone. A write lease restored by Client.Resume is a
+// mutexHold named "write" and releases through mutex.release, which frees
+// the hold the same way but wakes writers only with "released" (they look
+// again when their hint runs out).
+type writeHold struct{}
+
+func (writeHold) kind() string { return "write" }
+
+func (writeHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
+	return l.c.mutexExtend(ctx, l.c.backend(), l.s, *l.k, l.owner, "", ttl)
+}
+
+func (writeHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	return l.c.writeRelease(ctx, l.s, *l.k, l.owner, "")
 }

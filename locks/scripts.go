@@ -23,6 +23,7 @@ import (
 type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend     *registry.Script
 	rlock, runlock, rextend, wlock, wleave      *registry.Script
+	wunlock                                     *registry.Script
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
 	semKeepQueued                               *registry.Script
@@ -46,8 +47,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@5"), mutexRelease: pick("mutex.release@5"),
 		mutexExtend: pick("mutex.extend@2"),
-		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@3"), rextend: pick("rw.rextend@1"),
-		wlock: pick("rw.lock@3"), wleave: pick("rw.leave@2"),
+		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
+		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
 		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
@@ -178,7 +179,8 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@5 (also for an RWMutex writer): an Unlock (attempt "") or, with an
+// mutexRelease runs mutex.release@5 (also for an RWMutex write lease restored by Client.Resume, whose
+// hold is a mutexHold; the RWMutex's own write leases use writeRelease): an Unlock (attempt "") or, with an
 // attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that took
 // the hold an Unlock drops ("" for any hold of the owner: a reentrant owner, a writer).
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
@@ -201,7 +203,7 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// rwKeys are the KEYS of rw.rlock@3 and rw.lock@3.
+// rwKeys are the KEYS of rw.rlock@3; rw.lock@4 adds k.writerClients.
 func rwKeys(k keys) []string {
 	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone}
 }
@@ -213,11 +215,28 @@ func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, at
 	return c.decodeAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-// writeAcquire runs rw.lock@3; attempt_ as for readAcquire (the undo is
-// mutexRelease with the attempt: the write hold is a mutex hash).
+// writeAcquire runs rw.lock@4; attempt_ as for readAcquire (the undo is
+// writeRelease with the attempt). A writer that must wait is recorded with
+// this Client's id, so that a release wakes it alone on the Client's grant
+// channel of the lock ("wake <owner>").
 func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k), owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta, attempt_)
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock,
+		[]string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone, k.writerClients},
+		owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta, attempt_, c.id)
 	return c.decodeAttempt(c.scripts.wlock, cmd, replicated, err)
+}
+
+// writeRelease runs rw.unlock@1: an Unlock of the write hold (attempt "")
+// or, with an attempt id, the undoing of a Lock that gave up (the server
+// records the attempt as given up and drops the hold only if that attempt
+// took it). A freed hold wakes the oldest waiting writer alone, and the
+// waiting readers with "released".
+func (c *Client) writeRelease(ctx context.Context, s *settings, k keys, owner, attempt_ string) (outcome, error) {
+	// No WAIT, as for mutexRelease.
+	n, err := c.backend().Run(ctx, c.scripts.wunlock,
+		[]string{k.lock, k.gone, k.writersWaiting, k.writerClients},
+		owner, k.channel, k.grantPrefix, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
+	return outcome(n), err
 }
 
 func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
@@ -232,18 +251,20 @@ func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicat
 	return a, replicated, err
 }
 
-// writeLeave runs rw.leave@2: a writer that stopped waiting holds no reader back.
+// writeLeave runs rw.leave@3: a writer that stopped waiting holds no reader
+// back, and its Client is no longer one to wake.
 func (c *Client) writeLeave(ctx context.Context, s *settings, k keys, owner string) error {
-	return c.backend().Run(ctx, c.scripts.wleave, []string{k.writersWaiting}, owner, k.channel, c.publish).Err()
+	return c.backend().Run(ctx, c.scripts.wleave, []string{k.writersWaiting, k.writerClients}, owner, k.channel, c.publish).Err()
 }
 
-// readRelease runs rw.runlock@3: an RUnlock (attempt "") or, with an attempt
+// readRelease runs rw.runlock@4: an RUnlock (attempt "") or, with an attempt
 // id, the undoing of an RLock that gave up: the server records the attempt
 // as given up and drops one read hold of owner (none when owner is "": a
-// reentrant owner's holds cannot be told apart).
+// reentrant owner's holds cannot be told apart). The last live reader out
+// wakes the oldest waiting writer alone, or, when none waits, the readers.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner, attempt_ string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds, k.gone},
-		owner, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
+	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds, k.gone, k.writersWaiting, k.writerClients},
+		owner, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
 	return outcome(n), err
 }
 
