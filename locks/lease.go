@@ -389,13 +389,13 @@ func (l *Lease) stopWatchdog() {
 	l.renewing.Unlock() // an empty critical section: it waits for a renewal in flight
 }
 
-// mutexHold is the hold of a Mutex (and, with name "write", of an RWMutex
-// writer). attempt is the id of the Lock or TryLock call that took it, so
-// that the server tells calls sharing an owner token apart; it is empty
-// for a reentrant owner (its calls are one holder) and for a writer.
-type mutexHold struct{ name, attempt string }
+// mutexHold is the hold of a Mutex (an RWMutex writer's is writeHold).
+// attempt is the id of the Lock or TryLock call that took it, so that the
+// server tells calls sharing an owner token apart; it is empty for a
+// reentrant owner (its calls are one holder).
+type mutexHold struct{ attempt string }
 
-func (h mutexHold) kind() string { return h.name }
+func (mutexHold) kind() string { return "" }
 
 func (h mutexHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
 	return l.c.mutexExtend(ctx, l.c.backend(), l.s, *l.k, l.owner, h.attempt, ttl)

@@ -86,7 +86,7 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	case "read":
 		hold = readHold{}
 	case "write":
-		hold = mutexHold{name: "write"}
+		hold = writeHold{}
 	case "permits":
 		hold = permitHold{}
 		if m.Count < 1 {

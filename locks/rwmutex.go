@@ -232,10 +232,8 @@ func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wa
 
 // writeHold is the write hold of an RWMutex: the same hash as a Mutex's
 // hold (so mutex.extend renews it), released by rw.unlock, which wakes the
-// oldest waiting writer alone. A write lease restored by Client.Resume is a
-// mutexHold named "write" and releases through mutex.release, which frees
-// the hold the same way but wakes writers only with "released" (they look
-// again when their hint runs out).
+// oldest waiting writer alone; a write lease restored by Client.Resume is
+// one too.
 type writeHold struct{}
 
 func (writeHold) kind() string { return "write" }

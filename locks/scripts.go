@@ -179,10 +179,9 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@5 (also for an RWMutex write lease restored by Client.Resume, whose
-// hold is a mutexHold; the RWMutex's own write leases use writeRelease): an Unlock (attempt "") or, with an
-// attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that took
-// the hold an Unlock drops ("" for any hold of the owner: a reentrant owner, a writer).
+// mutexRelease runs mutex.release@5 (RWMutex write holds use writeRelease): an Unlock (attempt "") or,
+// with an attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that
+// took the hold an Unlock drops ("" for any hold of the owner: a reentrant owner).
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	goneTTL := s.goneTTL()
 	// No WAIT: a release that a failover loses only leaves a lease that
