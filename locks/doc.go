@@ -167,9 +167,10 @@
 // one waiting writer per release instead of all; who may take the lock is
 // unchanged, so exclusion and token order hold across versions (the model
 // checks run a writer of each version side by side). The write hold is the
-// same hash as before: a write lease of the release before, or one
-// restored by Client.Resume, is released by mutex.release@5, which frees
-// it as before but wakes writers only with "released". Writers of this
+// same hash as before: a write lease held by a process of the release
+// before is released by mutex.release@5, which frees it as before but
+// wakes writers only with "released" (one marshalled there and restored
+// here by Client.Resume is released by rw.unlock@1). Writers of this
 // release do not listen to "released" (it would wake them all again), so
 // during a rolling deploy a release by a process of the release before
 // (rw.runlock@3, mutex.release@5), and mutex.forceunlock@2, reach them
