@@ -173,9 +173,10 @@
 // here by Client.Resume is released by rw.unlock@1). Writers of this
 // release do not listen to "released" (it would wake them all again), so
 // during a rolling deploy a release by a process of the release before
-// (rw.runlock@3, mutex.release@5), and mutex.forceunlock@2, reach them
-// only through their wait hint: latency, at most a third of the waiter
-// TTL, never a second holder. The other way, a release of this release
+// (rw.runlock@3, mutex.release@5, mutex.forceunlock@2) reaches them only
+// through their wait hint: latency, at most a third of the waiter TTL,
+// never a second holder. mutex.forceunlock@3 (this release) wakes the
+// oldest waiting writer, as rw.unlock@1 does. The other way, a release of this release
 // whose oldest waiting writer recorded no client (rw.lock@3) publishes
 // "released", which such writers listen to, and rw.unlock@1 publishes it
 // on every release anyway. A version-3 writer that gave up leaves with

@@ -14,10 +14,8 @@ import (
 // Per kind:
 //   - a Mutex (plain or fair) or the write side of an RWMutex: the holder is
 //     removed and the waiters are woken; fair waiters stay queued and the
-//     next one takes the lock. An RWMutex's waiting writers are not woken
-//     (they listen for the one wake-up a release sends them): they look
-//     again when their wait hint runs out, within a third of their waiter
-//     TTL.
+//     next one takes the lock. Of an RWMutex's waiting writers, the oldest
+//     is woken, as an Unlock wakes it.
 //   - a Semaphore: every holder of live permits is removed, and the queued
 //     Acquire calls whose permits now fit are woken in queue order, as a
 //     release wakes them.

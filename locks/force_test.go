@@ -146,3 +146,47 @@ func TestSuiteForceUnlockSemaphore(t *testing.T) {
 		}
 	})
 }
+
+// A waiting RWMutex writer listens only for the wake-up a release sends it
+// (rw.lock@4): ForceUnlock of the stuck writer must send it too, or the
+// waiter would find the free lock only when its wait hint ran out (here a
+// third of a minute, beyond the test's bound).
+func TestSuiteForceUnlockRWMutexWriter(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		old, err := rwmutex(t, f.client(t, opts...), "catalog").Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := new(atomic.Int64)
+		waiter := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), "catalog")
+		got := make(chan *locks.Lease, 1)
+		failed := make(chan error, 1)
+		go func() {
+			l, err := waiter.Lock(ctx)
+			if err != nil {
+				failed <- err
+				return
+			}
+			got <- l
+		}()
+		// Waiting once it looked again after subscribing to its wake-ups.
+		poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+		removed, err := f.client(t).ForceUnlock(ctx, "catalog")
+		if err != nil || !removed {
+			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
+		}
+		select {
+		case next := <-got:
+			if next.Token() <= old.Token() {
+				t.Fatalf("token after a force unlock %d <= old token %d", next.Token(), old.Token())
+			}
+		case err := <-failed:
+			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
+		}
+		if err := old.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("the removed writer's Unlock = %v, want ErrLockLost", err)
+		}
+	})
+}

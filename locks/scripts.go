@@ -51,7 +51,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
 		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
-		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@2"),
+		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
 	}
@@ -421,8 +421,10 @@ func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []
 	return reply[0] == int64(1), queued, nil
 }
 
-// forceUnlock runs mutex.forceunlock@2: it removes the holder, whoever it is.
+// forceUnlock runs mutex.forceunlock@3: it removes the holder, whoever it
+// is, and wakes the oldest waiting writer when the holder was an RWMutex's.
 func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys) (bool, error) {
-	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, k.channel, c.publish).Int64()
+	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock, k.writersWaiting, k.writerClients},
+		k.channel, c.publish, k.grantPrefix).Int64()
 	return n == 1, err
 }
