@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/redlua/redlua/internal/redistest"
-	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -19,17 +18,7 @@ import (
 // attempt), which differs between the two: numbers that are epoch times
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
-	reg, err := registry.New(lua.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(id string) *registry.Script {
-		s, err := reg.Lookup(id)
-		if err != nil {
-			t.Fatalf("lookup %s: %v", id, err)
-		}
-		return s
-	}
+	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@5"), get("mutex.release@5"), get("mutex.keepqueued@2")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@5"), get("sem.forceunlock@1")
 
@@ -77,10 +66,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 			want = outcomeOf(client.Do(ctx, st.args...))
 			got = outcomeOf(sim.Do(ctx, st.args...))
 		} else {
-			want = outcomeOf(client.EvalSha(ctx, st.script.SHA1, st.keys, st.args...))
-			if strings.HasPrefix(want.Err, "NOSCRIPT") {
-				want = outcomeOf(client.Eval(ctx, st.script.Source, st.keys, st.args...))
-			}
+			want = redisOutcome(ctx, client, st.script, st.keys, st.args...)
 			got = outcomeOf(sim.Run(ctx, st.script, st.keys, st.args...))
 			// Run names the script in its errors, as evalsha.Runner does;
 			// EVALSHA's own reply does not.
@@ -100,25 +86,11 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 // timesAndTTLs replaces epoch times (ms or µs since 1970) by "time" and
 // rounds other large integers (TTLs in milliseconds) to whole seconds.
 func timesAndTTLs(o outcome) outcome {
-	var norm func(v any) any
-	norm = func(v any) any {
-		switch x := v.(type) {
-		case int64:
-			if x > 1_000_000_000_000 {
-				return "time"
-			}
-			if x > 1000 {
-				return (x + 500) / 1000 * 1000
-			}
-		case []any:
-			out := make([]any, len(x))
-			for i := range x {
-				out[i] = norm(x[i])
-			}
-			return out
+	o.Val = mapInts(o.Val, func(x int64) any {
+		if x > 1_000_000_000_000 {
+			return "time"
 		}
-		return v
-	}
-	o.Val = norm(o.Val)
+		return roundTTL(x)
+	})
 	return o
 }

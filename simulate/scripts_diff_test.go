@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/lua"
@@ -15,17 +16,7 @@ import (
 // TestOwnScriptsMatchRedis runs the project's scripts (lua/) through one
 // lock's life on a real server and on the simulator, and compares every reply.
 func TestOwnScriptsMatchRedis(t *testing.T) {
-	reg, err := registry.New(lua.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(id string) *registry.Script {
-		s, err := reg.Lookup(id)
-		if err != nil {
-			t.Fatalf("lookup %s: %v", id, err)
-		}
-		return s
-	}
+	get := ownScripts(t)
 	acquire, release := get("mutex.acquire@1"), get("mutex.release@1")
 	extend, inspect := get("mutex.extend@1"), get("mutex.inspect@1")
 
@@ -54,10 +45,7 @@ func TestOwnScriptsMatchRedis(t *testing.T) {
 		{inspect, []string{lock, queue}, nil},
 	}
 	for i, st := range steps {
-		want := roundTTLs(outcomeOf(client.EvalSha(ctx, st.script.SHA1, st.keys, st.args...)))
-		if strings.HasPrefix(want.Err, "NOSCRIPT") {
-			want = roundTTLs(outcomeOf(client.Eval(ctx, st.script.Source, st.keys, st.args...)))
-		}
+		want := roundTTLs(redisOutcome(ctx, client, st.script, st.keys, st.args...))
 		got := roundTTLs(outcomeOf(sim.Run(ctx, st.script, st.keys, st.args...)))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("step %d (%s %v): simulator differs (-redis +simulator):\n%s", i, st.script.ID(), st.args, diff)
@@ -68,24 +56,32 @@ func TestOwnScriptsMatchRedis(t *testing.T) {
 // roundTTLs rounds large integers (PTTLs in milliseconds, which differ by
 // the time the real server's steps took) to whole seconds.
 func roundTTLs(o outcome) outcome {
-	var round func(v any) any
-	round = func(v any) any {
-		switch x := v.(type) {
-		case int64:
-			if x > 1000 {
-				return (x + 500) / 1000 * 1000
-			}
-		case []any:
-			out := make([]any, len(x))
-			for i := range x {
-				out[i] = round(x[i])
-			}
-			return out
-		}
-		return v
-	}
-	o.Val = round(o.Val)
+	o.Val = mapInts(o.Val, roundTTL)
 	return o
+}
+
+// roundTTL rounds x to whole seconds when it is above one.
+func roundTTL(x int64) any {
+	if x > 1000 {
+		return (x + 500) / 1000 * 1000
+	}
+	return x
+}
+
+// mapInts replaces every integer in a reply, nested arrays included, by
+// f's result.
+func mapInts(v any, f func(int64) any) any {
+	switch x := v.(type) {
+	case int64:
+		return f(x)
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = mapInts(x[i], f)
+		}
+		return out
+	}
+	return v
 }
 
 // TestOwnScriptsLoad checks that every script in lua/ compiles in the
@@ -108,4 +104,32 @@ func TestOwnScriptsLoad(t *testing.T) {
 			t.Errorf("%s: simulator SCRIPT LOAD = %q, %v; redis-server %q", s.ID(), got, err, want)
 		}
 	}
+}
+
+// ownScripts returns a lookup of the project's scripts (lua/) by ID that
+// fails the test on an unknown one.
+func ownScripts(t *testing.T) func(id string) *registry.Script {
+	t.Helper()
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(id string) *registry.Script {
+		t.Helper()
+		s, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatalf("lookup %s: %v", id, err)
+		}
+		return s
+	}
+}
+
+// redisOutcome runs script on a real server: EVALSHA, then EVAL when the
+// server does not have it yet.
+func redisOutcome(ctx context.Context, client *redis.Client, script *registry.Script, keys []string, args ...any) outcome {
+	o := outcomeOf(client.EvalSha(ctx, script.SHA1, keys, args...))
+	if strings.HasPrefix(o.Err, "NOSCRIPT") {
+		o = outcomeOf(client.Eval(ctx, script.Source, keys, args...))
+	}
+	return o
 }
