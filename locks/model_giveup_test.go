@@ -183,20 +183,24 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 
 func TestModelGiveUpOtherKinds(t *testing.T) {
 	for _, k := range mcGiveUpKinds(t) {
-		res := explore.Check(t, mcGiveUpModel(k.name+", a given-up attempt arriving late", k))
-		if res != nil && res.States < 50 {
-			t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
-		}
-
-		// The gone check is what refuses the late attempt...
-		broken := k
-		broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
-		mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
-
-		// ...and the undo's record is what it checks.
-		broken = k
-		broken.undo = append([]explore.Step(nil), k.undo...)
-		broken.undo[0].Script = mcBreak(t, k.undo[0].Script, k.record, "-- not recorded")
-		mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
+		mcCheckGiveUp(t, k)
 	}
+}
+
+// mcCheckGiveUp explores k's give-up model and shows that it can fail: the
+// gone check is what refuses the late attempt, and the undo's record is
+// what it checks.
+func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
+	t.Helper()
+	res := explore.Check(t, mcGiveUpModel(k.name+", a given-up attempt arriving late", k))
+	if res != nil && res.States < 50 {
+		t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
+	}
+	broken := k
+	broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+	mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
+	broken = k
+	broken.undo = append([]explore.Step(nil), k.undo...)
+	broken.undo[0].Script = mcBreak(t, k.undo[0].Script, k.record, "-- not recorded")
+	mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
 }

@@ -55,17 +55,7 @@ func mcGiveUpRWv4(t *testing.T) []mcGiveUpKind {
 
 func TestModelGiveUpRWMutexV4(t *testing.T) {
 	for _, k := range mcGiveUpRWv4(t) {
-		res := explore.Check(t, mcGiveUpModel(k.name+", a given-up attempt arriving late", k))
-		if res != nil && res.States < 50 {
-			t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
-		}
-		broken := k
-		broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
-		mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
-		broken = k
-		broken.undo = append([]explore.Step(nil), k.undo...)
-		broken.undo[0].Script = mcBreak(t, k.undo[0].Script, k.record, "-- not recorded")
-		mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
+		mcCheckGiveUp(t, k)
 	}
 	// The writer's leave must drop its client too.
 	k := mcGiveUpRWv4(t)[1]

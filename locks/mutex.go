@@ -118,34 +118,12 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// from then, on the server.
 	queuedAt, queuedServerUs := sent, a.serverUs
 	var lease *Lease
-	leaveKeeper, keeping := func() {}, false
-	defer func() { leaveKeeper() }()
-	// queued hands our place in the queue to the Client's keeper once we
-	// have one and returns how long to sleep before looking again.
-	queued := func(a attempt) time.Duration {
-		if a.position == 0 || grants == nil {
-			return a.wait
-		}
-		if !keeping {
-			leaveKeeper, keeping = m.c.keeper.keep(m.c.backend(), m.k, false, owner, grants, m.s.waiterTTL), true
-		}
-		if a.position == 1 {
-			return a.wait // the head watches the holder's lease itself
-		}
-		// The keeper refreshes our place and wakes us when we must look.
-		return max(a.wait, keptWait(m.s.waiterTTL))
-	}
+	g := &grantWait{c: m.c, node: m.c.backend(), owner: owner, att: att, grants: grants, subscribed: subscribed}
+	defer g.done()
+	queued := func(a attempt) time.Duration { return g.queued(m.k, false, m.s.waiterTTL, a) }
 	hint := queued(a)
 	err = waiter{
-		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
-			if !subscribed {
-				var err error
-				if grants, err = m.c.grants.join(ctx, m.c.backend(), channel, owner, att); err != nil {
-					return nil, nil, err
-				}
-			}
-			return grants, func() { m.c.grants.leave(channel, owner, grants) }, nil
-		},
+		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
 			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)

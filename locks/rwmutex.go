@@ -210,16 +210,9 @@ func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
 func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wakes chan int64, subscribed bool,
 	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
 	var sent time.Time
+	g := &grantWait{c: rw.c, node: rw.c.backend(), owner: owner, att: att, grants: wakes, subscribed: subscribed}
 	err := waiter{
-		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
-			if !subscribed {
-				var err error
-				if wakes, err = rw.c.grants.join(ctx, rw.c.backend(), channel, owner, att); err != nil {
-					return nil, nil, err
-				}
-			}
-			return wakes, func() { rw.c.grants.leave(channel, owner, wakes) }, nil
-		},
+		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent = rw.c.clock.Now()
 			var err error

@@ -135,31 +135,12 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 // attempt was sent: the lease counts from there.
 func (sem *Semaphore) wait(ctx context.Context, owner, channel string, grants chan int64, subscribed bool,
 	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
-	leaveKeeper, keeping := func() {}, false
-	defer func() { leaveKeeper() }()
-	queued := func(a attempt) time.Duration {
-		if a.position == 0 || grants == nil {
-			return a.wait
-		}
-		if !keeping {
-			leaveKeeper, keeping = sem.c.keeper.keep(sem.c.backend(), sem.k, true, owner, grants, sem.s.waiterTTL), true
-		}
-		if a.position == 1 {
-			return a.wait
-		}
-		return max(a.wait, keptWait(sem.s.waiterTTL))
-	}
+	g := &grantWait{c: sem.c, node: sem.c.backend(), owner: owner, att: owner, grants: grants, subscribed: subscribed}
+	defer g.done()
+	queued := func(a attempt) time.Duration { return g.queued(sem.k, true, sem.s.waiterTTL, a) }
 	var sent time.Time
 	err := waiter{
-		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
-			if !subscribed {
-				var err error
-				if grants, err = sem.c.grants.join(ctx, sem.c.backend(), channel, owner, owner); err != nil {
-					return nil, nil, err
-				}
-			}
-			return grants, func() { sem.c.grants.leave(channel, owner, grants) }, nil
-		},
+		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent = sem.c.clock.Now()
 			var err error

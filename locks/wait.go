@@ -133,3 +133,54 @@ func sleep(ctx context.Context, wake <-chan int64, d time.Duration) (token int64
 		return 0, false, ctx.Err()
 	}
 }
+
+// grantWait is the part of a queued wait on the Client's grant channel of a
+// lock that Mutex, Semaphore and RWMutex writers share: the subscription
+// (the call registered before its first attempt, or joins once it waits)
+// and, for the kinds that queue, the hand-over of its place to the Client's
+// keeper.
+type grantWait struct {
+	c          *Client
+	node       Backend
+	owner, att string
+	grants     chan int64 // the call's wake-ups, once registered or joined
+	subscribed bool       // registered before the first attempt
+
+	keepLeave func() // leaves the keeper, once it keeps this call
+}
+
+// subscribe is a waiter's subscribe for the grant channel.
+func (g *grantWait) subscribe(ctx context.Context, channel string) (<-chan int64, func(), error) {
+	if !g.subscribed {
+		var err error
+		if g.grants, err = g.c.grants.join(ctx, g.node, channel, g.owner, g.att); err != nil {
+			return nil, nil, err
+		}
+	}
+	grants := g.grants
+	return grants, func() { g.c.grants.leave(channel, g.owner, grants) }, nil
+}
+
+// queued hands the call's place in the queue of k to the Client's keeper
+// once it has one and returns how long to sleep before looking again. The
+// head watches the holder's lease itself (its attempt's hint); the others
+// are refreshed and woken by the keeper. Call done when the wait ends.
+func (g *grantWait) queued(k keys, sem bool, waiterTTL time.Duration, a attempt) time.Duration {
+	if a.position == 0 || g.grants == nil {
+		return a.wait
+	}
+	if g.keepLeave == nil {
+		g.keepLeave = g.c.keeper.keep(g.node, k, sem, g.owner, g.grants, waiterTTL)
+	}
+	if a.position == 1 {
+		return a.wait
+	}
+	return max(a.wait, keptWait(waiterTTL))
+}
+
+// done leaves the keeper, if it kept the call.
+func (g *grantWait) done() {
+	if g.keepLeave != nil {
+		g.keepLeave()
+	}
+}
