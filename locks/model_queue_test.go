@@ -203,16 +203,23 @@ func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
 
 // mcQueueVersions are the versions of the queueing mutex scripts
 // (mutex.acquire and mutex.release from version 2 on) the models check.
-// "5" is mutex.release@5 with mutex.acquire@5, the pair the client runs;
+// "6" is mutex.acquire@6 with mutex.release@5, the pair the client runs.
 // release@5 differs from release@4 only in moving the gone hash's expiry
-// forward, and acquire@5 from acquire@4 only in giving the queue keys an
-// expiry, so the models that ran on version 4 when it was released now
-// run on the pair that replaced it (with mcQueueExpiry besides).
-var mcQueueVersions = []string{"2", "3", "5"}
+// forward, acquire@5 from acquire@4 only in giving the queue keys an
+// expiry, and acquire@6 from acquire@5 only in its cheaper fast path and
+// the shape of its reply, so the models that ran on versions 4 and 5 when
+// they were released now run on the pair that replaced them (with
+// mcQueueExpiry besides).
+var mcQueueVersions = []string{"2", "3", "6"}
 
+// mcV2Scripts is mutex.acquire@version with the release of that version;
+// from version 6 on, with mutex.release@5, which has no later version.
 func mcV2Scripts(t *testing.T, version string) mutexScripts {
-	acquire := version
-	v := mcV2Lookup(t, "mutex.acquire@"+acquire, "mutex.release@"+version)
+	release := version
+	if version > "5" {
+		release = "5"
+	}
+	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+release)
 	return mutexScripts{acquire: v[0], release: v[1]}
 }
 
@@ -229,7 +236,7 @@ func mcV2Client(name string, s mutexScripts, fair bool) explore.Actor {
 				return "acquire"
 			}
 			c.Acquire(mcTTL)
-			c.SetVar("token", c.Elem(1))
+			c.SetVar("token", mcToken(c))
 			return "release"
 		}},
 		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"), Call: func(c *explore.Ctx) []any {
@@ -379,12 +386,12 @@ func TestModelMutexV2(t *testing.T) {
 	// From version 3 on, a release skips the queue unless a waiter marked
 	// the hash; a waiter that was not marked is served only by its own
 	// refresh.
-	for _, version := range []string{"3", "5"} {
+	for _, version := range []string{"3", "6"} {
 		m := mcV2Model("mutex@"+version, mcV2Scripts(t, version), false)
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
-	s = mcV2Scripts(t, "5")
+	s = mcV2Scripts(t, "6")
 	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
 	m := mcV2Model("mutex@4, waiters never marked", s, false)
 	m.Invariants = append(m.Invariants, mcHandOver)
@@ -400,18 +407,35 @@ func TestModelMutexV2(t *testing.T) {
 	// neither script can change since.)
 	keep := mcV2Lookup(t, "mutex.keepqueued@2")[0]
 	for _, fair := range []bool{false, true} {
-		m = mcV2Model(fmt.Sprintf("mutex@5 with the keeper, fair %v", fair), mcV2Scripts(t, "5"), fair)
+		m = mcV2Model(fmt.Sprintf("mutex@6 with the keeper, fair %v", fair), mcV2Scripts(t, "6"), fair)
 		m.Actors = append(m.Actors, mcKeeper(keep))
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
+	// A rolling deploy: a version-5 client (mutex.acquire@5) beside two of
+	// version 6. They share the lock hash's layout and differ only in the
+	// fast path and the reply, so every property holds for the mix, fair or
+	// not, and a version-6 fast path that skips the fencing floor breaks it.
+	for _, fair := range []bool{false, true} {
+		v5, v6 := mcV2Scripts(t, "5"), mcV2Scripts(t, "6")
+		m = mcV2Model(fmt.Sprintf("mutex@5 beside mutex@6, fair %v", fair), v6, fair)
+		m.Actors[0] = mcV2Client("a", v5, fair)
+		m.Invariants = append(m.Invariants, mcHandOver)
+		explore.Check(t, m)
+	}
+	broken := mcV2Scripts(t, "6")
+	broken.acquire = mcBreak(t, broken.acquire, "if held_fence and held_fence + 1 > token then", "if false then")
+	m = mcV2Model("mutex@5 beside a mutex@6 whose fast path forgets the last token", broken, false)
+	m.Actors[0] = mcV2Client("a", mcV2Scripts(t, "5"), false)
+	mcMustFail(t, m, mcV2Fencing.Name)
+
 	// mcQueueExpiry sees the entry outside the queue at once; without it,
 	// a release hands over past the live waiter.
 	queuesAnyone := mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")
-	m = mcV2Model("mutex@5 with a keeper that queues anyone", mcV2Scripts(t, "5"), false)
+	m = mcV2Model("mutex@6 with a keeper that queues anyone", mcV2Scripts(t, "6"), false)
 	m.Actors = append(m.Actors, mcKeeper(queuesAnyone))
 	mcMustFail(t, m, mcQueueExpiry.Name)
-	m = mcV2Model("mutex@5 with a keeper that queues anyone, seen by releases", mcV2Scripts(t, "5"), false)
+	m = mcV2Model("mutex@6 with a keeper that queues anyone, seen by releases", mcV2Scripts(t, "6"), false)
 	m.Actors = append(m.Actors, mcKeeper(queuesAnyone))
 	m.Invariants = append(slices.DeleteFunc(m.Invariants, func(i explore.Invariant) bool { return i.Name == mcQueueExpiry.Name }), mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
@@ -420,13 +444,13 @@ func TestModelMutexV2(t *testing.T) {
 	// moves it with the deadlines. A copy that forgets the queue key leaves
 	// it forever; one that sets half the waiter TTL, or a keeper that moves
 	// only the deadlines, lets the keys expire under a live waiter.
-	s = mcV2Scripts(t, "5")
+	s = mcV2Scripts(t, "6")
 	s.acquire = mcBreak(t, s.acquire, "for _, key in ipairs({queue, waiters}) do", "for _, key in ipairs({waiters}) do")
-	mcMustFail(t, mcV2Model("mutex@5, the queue key never expires", s, false), mcQueueExpiry.Name)
-	s = mcV2Scripts(t, "5")
+	mcMustFail(t, mcV2Model("mutex@6, the queue key never expires", s, false), mcQueueExpiry.Name)
+	s = mcV2Scripts(t, "6")
 	s.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', key, waiter_ttl)", "redis.call('PEXPIRE', key, math.floor(waiter_ttl / 2))")
-	mcMustFail(t, mcV2Model("mutex@5, the queue expires after half a waiter TTL", s, false), mcQueueExpiry.Name)
-	m = mcV2Model("mutex@5 with a keeper that leaves the queue's expiry", mcV2Scripts(t, "5"), false)
+	mcMustFail(t, mcV2Model("mutex@6, the queue expires after half a waiter TTL", s, false), mcQueueExpiry.Name)
+	m = mcV2Model("mutex@6 with a keeper that leaves the queue's expiry", mcV2Scripts(t, "6"), false)
 	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "redis.call('PEXPIRE', key, longest)", "")))
 	mcMustFail(t, m, mcQueueExpiry.Name)
 }
@@ -498,6 +522,12 @@ func TestModelMutexV2GiveUp(t *testing.T) {
 		broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
 		mcMustFail(t, mcV2GiveUpModel("mutex@"+version+", gone attempts not checked", broken), "abandoned attempts take nothing")
 	}
+	// Version 6's fast path does not ask the gone hash about the attempt:
+	// it is taken only while no gone hash exists. A fast path that ignores
+	// the gone hash lets the late attempt take a free lock.
+	broken := mcV2Scripts(t, "6")
+	broken.acquire = mcBreak(t, broken.acquire, "redis.call('EXISTS', queue, readers, permits, gone) == 0", "redis.call('EXISTS', queue, readers, permits) == 0")
+	mcMustFail(t, mcV2GiveUpModel("mutex@6, the fast path ignores the gone hash", broken), "abandoned attempts take nothing")
 }
 
 // --- two calls of one owner ---------------------------------------------------
@@ -580,23 +610,23 @@ func byOwner(string, string) bool         { return true }
 const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt and held_attempt ~= '' and held_attempt ~= lease_attempt then"
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
-	explore.Check(t, mcSameOwnerModel("mutex@5, two calls of one owner, one gives up", mcV2Scripts(t, "5"), byAttempt))
+	explore.Check(t, mcSameOwnerModel("mutex@6, two calls of one owner, one gives up", mcV2Scripts(t, "6"), byAttempt))
 	// The keeper rewrites a's entry at any point; the attempt at its end
 	// must survive.
-	m := mcSameOwnerModel("mutex@5, two calls of one owner, with the keeper", mcV2Scripts(t, "5"), byAttempt)
+	m := mcSameOwnerModel("mutex@6, two calls of one owner, with the keeper", mcV2Scripts(t, "6"), byAttempt)
 	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@2")[0]))
 	explore.Check(t, m)
 	// Version 3 handed the lock to the owner, and the undo of the call that
 	// gave up released a grant another call of the owner had taken.
 	mcMustFail(t, mcSameOwnerModel("mutex@3, two calls of one owner, one gives up", mcV2Scripts(t, "3"), byOwner), "mutual exclusion")
 	// Version 4's undo releases only a hold its own attempt took.
-	broken := mcV2Scripts(t, "5")
+	broken := mcV2Scripts(t, "6")
 	broken.release = mcBreak(t, broken.release, "if attempt ~= '' and held_attempt ~= attempt and not (granted == '1' and held_attempt == '') then",
 		"if attempt ~= '' and held_attempt ~= attempt and granted ~= '1' then")
-	mcMustFail(t, mcSameOwnerModel("mutex@5, an undo releases any grant", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@6, an undo releases any grant", broken, byAttempt), "mutual exclusion")
 	// And an Unlock whose lease ran out leaves alone the hold another call
 	// of the owner took since.
-	broken = mcV2Scripts(t, "5")
+	broken = mcV2Scripts(t, "6")
 	broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
-	mcMustFail(t, mcSameOwnerModel("mutex@5, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@6, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 }

@@ -45,7 +45,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@5"), mutexRelease: pick("mutex.release@5"),
+		mutexAcquire: pick("mutex.acquire@6"), mutexRelease: pick("mutex.release@5"),
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
@@ -158,8 +158,10 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// mutexAcquire runs mutex.acquire@5. queue false makes it a single attempt
-// that never queues (TryLock, quorum nodes).
+// mutexAcquire runs mutex.acquire@6. queue false makes it a single attempt
+// that never queues (TryLock, quorum nodes). The script replies with the
+// fencing token alone when the caller holds the lock, and with a table
+// otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
 	waiterTTL := int64(0)
 	if queue {
@@ -170,6 +172,9 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 		owner, s.ttl.Milliseconds(), boolArg(s.reentrant), meta, waiterTTL, boolArg(s.fair), c.id, attempt_)
 	if err != nil {
 		return attempt{}, false, err
+	}
+	if token, ok := cmd.Val().(int64); ok {
+		return attempt{acquired: true, token: token}, replicated, nil
 	}
 	reply, err := cmd.Slice()
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@5"), get("mutex.release@5"), get("mutex.keepqueued@2")
+	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@5"), get("sem.forceunlock@1")
 
 	client := redistest.Standalone(t).Client()
@@ -51,6 +51,13 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{acquire, m, []any{"b", 30000, "0", `{"pid":2}`, 20000, "0", "cb", "b-1"}}, // claims the grant
 		{inspect, inspectKeys("{m}"), nil},
 		{nil, nil, []any{"EXISTS", "{m}:queue", "{m}:waiters"}},
+		{release, mRelease, []any{"b", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "b-1"}},
+		{acquire, m, []any{"a", 30000, "0", "", 0, "0", "ca", "a-2"}}, // the fast path
+		{release, mRelease, []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "a-2"}},
+		{release, mRelease, []any{"z", "{m}:released", "{m}:grant:", "PUBLISH", "z-1", 60000, ""}}, // z gives up
+		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-1"}},                          // late: takes nothing
+		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-2"}},                          // gone exists: the long path
+		{acquire, m, []any{"z", 30000, "1", "", 20000, "0", "cz", "z-3"}},                          // re-entered
 
 		{semAcquire, s, []any{"alice", 1, 60000, 2, "alice", 20000, "c1", "{s}:grant:", "PUBLISH"}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
