@@ -91,13 +91,31 @@ func StartPrimaryReplica() (string, func(), error) {
 	stop := func() { stopReplica(); stopPrimary() }
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
+	pc := redis.NewClient(&redis.Options{Addr: primary})
+	defer pc.Close()
 	ctx := context.Background()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		info, err := rc.Info(ctx, "replication").Result()
-		if err == nil && strings.Contains(info, "master_link_status:up") {
+		if err != nil || !strings.Contains(info, "master_link_status:up") {
+			continue
+		}
+		// The replica reports its link up while the primary still counts
+		// it as waiting for the sync's end (state=wait_bgsave), and the
+		// first WAIT after that took about a second: a replica-acknowledged
+		// run that starts here measures the sync's tail, not WAIT (the
+		// first slice ran at 0.3x plain instead of 0.6-0.7x). Wait for
+		// state=online and one acknowledged write.
+		info, err = pc.Info(ctx, "replication").Result()
+		if err != nil || !strings.Contains(info, "state=online") {
+			continue
+		}
+		if err := pc.Set(ctx, "lockbench:sync", 1, 0).Err(); err != nil {
+			continue
+		}
+		if n, err := pc.Wait(ctx, 1, 5*time.Second).Result(); err == nil && n == 1 {
 			return primary, stop, nil
 		}
 	}
 	stop()
-	return "", nil, fmt.Errorf("the replica on %s did not reach master_link_status:up within 20s", replica)
+	return "", nil, fmt.Errorf("the replica on %s was not in sync (master_link_status:up, state=online, one write acknowledged) within 20s", replica)
 }
