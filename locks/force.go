@@ -19,8 +19,8 @@ import (
 //   - a Semaphore: every holder of live permits is removed, and the queued
 //     Acquire calls whose permits now fit are woken in queue order, as a
 //     release wakes them.
-//   - an RWMutex's readers are not removed: each runs out with its own
-//     lease (Inspect lists them).
+//   - an RWMutex's readers: every live read hold is removed, and the oldest
+//     waiting writer is woken, as the last reader's RUnlock wakes it.
 //
 // The removed holders are not told at once: a holder's next renewal or
 // Unlock finds its hold gone and ends its lease with ErrLockLost, and
@@ -45,13 +45,25 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	if c.quorum() {
 		return removed, nil // a quorum Client makes only Mutexes
 	}
-	// Kinds do not share a name, so at most one of the two scripts finds a
-	// holder.
+	// Kinds do not share a name, so at most one kind's script finds a
+	// holder (an RWMutex writer's own read holds aside: both go).
 	n, err := c.semForceUnlock(ctx, c.backend(), k)
 	if err != nil {
 		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
 	}
-	return removed || n > 0, nil
+	readers, err := c.rwForceUnlock(ctx, c.backend(), k)
+	if err != nil {
+		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+	}
+	return removed || n > 0 || readers > 0, nil
+}
+
+// rwForceUnlock runs rw.forceunlock@1: it removes every live read hold of
+// an RWMutex and wakes the oldest waiting writer; it reports how many
+// readers it removed.
+func (c *Client) rwForceUnlock(ctx context.Context, node Backend, k keys) (int64, error) {
+	return node.Run(ctx, c.scripts.rwForceUnlock, []string{k.readers, k.holds, k.writersWaiting, k.writerClients},
+		k.channel, c.publish, k.grantPrefix).Int64()
 }
 
 // semForceUnlock runs sem.forceunlock@1: it removes every permit holder

@@ -190,3 +190,65 @@ func TestSuiteForceUnlockRWMutexWriter(t *testing.T) {
 		}
 	})
 }
+
+// ForceUnlock removes an RWMutex's readers and wakes the waiting writer at
+// once: its waiter TTL of a minute gives it a wait hint of 20 s, so only
+// the wake-up gets it the lock within the test's 10 s. The removed
+// readers' leases end as lost, and the writer's token is above theirs.
+func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 10*time.Second)
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		first, err := rwmutex(t, f.client(t, opts...), "ledger").RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := rwmutex(t, f.client(t, opts...), "ledger").RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := new(atomic.Int64)
+		waiter := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), "ledger")
+		got := make(chan *locks.Lease, 1)
+		failed := make(chan error, 1)
+		go func() {
+			l, err := waiter.Lock(ctx)
+			if err != nil {
+				failed <- err
+				return
+			}
+			got <- l
+		}()
+		poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+		operator := f.client(t)
+		info, err := operator.Inspect(ctx, "ledger")
+		if err != nil || len(info.Readers) != 2 {
+			t.Fatalf("Inspect before = %+v, %v; want 2 readers", info, err)
+		}
+		removed, err := operator.ForceUnlock(ctx, "ledger")
+		if err != nil || !removed {
+			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
+		}
+		var next *locks.Lease
+		select {
+		case next = <-got:
+		case err := <-failed:
+			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
+		}
+		if next.Token() <= max(first.Token(), second.Token()) {
+			t.Fatalf("the writer's token %d is not above the removed readers' %d and %d", next.Token(), first.Token(), second.Token())
+		}
+		if err := first.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("a removed reader's Unlock = %v, want ErrLockLost", err)
+		}
+		if err := second.Extend(ctx, 0); !errors.Is(err, locks.ErrLockLost) {
+			t.Fatalf("a removed reader's Extend = %v, want ErrLockLost", err)
+		}
+		if err := next.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if removed, err := operator.ForceUnlock(ctx, "ledger"); err != nil || removed {
+			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false, nil", removed, err)
+		}
+	})
+}

@@ -27,7 +27,7 @@ type scriptSet struct {
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
 	semKeepQueued                               *registry.Script
-	inspect, semForceUnlock                     *registry.Script
+	inspect, semForceUnlock, rwForceUnlock      *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -54,6 +54,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
+		rwForceUnlock: pick("rw.forceunlock@1"),
 	}
 	return set, missing
 })

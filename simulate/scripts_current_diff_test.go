@@ -21,6 +21,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@5"), get("sem.forceunlock@1")
+	rlock, wlock, rwForce := get("rw.rlock@3"), get("rw.lock@4"), get("rw.forceunlock@1")
 
 	client := redistest.Standalone(t).Client()
 	sim := New()
@@ -31,6 +32,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	inspectKeys := func(n string) []string {
 		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
 	}
+	w := []string{"{w}", "{w}:readers", "{w}:rholds", "{w}:wwait", "{w}:fence", "{w}:permits", "{w}:gone", "{w}:wclients"}
+	wForce := []string{"{w}:readers", "{w}:rholds", "{w}:wwait", "{w}:wclients"}
 	type step struct {
 		script *registry.Script // nil: a command, args
 		keys   []string
@@ -58,6 +61,16 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-1"}},                          // late: takes nothing
 		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-2"}},                          // gone exists: the long path
 		{acquire, m, []any{"z", 30000, "1", "", 20000, "0", "cz", "z-3"}},                          // re-entered
+
+		{rlock, w[:7], []any{"r1", 60000, "1", "r1-1"}},
+		{rlock, w[:7], []any{"r2", 60000, "1", "r2-1"}},
+		{wlock, w, []any{"w1", 60000, 20000, "", "w1-1", "cw"}},
+		{inspect, inspectKeys("{w}"), nil},
+		{rwForce, wForce, []any{"{w}:released", "PUBLISH", "{w}:grant:"}},
+		{rwForce, wForce, []any{"{w}:released", "PUBLISH", "{w}:grant:"}},
+		{nil, nil, []any{"EXISTS", "{w}:readers", "{w}:rholds"}},
+		{wlock, w, []any{"w1", 60000, 20000, "", "w1-1", "cw"}},
+		{rwForce, wForce, []any{"{w}:released", "PUB", "{w}:grant:"}},
 
 		{semAcquire, s, []any{"alice", 1, 60000, 2, "alice", 20000, "c1", "{s}:grant:", "PUBLISH"}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},

@@ -182,6 +182,15 @@ func plural(n int64, what string) string {
 
 // describeHolder is a one-line "who": host, pid, label, TTL and token; for
 // a semaphore, each holder's permits and lease.
+// describeReaders names an RWMutex's readers and what each holds.
+func describeReaders(info locks.LockInfo) string {
+	parts := make([]string, 0, len(info.Readers))
+	for _, r := range info.Readers {
+		parts = append(parts, fmt.Sprintf("owner %s: %s, lease %v left", r.Owner, plural(r.Holds, "hold"), r.TTL.Round(time.Millisecond)))
+	}
+	return strings.Join(parts, "; ")
+}
+
 func describeHolder(info locks.LockInfo) string {
 	if info.Owner == "" && len(info.Permits) > 0 {
 		parts := make([]string, 0, len(info.Permits))
@@ -213,7 +222,7 @@ func describeHolder(info locks.LockInfo) string {
 
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("unlock", "redlua unlock --force NAME...", getenv)
-	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, or every holder of a semaphore's permits (their leases end as lost)")
+	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
 	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -257,11 +266,10 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 			continue
 		}
 		switch {
-		case !removed && inspectErr == nil && len(before.Readers) > 0 && before.Owner == "":
-			fmt.Fprintf(io.out, "%s: held by %s, which --force does not remove (each read lease runs out by itself)\n",
-				name, plural(int64(len(before.Readers)), "reader"))
 		case !removed:
 			fmt.Fprintf(io.out, "%s: was not held\n", name)
+		case r.Was != nil && before.Owner == "" && len(before.Readers) > 0:
+			fmt.Fprintf(io.out, "%s: removed the %s (%s)\n", name, plural(int64(len(before.Readers)), "reader"), describeReaders(before))
 		case r.Was != nil && len(before.Permits) > 0:
 			fmt.Fprintf(io.out, "%s: removed the semaphore's %s (%s)\n", name, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before))
 		case r.Was != nil:

@@ -135,7 +135,13 @@ func TestInspectReaders(t *testing.T) {
 		}
 	}
 	r = redlua(t, url, "unlock", "--force", "table")
-	if r.code != 0 || !strings.Contains(r.stdout, "table: held by 1 reader, which --force does not remove") {
+	if r.code != 0 || !strings.Contains(r.stdout, "table: removed the 1 reader (owner "+reader.Owner()+": 1 hold, lease ") {
 		t.Fatalf("unlock --force: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := reader.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+		t.Fatalf("the removed reader's Unlock = %v, want ErrLockLost", err)
+	}
+	if r = redlua(t, url, "unlock", "--force", "table"); r.code != 0 || !strings.Contains(r.stdout, "table: was not held") {
+		t.Fatalf("unlock --force of a free lock: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
