@@ -159,31 +159,13 @@ func TestSuiteForceUnlockRWMutexWriter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs := new(atomic.Int64)
-		waiter := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), "catalog")
-		got := make(chan *locks.Lease, 1)
-		failed := make(chan error, 1)
-		go func() {
-			l, err := waiter.Lock(ctx)
-			if err != nil {
-				failed <- err
-				return
-			}
-			got <- l
-		}()
-		// Waiting once it looked again after subscribing to its wake-ups.
-		poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+		next := waitingWriter(ctx, t, f, "catalog", opts...)
 		removed, err := f.client(t).ForceUnlock(ctx, "catalog")
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
-		select {
-		case next := <-got:
-			if next.Token() <= old.Token() {
-				t.Fatalf("token after a force unlock %d <= old token %d", next.Token(), old.Token())
-			}
-		case err := <-failed:
-			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
+		if l := next(); l.Token() <= old.Token() {
+			t.Fatalf("token after a force unlock %d <= old token %d", l.Token(), old.Token())
 		}
 		if err := old.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
 			t.Fatalf("the removed writer's Unlock = %v, want ErrLockLost", err)
@@ -207,19 +189,7 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs := new(atomic.Int64)
-		waiter := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), "ledger")
-		got := make(chan *locks.Lease, 1)
-		failed := make(chan error, 1)
-		go func() {
-			l, err := waiter.Lock(ctx)
-			if err != nil {
-				failed <- err
-				return
-			}
-			got <- l
-		}()
-		poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+		writer := waitingWriter(ctx, t, f, "ledger", opts...)
 		operator := f.client(t)
 		info, err := operator.Inspect(ctx, "ledger")
 		if err != nil || len(info.Readers) != 2 {
@@ -229,12 +199,7 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
-		var next *locks.Lease
-		select {
-		case next = <-got:
-		case err := <-failed:
-			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
-		}
+		next := writer()
 		if next.Token() <= max(first.Token(), second.Token()) {
 			t.Fatalf("the writer's token %d is not above the removed readers' %d and %d", next.Token(), first.Token(), second.Token())
 		}
@@ -251,4 +216,35 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false, nil", removed, err)
 		}
 	})
+}
+
+// waitingWriter starts a Lock of the RWMutex name on a Client of its own
+// and returns once the writer waits (it looked again after subscribing to
+// its wake-ups). next returns the writer's lease, failing the test if the
+// Lock failed (its ctx ended first, say).
+func waitingWriter(ctx context.Context, t *testing.T, f fixture, name string, opts ...locks.Option) (next func() *locks.Lease) {
+	t.Helper()
+	runs := new(atomic.Int64)
+	writer := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), name)
+	got := make(chan *locks.Lease, 1)
+	failed := make(chan error, 1)
+	go func() {
+		l, err := writer.Lock(ctx)
+		if err != nil {
+			failed <- err
+			return
+		}
+		got <- l
+	}()
+	poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+	return func() *locks.Lease {
+		t.Helper()
+		select {
+		case l := <-got:
+			return l
+		case err := <-failed:
+			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
+			return nil
+		}
+	}
 }

@@ -33,31 +33,18 @@ func TestRWForceUnlock(t *testing.T) {
 		return run("rw.forceunlock@1", []string{n + ":readers", n + ":rholds", n + ":wwait", n + ":wclients"},
 			n+":released", "PUBLISH", n+":grant:")[0].(int64)
 	}
-	messages := make(chan string, 16)
-	for _, ch := range []string{"{r}:grant:c1", "{r}:grant:c2", "{r}:released", "{q}:released"} {
-		stop, err := runner.Subscribe(ctx, ch, func(p string) { messages <- ch + " " + p })
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stop()
-	}
+	next, quiet := listen(t, runner, "{r}:grant:c1", "{r}:grant:c2", "{r}:released", "{q}:released")
+	// expect takes the messages want, in order, and then checks that no
+	// other arrives for a moment.
 	expect := func(after string, want ...string) {
 		t.Helper()
 		for _, w := range want {
-			select {
-			case m := <-messages:
-				if m != w {
-					t.Fatalf("after %s: message %q, want %q", after, m, w)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("after %s: no message in 10s, want %q", after, w)
+			if m := next(); m != w {
+				t.Fatalf("after %s: message %q, want %q", after, m, w)
 			}
 		}
-		select {
-		case m := <-messages:
-			t.Fatalf("after %s: unexpected message %q", after, m)
-		case <-time.After(100 * time.Millisecond):
-		}
+		time.Sleep(100 * time.Millisecond)
+		quiet()
 	}
 
 	rlock("{r}", "r1", 60000)
