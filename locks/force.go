@@ -47,15 +47,14 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	}
 	// Kinds do not share a name, so at most one kind's script finds a
 	// holder (an RWMutex writer's own read holds aside: both go).
-	n, err := c.semForceUnlock(ctx, c.backend(), k)
-	if err != nil {
-		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+	for _, free := range []func(context.Context, Backend, keys) (int64, error){c.semForceUnlock, c.rwForceUnlock} {
+		n, err := free(ctx, c.backend(), k)
+		if err != nil {
+			return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+		}
+		removed = removed || n > 0
 	}
-	readers, err := c.rwForceUnlock(ctx, c.backend(), k)
-	if err != nil {
-		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
-	}
-	return removed || n > 0 || readers > 0, nil
+	return removed, nil
 }
 
 // rwForceUnlock runs rw.forceunlock@1: it removes every live read hold of

@@ -21,28 +21,15 @@ func TestSuiteForceUnlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make(chan *locks.Lease, 1)
-		failed := make(chan error, 1)
-		go func() {
-			l, err := mutex(t, waiter, "batch", locks.WithTTL(time.Minute)).Lock(ctx)
-			if err != nil {
-				failed <- err
-				return
-			}
-			got <- l
-		}()
+		m := mutex(t, waiter, "batch", locks.WithTTL(time.Minute))
+		waited := inBackground(t, "the waiter", func() (*locks.Lease, error) { return m.Lock(ctx) })
 		// The waiter may not have subscribed yet; force-unlocking before it
 		// does is fine too (its next attempt finds the lock free).
 		removed, err := operator.ForceUnlock(ctx, "batch")
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
-		var next *locks.Lease
-		select {
-		case next = <-got:
-		case err := <-failed:
-			t.Fatalf("waiter: %v", err)
-		}
+		next := waited()
 		if next.Token() <= old.Token() {
 			t.Fatalf("token after a force unlock %d <= old token %d", next.Token(), old.Token())
 		}
@@ -96,16 +83,7 @@ func TestSuiteForceUnlockSemaphore(t *testing.T) {
 		}
 		runs := new(atomic.Int64)
 		waiter := semaphore(t, counted(t, f, "sem.acquire", runs, opts...), "workers", 2)
-		got := make(chan *locks.Lease, 1)
-		failed := make(chan error, 1)
-		go func() {
-			l, err := waiter.Acquire(ctx, 2)
-			if err != nil {
-				failed <- err
-				return
-			}
-			got <- l
-		}()
+		waited := inBackground(t, "the queued Acquire after ForceUnlock", func() (*locks.Lease, error) { return waiter.Acquire(ctx, 2) })
 		// Queued once it looked again after subscribing to its wake-ups, so
 		// only a wake-up can make it look before the test's bound.
 		poll(t, "the Acquire queues", 10*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
@@ -115,12 +93,7 @@ func TestSuiteForceUnlockSemaphore(t *testing.T) {
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
-		var next *locks.Lease
-		select {
-		case next = <-got:
-		case err := <-failed:
-			t.Fatalf("the queued Acquire after ForceUnlock: %v", err)
-		}
+		next := waited()
 		if next.Token() <= second.Token() {
 			t.Fatalf("token after a force unlock %d <= old token %d", next.Token(), second.Token())
 		}
@@ -220,30 +193,37 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 
 // waitingWriter starts a Lock of the RWMutex name on a Client of its own
 // and returns once the writer waits (it looked again after subscribing to
-// its wake-ups). next returns the writer's lease, failing the test if the
-// Lock failed (its ctx ended first, say).
+// its wake-ups); next is as inBackground's.
 func waitingWriter(ctx context.Context, t *testing.T, f fixture, name string, opts ...locks.Option) (next func() *locks.Lease) {
 	t.Helper()
 	runs := new(atomic.Int64)
 	writer := rwmutex(t, counted(t, f, "rw.lock", runs, opts...), name)
+	next = inBackground(t, "the waiting writer after ForceUnlock", func() (*locks.Lease, error) { return writer.Lock(ctx) })
+	poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+	return next
+}
+
+// inBackground runs acquire on a goroutine of its own; next waits for its
+// lease, failing the test with what's error if acquire failed (its ctx
+// ended first, say).
+func inBackground(t *testing.T, what string, acquire func() (*locks.Lease, error)) (next func() *locks.Lease) {
 	got := make(chan *locks.Lease, 1)
 	failed := make(chan error, 1)
 	go func() {
-		l, err := writer.Lock(ctx)
+		l, err := acquire()
 		if err != nil {
 			failed <- err
 			return
 		}
 		got <- l
 	}()
-	poll(t, "the writer waits", 5*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
 	return func() *locks.Lease {
 		t.Helper()
 		select {
 		case l := <-got:
 			return l
 		case err := <-failed:
-			t.Fatalf("the waiting writer after ForceUnlock: %v", err)
+			t.Fatalf("%s: %v", what, err)
 			return nil
 		}
 	}

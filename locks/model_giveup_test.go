@@ -102,17 +102,6 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
 	rw := rwScripts{rlock: rlock, runlock: runlock, wlock: wlock, wunlock: release, v2: true}
-	rwHeld := func(v *explore.View) string {
-		switch {
-		case mcHashOwner(v, "{m}") == "a":
-			return "a holds the write lock"
-		case mcLiveMember(v, "{m}:readers", "a"):
-			return "a holds a read lock"
-		case mcLiveMember(v, "{m}:wwait", "a"):
-			return "a waits as a writer, holding readers back"
-		}
-		return ""
-	}
 	sem := semScripts{acquire: semAcquire, release: semRelease, v2: true}
 	g := []string{"{g}:a", "{g}:b"}
 	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
@@ -126,7 +115,7 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 			undo: []explore.Step{{Label: "give up", Script: runlock, Keys: rw.runlockKeys(),
 				Args: []any{"a", "{m}:released", "PUBLISH", mcGiveUpAttempt, goneTTL}}},
 			rival:    mcWriter("b", rw),
-			leftover: rwHeld},
+			leftover: mcRWHeld},
 		{name: "rw.lock@3", record: record,
 			late: explore.Step{Label: "lock arrives", Script: wlock, Keys: rw.keys(),
 				Args: []any{"a", mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "", mcGiveUpAttempt}},
@@ -135,7 +124,7 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				{Label: "leave", Script: leave, Keys: mcRWKeys[3:4], Args: []any{"a", "{m}:released", "PUBLISH"}},
 			},
 			rival:    mcReader("b", rw),
-			leftover: rwHeld},
+			leftover: mcRWHeld},
 		{name: "sem.acquire@4", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: semAcquire, Keys: sem.keys(),
 				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt}},
@@ -203,4 +192,18 @@ func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
 	broken.undo = append([]explore.Step(nil), k.undo...)
 	broken.undo[0].Script = mcBreak(t, k.undo[0].Script, k.record, "-- not recorded")
 	mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
+}
+
+// mcRWHeld is what a given-up RWMutex attempt of owner "a" may have left
+// on the lock "{m}" ("" for nothing).
+func mcRWHeld(v *explore.View) string {
+	switch {
+	case mcHashOwner(v, "{m}") == "a":
+		return "a holds the write lock"
+	case mcLiveMember(v, "{m}:readers", "a"):
+		return "a holds a read lock"
+	case mcLiveMember(v, "{m}:wwait", "a"):
+		return "a waits as a writer, holding readers back"
+	}
+	return ""
 }

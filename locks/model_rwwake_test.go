@@ -17,13 +17,8 @@ func mcGiveUpRWv4(t *testing.T) []mcGiveUpKind {
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
 	held := func(v *explore.View) string {
-		switch {
-		case mcHashOwner(v, "{m}") == "a":
-			return "a holds the write lock"
-		case mcLiveMember(v, "{m}:readers", "a"):
-			return "a holds a read lock"
-		case mcLiveMember(v, "{m}:wwait", "a"):
-			return "a waits as a writer, holding readers back"
+		if h := mcRWHeld(v); h != "" {
+			return h
 		}
 		if d, ok := v.Key("{m}:wclients"); ok {
 			if _, found := d.Value.(map[string]string)["a"]; found {
