@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-redsync/redsync/v4"
@@ -90,12 +91,23 @@ func (q *rsyncQuorum) Close() {
 	}
 }
 
+// Interleaving is what an interleaved measurement found.
+type Interleaving struct {
+	// Rates holds each locker's rate over its slices together.
+	Rates []float64
+	// Rounds[i][r] is locker i's rate in round r (0 once it had failed).
+	// Within a round the lockers ran back to back, so the ratio of two
+	// lockers in one round compares neighbours in time; the spread of
+	// those ratios shows how much of a difference is the machine's noise.
+	Rounds [][]float64
+	// Errs holds each locker's first error; it sat out the rounds after it.
+	Errs []error
+}
+
 // Interleaved measures workload (i), uncontended pairs/s, for several lockers
 // in alternating slices of per each, rounds times, so that load from other
-// processes on a shared machine falls on all of them alike. It returns one
-// rate per locker, over its slices together, and the first error of each
-// (a locker that failed sits out the remaining rounds).
-func Interleaved(ctx context.Context, lockers []Locker, name string, rounds int, per time.Duration) ([]float64, []error, error) {
+// processes on a shared machine falls on all of them alike.
+func Interleaved(ctx context.Context, lockers []Locker, name string, rounds int, per time.Duration) (Interleaving, error) {
 	return Interleave(lockers, rounds, per, func(l Locker, i int, d time.Duration) (float64, error) {
 		return Uncontended(ctx, l, fmt.Sprintf("%s:%d", name, i), d)
 	})
@@ -103,42 +115,69 @@ func Interleaved(ctx context.Context, lockers []Locker, name string, rounds int,
 
 // InterleavedParallel is workload (iii), goroutines each on its own lock,
 // measured like Interleaved.
-func InterleavedParallel(ctx context.Context, lockers []Locker, prefix string, goroutines, rounds int, per time.Duration) ([]float64, []error, error) {
+func InterleavedParallel(ctx context.Context, lockers []Locker, prefix string, goroutines, rounds int, per time.Duration) (Interleaving, error) {
 	return Interleave(lockers, rounds, per, func(l Locker, i int, d time.Duration) (float64, error) {
 		return Parallel(ctx, l, fmt.Sprintf("%s:%d", prefix, i), goroutines, d)
 	})
 }
 
 // Interleave runs measure (a rate) for each locker in turn, for per each,
-// rounds times, and returns each locker's rate over its slices together and
-// each locker's first error; the last result is for bad arguments.
-func Interleave(lockers []Locker, rounds int, per time.Duration, measure func(l Locker, i int, d time.Duration) (float64, error)) ([]float64, []error, error) {
+// rounds times; the error is for bad arguments.
+func Interleave(lockers []Locker, rounds int, per time.Duration, measure func(l Locker, i int, d time.Duration) (float64, error)) (Interleaving, error) {
 	if rounds <= 0 || per <= 0 {
-		return nil, nil, fmt.Errorf("lockbench: interleaving needs rounds > 0 and per > 0 (got %d, %v)", rounds, per)
+		return Interleaving{}, fmt.Errorf("lockbench: interleaving needs rounds > 0 and per > 0 (got %d, %v)", rounds, per)
 	}
-	events := make([]float64, len(lockers))
+	res := Interleaving{Rates: make([]float64, len(lockers)), Rounds: make([][]float64, len(lockers)), Errs: make([]error, len(lockers))}
 	secs := make([]float64, len(lockers))
-	errs := make([]error, len(lockers))
-	for range rounds {
+	for i := range lockers {
+		res.Rounds[i] = make([]float64, rounds)
+	}
+	for r := range rounds {
 		for i, l := range lockers {
-			if errs[i] != nil {
+			if res.Errs[i] != nil {
 				continue
 			}
 			start := time.Now()
 			rate, err := measure(l, i, per)
 			if err != nil {
-				errs[i] = err
+				res.Errs[i] = err
 				continue
 			}
 			s := time.Since(start).Seconds()
-			events[i] += rate * s
+			res.Rates[i] += rate * s
+			res.Rounds[i][r] = rate
 			secs[i] += s
 		}
 	}
-	for i := range events {
+	for i := range res.Rates {
 		if secs[i] > 0 {
-			events[i] /= secs[i]
+			res.Rates[i] /= secs[i]
 		}
 	}
-	return events, errs, nil
+	return res, nil
+}
+
+// RoundRatios returns a[r]/b[r] for every round r in which both ran.
+func RoundRatios(a, b []float64) []float64 {
+	var out []float64
+	for r := range min(len(a), len(b)) {
+		if a[r] > 0 && b[r] > 0 {
+			out = append(out, a[r]/b[r])
+		}
+	}
+	return out
+}
+
+// Spread returns the median, the lowest and the highest of xs (zeros when
+// xs is empty).
+func Spread(xs []float64) (median, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	median = s[len(s)/2]
+	if len(s)%2 == 0 {
+		median = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return median, s[0], s[len(s)-1]
 }

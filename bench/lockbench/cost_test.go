@@ -2,6 +2,7 @@ package lockbench
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,16 +28,19 @@ func TestQuorumInterleaved(t *testing.T) {
 		defer l.Close()
 		lockers = append(lockers, l)
 	}
-	rates, errs, err := Interleaved(context.Background(), lockers, "t:q", 2, 50*time.Millisecond)
+	got, err := Interleaved(context.Background(), lockers, "t:q", 2, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range rates {
-		if r <= 0 || errs[i] != nil {
-			t.Errorf("%s: %v pairs/s, %v", QuorumContenders()[i].Name, r, errs[i])
+	for i, r := range got.Rates {
+		if r <= 0 || got.Errs[i] != nil {
+			t.Errorf("%s: %v pairs/s, %v", QuorumContenders()[i].Name, r, got.Errs[i])
+		}
+		if len(got.Rounds[i]) != 2 || got.Rounds[i][0] <= 0 || got.Rounds[i][1] <= 0 {
+			t.Errorf("%s: per-round rates %v, want two positive rates", QuorumContenders()[i].Name, got.Rounds[i])
 		}
 	}
-	if _, _, err := Interleaved(context.Background(), lockers, "t:q", 0, time.Millisecond); err == nil {
+	if _, err := Interleaved(context.Background(), lockers, "t:q", 0, time.Millisecond); err == nil {
 		t.Error("0 rounds accepted")
 	}
 }
@@ -70,5 +74,23 @@ func TestReplicaContenders(t *testing.T) {
 		if err != nil || rate <= 0 {
 			t.Fatalf("%s on the primary: %v, %v", c.Name, rate, err)
 		}
+	}
+}
+
+// A round in which either locker had failed (rate 0) gives no ratio; the
+// median of an even count is the mean of the middle two.
+func TestRoundRatiosAndSpread(t *testing.T) {
+	ratios := RoundRatios([]float64{10, 9, 0, 12, 8}, []float64{10, 10, 10, 0, 4})
+	if want := []float64{1, 0.9, 2}; !slices.Equal(ratios, want) {
+		t.Fatalf("RoundRatios = %v, want %v", ratios, want)
+	}
+	if m, lo, hi := Spread(ratios); m != 1 || lo != 0.9 || hi != 2 {
+		t.Errorf("Spread(%v) = %v, %v, %v; want 1, 0.9, 2", ratios, m, lo, hi)
+	}
+	if m, _, _ := Spread([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median of 1..4 = %v, want 2.5", m)
+	}
+	if m, lo, hi := Spread(nil); m != 0 || lo != 0 || hi != 0 {
+		t.Errorf("Spread(nil) = %v, %v, %v; want zeros", m, lo, hi)
 	}
 }

@@ -128,8 +128,10 @@ func run(cfg config, only string) error {
 type sharedRow struct {
 	Name, Settings        string
 	Uncontended, Parallel float64
-	Contended             *lockbench.ContendedResult
-	Errs                  []string
+	// The same rates per interleaved round, for the per-round ratios.
+	UncontendedRounds, ParallelRounds []float64 `json:",omitempty"`
+	Contended                         *lockbench.ContendedResult
+	Errs                              []string
 }
 
 // procRow is one contender in separate processes.
@@ -174,27 +176,27 @@ func runShared(ctx context.Context, cfg config, contenders []lockbench.Contender
 		idx = append(idx, i)
 	}
 	fmt.Fprintf(os.Stderr, "running (i) uncontended, interleaved, %v in all per contender...\n", cfg.dur)
-	rates, errs, err := lockbench.Interleaved(ctx, lockers, "bench:u", max(1, int(cfg.dur/uncontendedSlice)), uncontendedSlice)
+	got, err := lockbench.Interleaved(ctx, lockers, "bench:u", max(1, int(cfg.dur/uncontendedSlice)), uncontendedSlice)
 	for k, i := range idx {
 		if err != nil {
 			rows[i].Errs = append(rows[i].Errs, "(i): "+err.Error())
 			continue
 		}
-		rows[i].Uncontended = rates[k]
-		if errs[k] != nil {
-			rows[i].Errs = append(rows[i].Errs, "(i): "+errs[k].Error())
+		rows[i].Uncontended, rows[i].UncontendedRounds = got.Rates[k], got.Rounds[k]
+		if got.Errs[k] != nil {
+			rows[i].Errs = append(rows[i].Errs, "(i): "+got.Errs[k].Error())
 		}
 	}
 	fmt.Fprintf(os.Stderr, "running (iii) 64 goroutines on 64 locks, interleaved, %v in all per contender...\n", cfg.dur)
-	rates, errs, err = lockbench.InterleavedParallel(ctx, lockers, "bench:p", 64, max(1, int(cfg.dur/parallelSlice)), parallelSlice)
+	got, err = lockbench.InterleavedParallel(ctx, lockers, "bench:p", 64, max(1, int(cfg.dur/parallelSlice)), parallelSlice)
 	for k, i := range idx {
 		if err != nil {
 			rows[i].Errs = append(rows[i].Errs, "(iii): "+err.Error())
 			continue
 		}
-		rows[i].Parallel = rates[k]
-		if errs[k] != nil {
-			rows[i].Errs = append(rows[i].Errs, "(iii): "+errs[k].Error())
+		rows[i].Parallel, rows[i].ParallelRounds = got.Rates[k], got.Rounds[k]
+		if got.Errs[k] != nil {
+			rows[i].Errs = append(rows[i].Errs, "(iii): "+got.Errs[k].Error())
 		}
 	}
 	for k, i := range idx {
@@ -258,7 +260,9 @@ func renderSaved(path string) error {
 type costRow struct {
 	Comparison, Name, Baseline string
 	Rate, BaseRate, Target     float64
-	Err                        string
+	// The same rates per interleaved round, for the per-round ratios.
+	RateRounds, BaseRounds []float64 `json:",omitempty"`
+	Err                    string
 }
 
 // runCost measures the cost rows of issue 10 on servers started here: a
@@ -278,17 +282,18 @@ func runCost(ctx context.Context, cfg config) []costRow {
 				l.Close()
 			}
 		}()
-		rates, errs, err := lockbench.Interleaved(ctx, lockers, "bench:cost", rounds, uncontendedSlice)
+		got, err := lockbench.Interleaved(ctx, lockers, "bench:cost", rounds, uncontendedSlice)
 		if err == nil {
-			err = errors.Join(errs...)
+			err = errors.Join(got.Errs...)
 		}
 		if err != nil {
 			row.Err = err.Error()
 			fmt.Fprintln(os.Stderr, "  error:", err)
 			return row
 		}
-		row.BaseRate, row.Rate = rates[0], rates[1]
-		fmt.Fprintf(os.Stderr, "  %s %.0f pairs/s, %s %.0f pairs/s: %.2f× (target ≥ %.1f×)\n", row.Name, row.Rate, row.Baseline, row.BaseRate, row.Rate/row.BaseRate, row.Target)
+		row.BaseRate, row.Rate = got.Rates[0], got.Rates[1]
+		row.BaseRounds, row.RateRounds = got.Rounds[0], got.Rounds[1]
+		fmt.Fprintf(os.Stderr, "  %s %.0f pairs/s, %s %.0f pairs/s: %.2f× (per round %s; target ≥ %.1f×)\n", row.Name, row.Rate, row.Baseline, row.BaseRate, row.Rate/row.BaseRate, spread(row.RateRounds, row.BaseRounds), row.Target)
 		return row
 	}
 	var rows []costRow

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/redlua/redlua/bench/lockbench"
 	"io"
 	"strings"
 	"time"
@@ -32,6 +33,17 @@ func ratio(v, base float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f×", v/base)
+}
+
+// spread is the per-round ratio of a to b: the median and the range over
+// the rounds in which both ran, or "-" for a report without rounds.
+func spread(a, b []float64) string {
+	ratios := lockbench.RoundRatios(a, b)
+	if len(ratios) == 0 {
+		return "-"
+	}
+	median, lo, hi := lockbench.Spread(ratios)
+	return fmt.Sprintf("%.2f× (%.2f–%.2f, %d rounds)", median, lo, hi, len(ratios))
 }
 
 func (rep report) print(w io.Writer) {
@@ -131,6 +143,22 @@ func (rep report) print(w io.Writer) {
 				ratio(u, base["redsync"]), rate(r, "(iii)", r.Parallel), ratio(p, par["raw"]), ratio(p, par["rueidislock"]))
 		}
 		fmt.Fprintln(w)
+		rounds := map[string]sharedRow{}
+		for _, r := range rep.Shared {
+			rounds[r.Name] = r
+		}
+		if raw, rueidis := rounds["raw"], rounds["rueidislock"]; len(raw.UncontendedRounds) > 0 || len(rueidis.ParallelRounds) > 0 {
+			fmt.Fprintln(w, "Per round (each round runs every contender once, back to back, so a ratio within a round compares neighbours in time): median (lowest–highest).")
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "| contender | (i) vs raw, per round | (iii) vs rueidislock, per round |")
+			fmt.Fprintln(w, "|---|---:|---:|")
+			for _, r := range rep.Shared {
+				if strings.HasPrefix(r.Name, "redlua") {
+					fmt.Fprintf(w, "| %s | %s | %s |\n", r.Name, spread(r.UncontendedRounds, raw.UncontendedRounds), spread(r.ParallelRounds, rueidis.ParallelRounds))
+				}
+			}
+			fmt.Fprintln(w)
+		}
 		for _, r := range rep.Shared {
 			fmt.Fprintf(w, "- %s: %s\n", r.Name, r.Settings)
 		}
@@ -151,14 +179,14 @@ func (rep report) print(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Cost of the safer modes, (i) uncontended Lock+Unlock pairs/s, interleaved with the baseline in one process:")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| comparison | redlua mode | pairs/s | baseline | pairs/s | ratio | target |")
-		fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|")
+		fmt.Fprintln(w, "| comparison | redlua mode | pairs/s | baseline | pairs/s | ratio | per round: median (lowest–highest) | target |")
+		fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|")
 		for _, r := range rep.Cost {
 			if r.Err != "" {
-				fmt.Fprintf(w, "| %s | %s | error: %s | %s | | | ≥ %.1f× |\n", r.Comparison, r.Name, r.Err, r.Baseline, r.Target)
+				fmt.Fprintf(w, "| %s | %s | error: %s | %s | | | | ≥ %.1f× |\n", r.Comparison, r.Name, r.Err, r.Baseline, r.Target)
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %.0f | %s | ≥ %.1f× |\n", r.Comparison, r.Name, r.Rate, r.Baseline, r.BaseRate, ratio(r.Rate, r.BaseRate), r.Target)
+			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %.0f | %s | %s | ≥ %.1f× |\n", r.Comparison, r.Name, r.Rate, r.Baseline, r.BaseRate, ratio(r.Rate, r.BaseRate), spread(r.RateRounds, r.BaseRounds), r.Target)
 		}
 	}
 	if rep.RW != nil {
