@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
 )
 
 // defaultAddr is where redlua connects without --url, --addr or $REDIS_URL.
@@ -22,6 +24,8 @@ type connFlags struct {
 	db                        int
 	tls, skipVerify           bool
 	dialTimeout               time.Duration
+	sentinel                  string // --sentinel: the primary's name at the Sentinels in --addr
+	quorum                    bool   // --quorum (lock only): --addr lists independent primaries
 
 	set    map[string]bool // flags given explicitly
 	getenv func(string) string
@@ -37,7 +41,13 @@ func addConnFlags(fs *flag.FlagSet, getenv func(string) string) *connFlags {
 	fs.BoolVar(&c.tls, "tls", false, "connect with TLS")
 	fs.BoolVar(&c.skipVerify, "tls-skip-verify", false, "do not verify the server's certificate (tests only)")
 	fs.DurationVar(&c.dialTimeout, "dial-timeout", 5*time.Second, "how long to try to connect")
+	fs.StringVar(&c.sentinel, "sentinel", "", "connect through Redis Sentinel to the primary it monitors as this name; --addr lists the Sentinels (comma-separated)")
 	return c
+}
+
+// addQuorumFlag adds --quorum, for the commands that can run on a quorum.
+func (c *connFlags) addQuorumFlag(fs *flag.FlagSet) {
+	fs.BoolVar(&c.quorum, "quorum", false, "Redlock: --addr lists independent primaries (at least 3, comma-separated) and the lock needs a majority of them; inspect and unlock --force work per server (--addr HOST:PORT)")
 }
 
 // parsed records which flags were given, once fs.Parse has run.
@@ -57,6 +67,12 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	}
 	if c.db < 0 {
 		return nil, "", usageErrorf("--db %d must be 0 or more", c.db)
+	}
+	if c.set["sentinel"] && c.sentinel == "" {
+		return nil, "", usageErrorf("--sentinel needs the name the Sentinels monitor the primary under, such as --sentinel mymaster")
+	}
+	if c.sentinel != "" && (c.set["url"] || c.addr == "") {
+		return nil, "", usageErrorf("--sentinel takes the Sentinels' addresses from --addr (host:port, comma-separated), not from a URL")
 	}
 	password := c.password
 	if !c.set["password"] {
@@ -89,11 +105,15 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	if addr == "" {
 		addr = defaultAddr
 	}
-	addrs := strings.Split(addr, ",")
-	for _, a := range addrs {
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			return nil, "", usageErrorf("--addr %q is not host:port", a)
-		}
+	addrs, err := c.addrs(addr)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.sentinel != "" {
+		opts := &redis.FailoverOptions{MasterName: c.sentinel, SentinelAddrs: addrs, Username: c.user, Password: password,
+			DB: c.db, DialTimeout: c.dialTimeout}
+		c.applyTLS(&opts.TLSConfig, addrs[0])
+		return redis.NewFailoverClient(opts), fmt.Sprintf("the primary %q of the Sentinels at %s", c.sentinel, addr), nil
 	}
 	if len(addrs) > 1 {
 		if c.db != 0 {
@@ -106,6 +126,55 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	opts := &redis.Options{Addr: addr, Username: c.user, Password: password, DB: c.db, DialTimeout: c.dialTimeout}
 	c.applyTLS(&opts.TLSConfig, addr)
 	return redis.NewClient(opts), addr, nil
+}
+
+// addrs splits --addr and checks every address.
+func (c *connFlags) addrs(addr string) ([]string, error) {
+	addrs := strings.Split(addr, ",")
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return nil, usageErrorf("--addr %q is not host:port", a)
+		}
+	}
+	return addrs, nil
+}
+
+// quorumClients builds one client per primary --addr lists, with the
+// fail-fast settings locks.NewQuorum asks for: a dead server must cost a
+// round little, and a restarted one must be tried again soon.
+func (c *connFlags) quorumClients() ([]redis.UniversalClient, []string, error) {
+	switch {
+	case c.set["url"]:
+		return nil, nil, usageErrorf("--quorum takes the primaries from --addr, not --url")
+	case c.sentinel != "":
+		return nil, nil, usageErrorf("--quorum and --sentinel exclude each other: a quorum is of independent primaries")
+	case c.dialTimeout <= 0:
+		return nil, nil, usageErrorf("--dial-timeout %v must be positive, such as 5s", c.dialTimeout)
+	case c.db < 0:
+		return nil, nil, usageErrorf("--db %d must be 0 or more", c.db)
+	}
+	if c.addr == "" {
+		return nil, nil, usageErrorf("--quorum needs --addr with at least 3 independent primaries (host:port, comma-separated)")
+	}
+	addrs, err := c.addrs(c.addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(addrs) < 3 {
+		return nil, nil, usageErrorf("--quorum needs at least 3 independent primaries in --addr (comma-separated), got %d", len(addrs))
+	}
+	password := c.password
+	if !c.set["password"] {
+		password = c.getenv("REDISCLI_AUTH")
+	}
+	clients := make([]redis.UniversalClient, len(addrs))
+	for i, a := range addrs {
+		opts := &redis.Options{Addr: a, Username: c.user, Password: password, DB: c.db, DialTimeout: c.dialTimeout,
+			DialerRetries: 1, MaxRetries: 1, MinRetryBackoff: time.Millisecond, MaxRetryBackoff: 5 * time.Millisecond}
+		c.applyTLS(&opts.TLSConfig, a)
+		clients[i] = redis.NewClient(opts)
+	}
+	return clients, addrs, nil
 }
 
 func (c *connFlags) urlSource() string {
@@ -154,4 +223,56 @@ func (c *connFlags) connect(ctx context.Context) (redis.UniversalClient, error) 
 		return nil, unavailable(fmt.Errorf("cannot reach the server at %s: %w", addr, err))
 	}
 	return client, nil
+}
+
+// lockClient connects and returns a locks.Client on the connection, or on
+// the quorum --quorum names; opts become the Client's defaults.
+func lockClient(ctx context.Context, c *command, opts ...locks.Option) (*locks.Client, func(), error) {
+	if c.conn.quorum {
+		return quorumClient(ctx, c.conn, opts)
+	}
+	client, err := c.conn.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	lc, err := locks.New(client, opts...)
+	if err != nil {
+		client.Close()
+		return nil, nil, unavailable(err)
+	}
+	return lc, func() { lc.Close(); client.Close() }, nil
+}
+
+// quorumClient connects to the primaries of --quorum. A minority may be
+// down (the quorum exists for that); when a majority does not answer, the
+// lock could not be taken, and that is reported as a connection failure.
+func quorumClient(ctx context.Context, c *connFlags, opts []locks.Option) (*locks.Client, func(), error) {
+	clients, addrs, err := c.quorumClients()
+	if err != nil {
+		return nil, nil, err
+	}
+	closeClients := func() {
+		for _, rc := range clients {
+			rc.Close()
+		}
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, c.dialTimeout+time.Second)
+	defer cancel()
+	var down []error
+	for i, rc := range clients {
+		if err := rc.Ping(pingCtx).Err(); err != nil {
+			down = append(down, fmt.Errorf("%s: %w", addrs[i], err))
+		}
+	}
+	if need := len(clients)/2 + 1; len(clients)-len(down) < need {
+		closeClients()
+		return nil, nil, unavailable(fmt.Errorf("cannot reach a majority of the %d primaries (%d needed, %d answered): %w",
+			len(clients), need, len(clients)-len(down), errors.Join(down...)))
+	}
+	lc, err := locks.NewQuorum(clients, opts...)
+	if err != nil {
+		closeClients()
+		return nil, nil, unavailable(err)
+	}
+	return lc, func() { lc.Close(); closeClients() }, nil
 }

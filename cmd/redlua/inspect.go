@@ -286,20 +286,6 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	return nil
 }
 
-// lockClient connects and returns a locks.Client on the connection.
-func lockClient(ctx context.Context, c *command) (*locks.Client, func(), error) {
-	client, err := c.conn.connect(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	lc, err := locks.New(client)
-	if err != nil {
-		client.Close()
-		return nil, nil, unavailable(err)
-	}
-	return lc, func() { lc.Close(); client.Close() }, nil
-}
-
 // checkNames rejects bad lock names (exit 2) before any is touched.
 func checkNames(lc *locks.Client, names []string) error {
 	for _, name := range names {

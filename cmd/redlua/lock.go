@@ -28,6 +28,8 @@ type lockFlags struct {
 	ttl, timeout, grace, waiterTTL time.Duration
 	wait, noWait, fair, verbose    bool
 	label                          string
+	replicas                       int
+	replicaTimeout                 time.Duration
 }
 
 func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
@@ -42,6 +44,9 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 	c.fs.StringVar(&f.label, "label", "", "holder label that 'redlua inspect' shows (default: redlua lock CMD)")
 	c.fs.DurationVar(&f.grace, "grace", 10*time.Second, "after a lost lease, how long CMD gets between SIGTERM and SIGKILL")
 	c.fs.BoolVar(&f.verbose, "v", false, "report the acquisition and release on stderr")
+	c.fs.IntVar(&f.replicas, "replicas", 0, "wait until this many replicas acknowledged the acquisition and every renewal, so a failover keeps the lock (0: do not wait)")
+	c.fs.DurationVar(&f.replicaTimeout, "replica-timeout", time.Second, "with --replicas: how long to wait for them; fewer in time undo the acquisition (exit 69) or fail the renewal")
+	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
@@ -65,6 +70,18 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 		return usageErrorf("lock: -n (do not wait) and --timeout exclude each other")
 	case !f.wait && f.timeout > 0:
 		return usageErrorf("lock: --wait=false and --timeout exclude each other")
+	case f.replicas < 0:
+		return usageErrorf("lock: --replicas %d must be 0 (do not wait) or more", f.replicas)
+	case f.replicas > 0 && f.replicaTimeout <= 0:
+		return usageErrorf("lock: --replica-timeout %v must be positive, such as 1s", f.replicaTimeout)
+	case c.conn.set["replica-timeout"] && f.replicas == 0:
+		return usageErrorf("lock: --replica-timeout applies only with --replicas N")
+	case f.replicas > 0 && c.conn.quorum:
+		return usageErrorf("lock: --replicas and --quorum exclude each other: a quorum of independent primaries replaces replicas")
+	case f.fair && c.conn.quorum:
+		return usageErrorf("lock: --fair does not apply to --quorum: a fair queue would need one order agreed by all primaries")
+	case c.conn.set["waiter-ttl"] && c.conn.quorum:
+		return usageErrorf("lock: --waiter-ttl does not apply to --quorum: waiters on a quorum do not queue")
 	}
 	if f.noWait {
 		f.wait = false
@@ -76,22 +93,23 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 		}
 	}
 	opts := []locks.Option{locks.WithTTL(f.ttl), locks.WithWatchdog(locks.DefaultRenewFraction), locks.WithLabel(f.label)}
-	if f.fair {
+	switch {
+	case c.conn.quorum: // waiters on a quorum do not queue
+	case f.fair:
 		opts = append(opts, locks.WithFair(f.waiterTTL))
-	} else {
+	default:
 		opts = append(opts, locks.WithWaiterTTL(f.waiterTTL))
 	}
 
-	client, err := c.conn.connect(ctx)
+	var clientOpts []locks.Option
+	if f.replicas > 0 {
+		clientOpts = append(clientOpts, locks.WithReplicas(f.replicas, f.replicaTimeout))
+	}
+	lc, closeAll, err := lockClient(ctx, c, clientOpts...)
 	if err != nil {
 		return err
 	}
-	defer client.Close()
-	lc, err := locks.New(client)
-	if err != nil {
-		return unavailable(err)
-	}
-	defer lc.Close()
+	defer closeAll()
 	m, err := lc.Mutex(name, opts...)
 	if err != nil {
 		return exitWith(exitUsage, err) // a bad name or option value

@@ -27,7 +27,16 @@
 // redis://user:password@host:port/db, or rediss:// for TLS), or --addr
 // (comma-separated addresses make a cluster client), --user, --password
 // (default $REDISCLI_AUTH, as redis-cli), --db, --tls, --tls-skip-verify,
-// --dial-timeout. Without any, redlua connects to 127.0.0.1:6379.
+// --dial-timeout, and --sentinel NAME (then --addr lists the Sentinels and
+// redlua connects to the primary they monitor as NAME). Without any, redlua
+// connects to 127.0.0.1:6379.
+//
+// For a primary that can fail over, lock takes --replicas N: the
+// acquisition and every renewal wait until N replicas acknowledged them
+// (--replica-timeout, 1s), and an acquisition they did not confirm in time
+// is undone (exit 69). --quorum makes lock a Redlock over the independent
+// primaries --addr lists: a majority must grant it; inspect and unlock
+// --force work on one server at a time.
 //
 // Exit codes:
 //
@@ -82,7 +91,9 @@ usage:
   redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
 
 Connection (every command): --url (default $REDIS_URL), --addr, --user,
---password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout.
+--password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout,
+--sentinel NAME (--addr lists the Sentinels). lock also takes --replicas N and
+--quorum (--addr lists independent primaries).
 'redlua COMMAND --help' lists a command's flags.
 
 exit codes: 0 ok (lock: CMD's status), 1 check failed, 2 usage, 69 server

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -148,11 +149,22 @@ func TestConnectionOptions(t *testing.T) {
 	} else if _, ok := c.(*redis.ClusterClient); !ok {
 		t.Fatalf("two addresses gave a %T, want a cluster client", c)
 	}
+	c, err = client(map[string]string{"REDIS_URL": "redis://ignored:1", "REDISCLI_AUTH": "pw"}, "--sentinel", "mymaster", "--addr", "s1:26379,s2:26379", "--db", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := opts(c); o.Addr != "FailoverClient" || o.Password != "pw" || o.DB != 4 {
+		t.Fatalf("--sentinel: want a Sentinel failover client with the password and db, got %+v", o)
+	}
 	for _, tc := range []struct {
 		env  map[string]string
 		args []string
 		want string
 	}{
+		{nil, []string{"--sentinel", "m"}, "--sentinel takes the Sentinels' addresses from --addr"},
+		{map[string]string{"REDIS_URL": "redis://h:1"}, []string{"--sentinel", "m"}, "--sentinel takes"},
+		{nil, []string{"--sentinel", "m", "--url", "redis://h:1"}, "--sentinel takes"},
+		{nil, []string{"--sentinel", "", "--addr", "h:1"}, "--sentinel needs the name"},
 		{nil, []string{"--url", "redis://h:1", "--addr", "h:2"}, "not both"},
 		{nil, []string{"--addr", "nohost"}, "host:port"},
 		{nil, []string{"--addr", "a:1,b:2", "--db", "1"}, "cluster"},
@@ -199,4 +211,48 @@ func embeddedCount(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(reg.Scripts())
+}
+
+// --quorum: one client per primary, with the fail-fast settings NewQuorum
+// asks for, and clear refusals of what a quorum cannot be.
+func TestQuorumConnectionOptions(t *testing.T) {
+	clients := func(args ...string) ([]redis.UniversalClient, error) {
+		c := newCommand("test", "", func(string) string { return "" })
+		c.conn.addQuorumFlag(c.fs)
+		if err := c.parse(args, &bytes.Buffer{}); err != nil {
+			return nil, err
+		}
+		cls, _, err := c.conn.quorumClients()
+		for _, cl := range cls {
+			t.Cleanup(func() { cl.Close() })
+		}
+		return cls, err
+	}
+	cls, err := clients("--quorum", "--addr", "a:1,b:2,c:3", "--password", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cls) != 3 {
+		t.Fatalf("%d clients, want 3", len(cls))
+	}
+	for i, want := range []string{"a:1", "b:2", "c:3"} {
+		o := cls[i].(*redis.Client).Options()
+		if o.Addr != want || o.Password != "pw" || o.MaxRetries != 1 || o.DialerRetries != 1 || o.MaxRetryBackoff > 5*time.Millisecond {
+			t.Errorf("client %d: %+v, want %s with the password and fail-fast retries", i+1, o, want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--quorum"}, "needs --addr"},
+		{[]string{"--quorum", "--addr", "a:1,b:2"}, "at least 3"},
+		{[]string{"--quorum", "--url", "redis://h:1"}, "not --url"},
+		{[]string{"--quorum", "--addr", "a:1,b:2,c:3", "--sentinel", "m"}, "exclude each other"},
+		{[]string{"--quorum", "--addr", "a:1,b,c:3"}, "host:port"},
+	} {
+		if _, err := clients(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want one naming %q", tc.args, err, tc.want)
+		}
+	}
 }

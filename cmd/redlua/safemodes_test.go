@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redlua/redlua/internal/redistest"
+)
+
+// holding starts `redlua ARGS... NAME -- sh` whose CMD logs its fencing
+// token to dir/log and then runs until dir/stop exists (bounded: 20 s).
+// stop ends it and returns its result.
+func holding(t *testing.T, url, dir string, args ...string) (stop func() result) {
+	t.Helper()
+	log, stopFile := filepath.Join(dir, "log"), filepath.Join(dir, "stop")
+	script := `echo "token $REDLUA_FENCING_TOKEN" >> ` + log + `; i=0; while [ ! -f ` + stopFile + ` ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done`
+	p := start(t, url, append(args, "--", "sh", "-c", script)...)
+	waitForFile(t, log, "token")
+	return func() result {
+		if err := os.WriteFile(stopFile, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p.wait(t)
+	}
+}
+
+// tokens reads the fencing tokens dir/log recorded, in order.
+func tokens(t *testing.T, dir string) []int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		n, err := strconv.ParseInt(strings.TrimPrefix(line, "token "), 10, 64)
+		if err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// lockKeyOn reports whether srv has the lock hash of name.
+func lockKeyOn(t *testing.T, srv *redistest.Server, name string) bool {
+	t.Helper()
+	n, err := srv.Client().Exists(context.Background(), "{"+name+"}").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// `redlua lock --quorum` holds the lock on every primary, refuses a second
+// holder, keeps working with a minority of the primaries down (the first
+// address among them), and fails fast, exit 69, without a majority.
+func TestLockQuorum(t *testing.T) {
+	srvs := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t), redistest.Standalone(t)}
+	addr := srvs[0].Addr + "," + srvs[1].Addr + "," + srvs[2].Addr
+	dir := t.TempDir()
+
+	stop := holding(t, "", dir, "lock", "--quorum", "--addr", addr, "--ttl", "10s", "job")
+	for i, srv := range srvs {
+		if !lockKeyOn(t, srv, "job") {
+			t.Errorf("primary %d (%s) has no hold while the quorum lock is held", i+1, srv.Addr)
+		}
+	}
+	if r := redlua(t, "", "lock", "-n", "--quorum", "--addr", addr, "job", "--", "true"); r.code != exitNotAcquired {
+		t.Errorf("a second holder: exit %d, want %d (not acquired)\n%s", r.code, exitNotAcquired, r.stderr)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("the holder: exit %d\n%s", r.code, r.stderr)
+	}
+
+	srvs[0].Kill()
+	if r := redlua(t, "", "lock", "--quorum", "--addr", addr, "job", "--", "sh", "-c",
+		`echo "token $REDLUA_FENCING_TOKEN" >> `+filepath.Join(dir, "log")); r.code != 0 {
+		t.Fatalf("with the first of 3 primaries down: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	if got := tokens(t, dir); len(got) != 2 || got[1] <= got[0] {
+		t.Errorf("fencing tokens %v, want two, growing", got)
+	}
+
+	srvs[1].Kill()
+	r := redlua(t, "", "lock", "--quorum", "--addr", addr, "job", "--", "true")
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "cannot reach a majority") || !strings.Contains(r.stderr, srvs[1].Addr) {
+		t.Errorf("with 2 of 3 primaries down: exit %d, want %d naming the unreachable primaries\n%s", r.code, exitUnavailable, r.stderr)
+	}
+
+	for _, args := range [][]string{
+		{"--replicas", "1"},
+		{"--fair"},
+		{"--waiter-ttl", "1s"},
+	} {
+		args = append(append([]string{"lock", "--quorum", "--addr", addr}, args...), "job", "--", "true")
+		if r := redlua(t, "", args...); r.code != exitUsage || !strings.Contains(r.stderr, "--quorum") {
+			t.Errorf("%q: exit %d, want %d naming --quorum\n%s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+}
+
+// `redlua lock --replicas 1` takes the lock only once the replica has it:
+// while replication is held up, it exits 69 and leaves no hold behind,
+// where plain mode takes the lock.
+func TestLockReplicas(t *testing.T) {
+	pair := redistest.NewLaggingPair(t)
+	url := serverURL(pair.Primary)
+	if r := redlua(t, url, "lock", "--replicas", "1", "job", "--", "true"); r.code != 0 {
+		t.Fatalf("--replicas 1 with the replica in sync: exit %d\n%s", r.code, r.stderr)
+	}
+
+	pair.Link.Hold()
+	defer pair.Link.Release()
+	r := redlua(t, url, "lock", "--replicas", "1", "--replica-timeout", "300ms", "job", "--", "true")
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "not acknowledged by enough replicas") {
+		t.Fatalf("--replicas 1 with replication held up: exit %d, want %d (not replicated)\n%s", r.code, exitUnavailable, r.stderr)
+	}
+	info, err := testLocks(t, pair.Primary).Inspect(context.Background(), "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Held {
+		t.Errorf("the refused acquisition left a hold: %+v", info)
+	}
+	if r := redlua(t, url, "lock", "job", "--", "true"); r.code != 0 {
+		t.Errorf("plain mode with replication held up: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+
+	for _, args := range [][]string{
+		{"--replicas", "-1"},
+		{"--replicas", "1", "--replica-timeout", "0s"},
+		{"--replica-timeout", "1s"},
+	} {
+		args = append(append([]string{"lock"}, args...), "job", "--", "true")
+		if r := redlua(t, url, args...); r.code != exitUsage || !strings.Contains(r.stderr, "--replica") {
+			t.Errorf("%q: exit %d, want %d naming the flag\n%s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+}
+
+// `redlua lock --sentinel NAME --addr SENTINELS` takes the lock on the
+// primary the Sentinel names, and --replicas 1 through it waits for the
+// replica: held-up replication makes it exit 69. An unknown name exits 69.
+func TestLockThroughSentinel(t *testing.T) {
+	set, pair := redistest.NewLaggingSentinel(t)
+	via := []string{"lock", "--sentinel", set.MasterName, "--addr", set.Sentinel.Addr, "--replicas", "1"}
+	stop := holding(t, "", t.TempDir(), append(via, "job")...)
+	if !lockKeyOn(t, set.Primary, "job") {
+		t.Errorf("the primary %s has no hold", set.Primary.Addr)
+	}
+	if r := stop(); r.code != 0 {
+		t.Fatalf("the holder: exit %d\n%s", r.code, r.stderr)
+	}
+
+	pair.Link.Hold()
+	defer pair.Link.Release()
+	r := redlua(t, "", append(via, "--replica-timeout", "300ms", "job", "--", "true")...)
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "not acknowledged by enough replicas") {
+		t.Errorf("--replicas 1 through the Sentinel with replication held up: exit %d, want %d (not replicated)\n%s", r.code, exitUnavailable, r.stderr)
+	}
+	if r := redlua(t, "", "lock", "--sentinel", "no-such-primary", "--addr", set.Sentinel.Addr, "--dial-timeout", "2s", "job", "--", "true"); r.code != exitUnavailable {
+		t.Errorf("an unknown primary name: exit %d, want %d\n%s", r.code, exitUnavailable, r.stderr)
+	}
+}
