@@ -214,7 +214,7 @@ func (m *Mutex) undo(ctx context.Context, owner, att string) {
 // process stopped for longer than that is not returned as held (ok false).
 // A longer lease is confirmed before the short one runs out: by the
 // watchdog, or by one extension; a reentrant owner claims it at once so that
-// its hold count is right.
+// its hold count is right, and so does a lock WithReplicas.
 func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.Time) (*Lease, bool) {
 	first := min(m.s.ttl, m.s.waiterTTL)
 	if !m.c.clock.Now().Before(queuedAt.Add(first - driftMargin(first))) {
@@ -222,6 +222,12 @@ func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.
 	}
 	if m.s.reentrant {
 		return nil, false // the next attempt claims it, with a round trip
+	}
+	if m.s.replicas > 0 {
+		// The release that made the grant did not wait for replicas; the
+		// claim, a write of this call's own, does (and replicas receive
+		// writes in order, so the grant with it).
+		return nil, false
 	}
 	l := newLease(m.c, &m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt, first)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})

@@ -3,13 +3,17 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
+	"github.com/redlua/redlua/registry"
 )
 
 // replicaKind is one acquiring call of one lock kind, and how another
@@ -167,4 +171,96 @@ func TestReplicasEveryKind(t *testing.T) {
 			})
 		}
 	})
+}
+
+// A release hands the lock (or a semaphore's permit) to a queued waiter in
+// its own script, which waits for no replica. A waiter WithReplicas does
+// not take such a grant from the message: it claims it with an attempt of
+// its own, which waits for the replica. With replication held up, that
+// claim is not confirmed, and the waiter's Lock or Acquire fails with
+// ErrNotReplicated instead of returning a lease a failover would lose.
+func TestReplicasHandedOverLeaseWaitsForTheReplica(t *testing.T) {
+	pair := redistest.NewLaggingPair(t)
+	ctx := timeout(t, time.Minute)
+	open := func(t *testing.T, backend func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client {
+		rc := redis.NewClient(&redis.Options{Addr: pair.Primary.Addr, MaxRetries: -1})
+		runner, err := evalsha.New(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b locks.Backend = runner
+		if backend != nil {
+			b = backend(b)
+		}
+		c, err := locks.NewWithBackend(b, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(); runner.Close(); rc.Close() })
+		return c
+	}
+	for _, kind := range []struct {
+		name, script string
+		take         func(ctx context.Context, c *locks.Client) (*locks.Lease, error)
+	}{
+		{"mutex", "mutex.acquire", func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
+			return mutex(t, c, "handed-mutex").Lock(ctx)
+		}},
+		{"fair mutex", "mutex.acquire", func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
+			return mutex(t, c, "handed-fair", locks.WithFair(time.Minute)).Lock(ctx)
+		}},
+		{"semaphore", "sem.acquire", func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
+			return semaphore(t, c, "handed-sem", 1).Acquire(ctx, 1)
+		}},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			holder, err := kind.take(ctx, open(t, nil, locks.WithTTL(time.Minute)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The waiter's runs are counted by replicaCounter, which keeps
+			// the Runner's WAIT (scriptCounter would hide it).
+			runs := new(atomic.Int64)
+			waiter := open(t, func(b locks.Backend) locks.Backend { return replicaCounter{b.(*evalsha.Runner), kind.script, runs} },
+				locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute), locks.WithReplicas(1, 300*time.Millisecond))
+			done := make(chan error, 1)
+			go func() {
+				l, err := kind.take(ctx, waiter)
+				if err == nil {
+					err = fmt.Errorf("got a lease (token %d) from a grant no replica confirmed", l.Token())
+				}
+				done <- err
+			}()
+			poll(t, "the waiter queues", 10*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
+			pair.Link.Hold()
+			defer pair.Link.Release()
+			if err := holder.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; !errors.Is(err, locks.ErrNotReplicated) {
+				t.Fatalf("the waiter handed the lock while replication is held up: %v, want ErrNotReplicated", err)
+			}
+		})
+	}
+}
+
+// replicaCounter counts a Runner's runs of one script and keeps its WAIT.
+type replicaCounter struct {
+	*evalsha.Runner
+	script string
+	runs   *atomic.Int64
+}
+
+func (r replicaCounter) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if s.Name == r.script {
+		r.runs.Add(1)
+	}
+	return r.Runner.Run(ctx, s, keys, args...)
+}
+
+func (r replicaCounter) RunReplicated(ctx context.Context, s *registry.Script, replicas int, timeout time.Duration, keys []string, args ...any) (*redis.Cmd, int, error) {
+	if s.Name == r.script {
+		r.runs.Add(1)
+	}
+	return r.Runner.RunReplicated(ctx, s, replicas, timeout, keys, args...)
 }
