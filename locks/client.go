@@ -166,6 +166,7 @@ type keys struct {
 	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
 	permits, limit, gone           string
 	semQueue, semWaiters           string // a Semaphore's queue (sem.acquire@5)
+	semOffers                      string // queued Semaphore calls a release may hand permits to (sem.acquire@6)
 	channel, grantPrefix           string
 }
 
@@ -200,7 +201,7 @@ func keysFor(name string) (keys, error) {
 		name: name, lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
 		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting), writerClients: key(keyWriterClients),
 		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
-		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters),
+		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters), semOffers: key(keySemOffers),
 		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix),
 	}, nil
 }
@@ -222,6 +223,7 @@ const (
 	keyGone
 	keySemQueue
 	keySemWaiters
+	keySemOffers
 	keyChannel
 	keyGrantPrefix
 )
@@ -231,7 +233,7 @@ var keySuffixes = [...]string{
 	keyLock: "", keyFence: ":fence", keyQueue: ":queue", keyWaiters: ":waiters",
 	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait", keyWriterClients: ":wclients",
 	keyPermits: ":permits", keyLimit: ":limit", keyGone: ":gone",
-	keySemQueue: ":squeue", keySemWaiters: ":swaiters",
+	keySemQueue: ":squeue", keySemWaiters: ":swaiters", keySemOffers: ":soffers",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
 }
 

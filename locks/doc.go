@@ -163,6 +163,19 @@
 // lease is due to end, and the Client's keeper (sem.keepqueued) wakes the
 // waiters that fit every third of their waiter TTL.
 //
+// sem.acquire@6 and sem.release@5 (this release) hand permits over: a
+// queued Acquire leaves an offer (its lease length, in "{N}:soffers"), and a
+// release gives the freed permits to the live waiters at the head that now
+// fit, in its own script, with min(TTL, waiter TTL), and tells only their
+// Clients ("grant <token> <owner> <owner>"); their Acquire returns from the
+// message, with no further attempt. Entries in the queue are unchanged, so
+// scripts of either release read both. A waiter of the release before
+// (sem.acquire@5) leaves no offer and is woken as before; a waiter of this
+// release behind a release of the release before (sem.release@4) is woken
+// and claims nothing: it takes its permits with its own attempt, as before.
+// The count is never exceeded across versions (the model checks run a
+// version-5 client beside version-6 clients).
+//
 // rw.lock@4, rw.runlock@4, rw.unlock@1 and rw.leave@3 (this release) wake
 // one waiting writer per release instead of all; who may take the lock is
 // unchanged, so exclusion and token order hold across versions (the model

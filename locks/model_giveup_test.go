@@ -96,9 +96,10 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@3", "rw.lock@3", "mutex.release@5", "rw.leave@2",
-		"sem.acquire@4", "sem.release@3", "multi.acquire@3", "sem.acquire@5", "sem.release@4")
+		"sem.acquire@4", "sem.release@3", "multi.acquire@3", "sem.acquire@5", "sem.release@4", "sem.acquire@6", "sem.release@5")
 	rlock, runlock, wlock, release, leave, semAcquire, semRelease, multi := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	sem5 := semScripts{acquire: v[8], release: v[9], v2: true}
+	sem6 := semScripts{acquire: v[10], release: v[11], v2: true}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
 	rw := rwScripts{rlock: rlock, runlock: runlock, wlock: wlock, wunlock: release, v2: true}
@@ -150,6 +151,25 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				if d, ok := v.Key("{s}:swaiters"); ok {
 					if _, queued := d.Value.(map[string]string)["a"]; queued {
 						return "a is queued"
+					}
+				}
+				return ""
+			}},
+		{name: "sem.acquire@6", record: record,
+			late: explore.Step{Label: "acquire arrives", Script: sem6.acquire, Keys: sem6.keys(),
+				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
+			undo: []explore.Step{{Label: "give up", Script: sem6.release, Keys: sem6.releaseKeys(),
+				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
+			rival: mcSemGrantClient("b", sem6),
+			leftover: func(v *explore.View) string {
+				if mcLiveMember(v, "{s}:permits", "a:1") {
+					return "a holds a permit"
+				}
+				for _, key := range []string{"{s}:swaiters", "{s}:soffers"} {
+					if d, ok := v.Key(key); ok {
+						if _, left := d.Value.(map[string]string)["a"]; left {
+							return "a is left in " + key
+						}
 					}
 				}
 				return ""

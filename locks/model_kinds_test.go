@@ -3,6 +3,7 @@ package locks_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/redlua/redlua/explore"
 	"github.com/redlua/redlua/registry"
@@ -187,6 +188,9 @@ func (s semScripts) keys() []string {
 		if len(s.acquire.Keys) > len(keys) {
 			keys = append(keys, "{s}:squeue", "{s}:swaiters") // version 5
 		}
+		if len(s.acquire.Keys) > len(keys) {
+			keys = append(keys, "{s}:soffers") // version 6
+		}
 		return keys
 	}
 	return mcSemKeys
@@ -204,6 +208,9 @@ func (s semScripts) releaseArgs(name string) []any {
 // releaseKeys is what sem.release takes (version 3 adds the gone key,
 // version 4 the limit and the queue).
 func (s semScripts) releaseKeys() []string {
+	if len(s.release.Keys) > 5 { // version 5 hands permits over
+		return []string{mcSemKeys[0], "{s}:gone", mcSemKeys[1], "{s}:squeue", "{s}:swaiters", mcSemKeys[2], "{s}:soffers"}
+	}
 	if len(s.release.Keys) > 2 {
 		return []string{mcSemKeys[0], "{s}:gone", mcSemKeys[1], "{s}:squeue", "{s}:swaiters"}
 	}
@@ -399,6 +406,75 @@ func TestModelSemaphoreV2(t *testing.T) {
 	mixed := mcSemModel("semaphore@4 and @5 side by side, 2 permits", v5)
 	mixed.Actors[1] = mcSemClient("b", v4)
 	explore.Check(t, mixed)
+}
+
+// mcSemGrantClient is a Semaphore call of version 6: it queues, then
+// learns of a hand-over from the grant message, without a round trip.
+// "grant message" stands for that message, as mcGrantSeen does for the
+// Mutex: a step that finds its permit in the permits set at any point
+// while it is there. A call that finds none looks again (acquire), which
+// also claims a grant made since.
+func mcSemGrantClient(name string, s semScripts) explore.Actor {
+	acquired := func(c *explore.Ctx) string {
+		if !mcTaken(c) {
+			c.SetVar("queued", c.Now().Milliseconds()+1)
+			return "grant message"
+		}
+		c.Acquire(mcTTL)
+		return "release"
+	}
+	return explore.Actor{Name: name, Vars: []string{"queued"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(),
+			Args: []any{name, 1, mcTTL.Milliseconds(), 2, name, mcWaitTTL.Milliseconds(), name, "{s}:grant:", "PUBLISH"},
+			Then: acquired},
+		{Label: "grant message", Command: []any{"ZSCORE", "{s}:permits", name + ":1"},
+			Then: func(c *explore.Ctx) string {
+				if c.IsNil() {
+					return "acquire"
+				}
+				// The grant lives min(TTL, waiter TTL) from when it was made,
+				// after this call last queued: the lease counts from then, as
+				// Semaphore.handedOver does.
+				c.AcquireUntil(time.Duration(c.Var("queued")-1)*time.Millisecond + min(mcTTL, mcWaitTTL))
+				return "release"
+			}},
+		{Label: "release", Script: s.release, Keys: s.releaseKeys(), Args: s.releaseArgs(name),
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
+}
+
+// mcSemGrantModel: 4 calls of version 6 on 2 permits, so that a release
+// can find two waiters queued behind the other holder.
+func mcSemGrantModel(name string, s semScripts) *explore.Model {
+	return &explore.Model{
+		Name:       name,
+		Actors:     []explore.Actor{mcSemGrantClient("a", s), mcSemGrantClient("b", s), mcSemGrantClient("c", s), mcSemGrantClient("d", s)},
+		Invariants: []explore.Invariant{explore.AtMostHolders(2)},
+		Progress:   []explore.Progress{{Name: "crashed holders give their permits back", Actor: mcSemClient("late", s), Within: 3}},
+		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
+	}
+}
+
+// Version 6 hands permits over in the release (sem.release@5): no more
+// holders than permits, with the grant believed from the message, and
+// beside a version-5 client that is only woken.
+func TestModelSemaphoreGrant(t *testing.T) {
+	v := mcV2Lookup(t, "sem.acquire@6", "sem.release@5", "sem.acquire@5", "sem.release@4")
+	v6, v5 := semScripts{acquire: v[0], release: v[1], v2: true}, semScripts{acquire: v[2], release: v[3], v2: true}
+	explore.Check(t, mcSemGrantModel("semaphore@6 of 2 permits, 4 clients, grants", v6))
+
+	mixed := mcSemGrantModel("semaphore@6 beside a version-5 client, 2 permits", v6)
+	mixed.Actors[1] = mcSemClient("b", v5)
+	explore.Check(t, mixed)
+
+	broken := v6
+	broken.release = mcBreak(t, v6.release, "elseif used + reserved + n > its_limit then", "elseif false then")
+	mcMustFail(t, mcSemGrantModel("semaphore@6, a release grants what does not fit", broken), "at most 2 holders")
+
+	broken = v6
+	broken.acquire = mcBreak(t, v6.acquire, "if not redis.call('ZSCORE', queue, owner) and redis.call('ZSCORE', permits, owner .. ':1') then",
+		"if not redis.call('ZSCORE', queue, owner) then")
+	mcMustFail(t, mcSemGrantModel("semaphore@6, a caller claims permits no one handed it", broken), "at most 2 holders")
 }
 
 func TestModelMultiLockV2(t *testing.T) {

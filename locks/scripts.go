@@ -49,7 +49,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
-		semAcquire: pick("sem.acquire@5"), semRelease: pick("sem.release@4"),
+		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
@@ -282,30 +282,34 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 	return outcome(n), replicated, err
 }
 
-// semAcquire runs sem.acquire@5. The owner token is the Acquire call's own,
+// semAcquire runs sem.acquire@6. The owner token is the Acquire call's own,
 // so it doubles as the attempt id that semRelease records when undoing.
 // waiterTTL 0 does not queue (TryAcquire). On a wait, a.limit is the
-// permit count the server applied and a.position the call's place in the
-// queue (0: not queued).
+// permit count the server applied, a.position the call's place in the
+// queue (0: not queued) and a.serverUs the server's time then.
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
-		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone, k.semQueue, k.semWaiters},
+		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone, k.semQueue, k.semWaiters, k.semOffers},
 		owner, n, s.ttl.Milliseconds(), permits, owner, waiterTTL.Milliseconds(), c.id, k.grantPrefix, c.publish)
 	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
-	if err == nil && !a.acquired {
-		// sem.acquire's reply on a wait is {0, hint, limit, position}.
+	if err == nil && !a.acquired && a.wrongKind == "" {
+		// sem.acquire's reply on a wait is {0, hint, limit, position, server_us}.
 		a.limit, a.position, a.serverUs = a.position, a.serverUs, 0
+		if reply, _ := cmd.Slice(); len(reply) > 4 {
+			a.serverUs, _ = reply[4].(int64)
+		}
 	}
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@4; it reports how many of the n permits were
+// semRelease runs sem.release@5; it reports how many of the n permits were
 // still held (the others had expired). With an attempt id it undoes an
 // Acquire that gave up: the server records the attempt as given up first
-// and takes the call out of the queue. Either way the queued waiters that
-// now fit are woken.
+// and takes the call out of the queue. Either way the freed permits go to
+// the queued calls that now fit: handed over ("grant <token> <owner>
+// <owner>") to those that left an offer, woken otherwise.
 func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int, attempt_ string) (int64, error) {
-	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone, k.limit, k.semQueue, k.semWaiters},
+	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone, k.limit, k.semQueue, k.semWaiters, k.fence, k.semOffers},
 		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
 }
 

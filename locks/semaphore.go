@@ -65,9 +65,15 @@ func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 // Waiters queue in Redis and are served first come, first served, as by
 // golang.org/x/sync/semaphore: a call takes its permits only when they fit
 // beside those owed to every live waiter queued before it, so a request for
-// several permits is not passed over by requests for fewer. A release wakes
-// only the queued calls whose permits now fit, on their Clients' own
-// channels; the others run no script. As for a Mutex, the Client refreshes
+// several permits is not passed over by requests for fewer. A release hands
+// the freed permits to the queued calls that now fit, inside its own
+// script, and tells only their Clients: such a call returns without another
+// round trip (two script runs per contended acquisition: the attempt that
+// queued it and the release), and the others run no script. A handed-over
+// lease first lasts min(TTL, waiter TTL) from the attempt that queued the
+// call, and the watchdog (or one extension) makes it a full lease; with
+// WithReplicas the call claims the permits with an attempt that waits for
+// the replicas instead. As for a Mutex, the Client refreshes
 // the places of all its waiters of the semaphore together, every third of
 // the waiter TTL (WithWaiterTTL), and a waiter that died leaves the queue
 // when its waiter TTL runs out.
@@ -109,7 +115,12 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		if !wait {
 			return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.name, n, ErrNotAcquired)
 		}
-		a, sent, err = sem.wait(ctx, owner, channel, grants, subscribed, a, step)
+		var handed *Lease
+		a, sent, handed, err = sem.wait(ctx, owner, n, channel, grants, subscribed, a, sent, step)
+		if handed != nil {
+			sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: handed.token, Wait: time.Since(start)})
+			return handed, nil
+		}
 	} else if subscribed {
 		sem.c.grants.leave(channel, owner, grants)
 	}
@@ -129,16 +140,20 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 
 // wait retries step, queued, until it takes the permits, fails or ctx ends.
 // It sleeps until a release wakes this call (a "wake" on the Client's
-// channel of the semaphore), the Client's keeper asks it to look, or the
-// attempt's hint passes: the head of the queue watches the first permit's
-// lease, whose holder may die without releasing. sent is when the last
-// attempt was sent: the lease counts from there.
-func (sem *Semaphore) wait(ctx context.Context, owner, channel string, grants chan int64, subscribed bool,
-	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
+// channel of the semaphore) or hands it the permits ("grant"), the Client's
+// keeper asks it to look, or the attempt's hint passes: the head of the
+// queue watches the first permit's lease, whose holder may die without
+// releasing. sent is when the last attempt was sent: the lease counts from
+// there; handed is the lease of permits a release handed over.
+func (sem *Semaphore) wait(ctx context.Context, owner string, n int, channel string, grants chan int64, subscribed bool,
+	a attempt, sent time.Time, step func(context.Context) (attempt, error)) (_ attempt, _ time.Time, handed *Lease, _ error) {
 	g := &grantWait{c: sem.c, node: sem.c.backend(), owner: owner, att: owner, grants: grants, subscribed: subscribed}
 	defer g.done()
 	queued := func(a attempt) time.Duration { return g.queued(sem.k, true, sem.s.waiterTTL, a) }
-	var sent time.Time
+	// queuedAt is when the last attempt that left this call queued was
+	// sent, and queuedServerUs the server's time as it ran: a grant is made
+	// after it, and its token is larger.
+	queuedAt, queuedServerUs := sent, a.serverUs
 	err := waiter{
 		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
@@ -148,10 +163,41 @@ func (sem *Semaphore) wait(ctx context.Context, owner, channel string, grants ch
 			if err != nil || a.acquired || a.wrongKind != "" {
 				return true, "", 0, err
 			}
+			if a.position > 0 {
+				queuedAt, queuedServerUs = sent, a.serverUs
+			}
 			return false, channel, queued(a), nil
 		},
+		onMessage: func(token int64) bool {
+			// A "wake" (0), or a grant older than the last attempt that
+			// queued us (it would have claimed it): look again.
+			if token == 0 || token <= queuedServerUs {
+				return false
+			}
+			handed = sem.handedOver(owner, n, token, queuedAt)
+			return handed != nil
+		},
 	}.wait(ctx, channel, queued(a), subscribed)
-	return a, sent, err
+	return a, sent, handed, err
+}
+
+// handedOver builds the lease of permits a release handed to this call,
+// as Mutex.handedOver does: the grant gave them min(TTL, waiter TTL) from
+// when it was made, after queuedAt, so the lease counts from queuedAt, and
+// a grant that reached a process stopped for longer is not returned as held
+// (nil: the next attempt claims the permits if they are still ours). With
+// WithReplicas a grant is not taken from the message either: the release
+// that made it did not wait for replicas, and the claim does.
+func (sem *Semaphore) handedOver(owner string, n int, token int64, queuedAt time.Time) *Lease {
+	first := min(sem.s.ttl, sem.s.waiterTTL)
+	if sem.s.replicas > 0 || !sem.c.clock.Now().Before(queuedAt.Add(first-driftMargin(first))) {
+		return nil
+	}
+	l := newLease(sem.c, &sem.k, &sem.s, permitHold{}, owner, token, n, queuedAt, first)
+	if sem.s.ttl > first && !sem.s.watchdog {
+		l.confirmLater(first)
+	}
+	return l
 }
 
 // undo ends an Acquire that failed. In one script the server records its

@@ -20,7 +20,8 @@ import (
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
-	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@5"), get("sem.forceunlock@1")
+	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@6"), get("sem.forceunlock@1")
+	semRelease := get("sem.release@5")
 	rlock, wlock, rwForce := get("rw.rlock@3"), get("rw.lock@4"), get("rw.forceunlock@1")
 
 	client := redistest.Standalone(t).Client()
@@ -28,7 +29,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
 	mRelease := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:gone"}
-	s := []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters"}
+	s := []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters", "{s}:soffers"}
+	sRelease := []string{"{s}:permits", "{s}:gone", "{s}:limit", "{s}:squeue", "{s}:swaiters", "{s}:fence", "{s}:soffers"}
 	inspectKeys := func(n string) []string {
 		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
 	}
@@ -78,6 +80,18 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUBLISH", "{s}:grant:"}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
 		{inspect, inspectKeys("{s}"), nil},
+		// carol queues behind bob; bob's release hands her the permit.
+		{semAcquire, s, []any{"carol", 1, 60000, 2, "carol", 20000, "c3", "{s}:grant:", "PUBLISH"}},
+		{nil, nil, []any{"HGET", "{s}:soffers", "carol"}},
+		{nil, nil, []any{"PTTL", "{s}:soffers"}},
+		{semRelease, sRelease, []any{"bob", 2, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},
+		{nil, nil, []any{"EXISTS", "{s}:squeue", "{s}:swaiters", "{s}:soffers"}},
+		{nil, nil, []any{"ZCARD", "{s}:permits"}},
+		{semAcquire, s, []any{"carol", 1, 60000, 2, "carol", 20000, "c3", "{s}:grant:", "PUBLISH"}}, // claims it
+		{semRelease, sRelease, []any{"carol", 1, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},
+		{semRelease, sRelease, []any{"dave", 1, "{s}:released", "PUBLISH", "dave", 60000, "{s}:grant:"}}, // dave gives up
+		{semAcquire, s, []any{"dave", 1, 60000, 2, "dave", 20000, "c4", "{s}:grant:", "PUBLISH"}},        // late: takes nothing
+		{semRelease, sRelease, []any{"x", 0, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},        // an error
 		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUB", "{s}:grant:"}},
 	}
 	for i, st := range steps {

@@ -14,6 +14,6 @@ func Example() {
 		stdio{in: strings.NewReader(""), out: os.Stdout, err: os.Stdout}, os.Getenv)
 	fmt.Println("exit", code)
 	// Output:
-	// 58 scripts match the embedded scripts.sum
+	// 60 scripts match the embedded scripts.sum
 	// exit 0
 }
