@@ -144,36 +144,14 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 			undo: []explore.Step{{Label: "give up", Script: sem5.release, Keys: sem5.releaseKeys(),
 				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
 			rival: mcSemClient("b", sem5),
-			leftover: func(v *explore.View) string {
-				if mcLiveMember(v, "{s}:permits", "a:1") {
-					return "a holds a permit"
-				}
-				if d, ok := v.Key("{s}:swaiters"); ok {
-					if _, queued := d.Value.(map[string]string)["a"]; queued {
-						return "a is queued"
-					}
-				}
-				return ""
-			}},
+			leftover: mcSemLeft("{s}:swaiters")},
 		{name: "sem.acquire@6", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: sem6.acquire, Keys: sem6.keys(),
 				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
 			undo: []explore.Step{{Label: "give up", Script: sem6.release, Keys: sem6.releaseKeys(),
 				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
 			rival: mcSemGrantClient("b", sem6),
-			leftover: func(v *explore.View) string {
-				if mcLiveMember(v, "{s}:permits", "a:1") {
-					return "a holds a permit"
-				}
-				for _, key := range []string{"{s}:swaiters", "{s}:soffers"} {
-					if d, ok := v.Key(key); ok {
-						if _, left := d.Value.(map[string]string)["a"]; left {
-							return "a is left in " + key
-						}
-					}
-				}
-				return ""
-			}},
+			leftover: mcSemLeft("{s}:swaiters", "{s}:soffers")},
 		{name: "multi.acquire@3", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
@@ -226,4 +204,22 @@ func mcRWHeld(v *explore.View) string {
 		return "a waits as a writer, holding readers back"
 	}
 	return ""
+}
+
+// mcSemLeft is what a given-up Semaphore call "a" may have left: a live
+// permit, or its field in one of the hashes (the queue's entries, offers).
+func mcSemLeft(hashes ...string) func(v *explore.View) string {
+	return func(v *explore.View) string {
+		if mcLiveMember(v, "{s}:permits", "a:1") {
+			return "a holds a permit"
+		}
+		for _, key := range hashes {
+			if d, ok := v.Key(key); ok {
+				if _, left := d.Value.(map[string]string)["a"]; left {
+					return "a is left in " + key
+				}
+			}
+		}
+		return ""
+	}
 }

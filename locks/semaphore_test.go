@@ -214,50 +214,6 @@ func TestSuiteSemaphoreServesWaitersInOrder(t *testing.T) {
 	})
 }
 
-// A release wakes only the queued call whose permits are now free: with
-// eight waiters in eight Clients, each runs sem.acquire three times (queue,
-// look again once its wake-ups are subscribed, take), not once for every
-// release before its turn.
-func TestSuiteSemaphoreWakesOnlyWhoFits(t *testing.T) {
-	suite(t, func(t *testing.T, f fixture) {
-		ctx := timeout(t, 30*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
-		holder, err := semaphore(t, f.client(t, opts...), "one", 1).Acquire(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const waiters = 8
-		runs := new(atomic.Int64)
-		errs := make(chan error, waiters)
-		for i := 0; i < waiters; i++ {
-			sem := semaphore(t, counted(t, f, "sem.acquire", runs, opts...), "one", 1)
-			go func() {
-				l, err := sem.Acquire(ctx, 1)
-				if err == nil {
-					err = l.Unlock(ctx)
-				}
-				errs <- err
-			}()
-		}
-		poll(t, "every waiter queues", 10*time.Second, func() {}, func() bool { return runs.Load() >= 2*waiters })
-		queued := runs.Load()
-		if err := holder.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < waiters; i++ {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
-		// Waking every waiter on every release costs 8+7+...+1 = 36 runs
-		// after queueing; one wake-up per release, 8 (a few more if a
-		// waiter's wake-up raced its own second look).
-		if after := runs.Load() - queued; after > waiters+waiters/2 {
-			t.Fatalf("%d sem.acquire runs after the %d waiters queued, want about %d: releases wake more than the next waiter", after, waiters, waiters)
-		}
-	})
-}
-
 // queuedSemaphore starts Acquire(n) on a semaphore of its own Client and
 // returns once the call is queued; the call's error arrives on done. It
 // keeps the permits it takes until the test ends.

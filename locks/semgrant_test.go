@@ -16,9 +16,11 @@ import (
 // A release hands the freed permit to the next queued Acquire inside the
 // release script (sem.release@5): the waiters, each with its own Client as
 // separate processes have, run sem.acquire once to queue and once more
-// after subscribing, and not again when their turn comes. With wake-ups
-// alone (sem.release@4) every waiter ran it a third time. Their fencing
-// tokens grow from one holder to the next.
+// after subscribing, and not again when their turn comes. Waking every
+// waiter on every release (sem.release@2) cost 8+7+...+1 = 36 runs after
+// queueing; waking the next waiter only (sem.release@4), which then took
+// the permit itself, 8. Their fencing tokens grow from one holder to the
+// next.
 func TestSuiteSemaphoreHandsPermitsOver(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 30*time.Second)
@@ -27,7 +29,7 @@ func TestSuiteSemaphoreHandsPermitsOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const waiters = 6
+		const waiters = 8
 		runs := new(atomic.Int64)
 		type result struct {
 			token int64
