@@ -182,23 +182,7 @@ func TestReplicasEveryKind(t *testing.T) {
 func TestReplicasHandedOverLeaseWaitsForTheReplica(t *testing.T) {
 	pair := redistest.NewLaggingPair(t)
 	ctx := timeout(t, time.Minute)
-	open := func(t *testing.T, backend func(locks.Backend) locks.Backend, opts ...locks.Option) *locks.Client {
-		rc := redis.NewClient(&redis.Options{Addr: pair.Primary.Addr, MaxRetries: -1})
-		runner, err := evalsha.New(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b locks.Backend = runner
-		if backend != nil {
-			b = backend(b)
-		}
-		c, err := locks.NewWithBackend(b, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(); runner.Close(); rc.Close() })
-		return c
-	}
+	f := goRedisFixture(t, pair.Primary.Addr, time.Sleep, pair.Primary)
 	for _, kind := range []struct {
 		name, script string
 		take         func(ctx context.Context, c *locks.Client) (*locks.Lease, error)
@@ -214,14 +198,14 @@ func TestReplicasHandedOverLeaseWaitsForTheReplica(t *testing.T) {
 		}},
 	} {
 		t.Run(kind.name, func(t *testing.T) {
-			holder, err := kind.take(ctx, open(t, nil, locks.WithTTL(time.Minute)))
+			holder, err := kind.take(ctx, f.client(t, locks.WithTTL(time.Minute)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The waiter's runs are counted by replicaCounter, which keeps
 			// the Runner's WAIT (scriptCounter would hide it).
 			runs := new(atomic.Int64)
-			waiter := open(t, func(b locks.Backend) locks.Backend { return replicaCounter{b.(*evalsha.Runner), kind.script, runs} },
+			waiter := f.wrap(t, func(b locks.Backend) locks.Backend { return replicaCounter{b.(*evalsha.Runner), kind.script, runs} },
 				locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute), locks.WithReplicas(1, 300*time.Millisecond))
 			done := make(chan error, 1)
 			go func() {
