@@ -434,7 +434,7 @@ func mcSemGrantClient(name string, s semScripts) explore.Actor {
 				}
 				// The grant lives min(TTL, waiter TTL) from when it was made,
 				// after this call last queued: the lease counts from then, as
-				// Semaphore.handedOver does.
+				// Client.leaseFromGrant does.
 				c.AcquireUntil(time.Duration(c.Var("queued")-1)*time.Millisecond + min(mcTTL, mcWaitTTL))
 				return "release"
 			}},

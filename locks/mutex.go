@@ -208,33 +208,43 @@ func (m *Mutex) undo(ctx context.Context, owner, att string) {
 	})
 }
 
-// handedOver builds the lease of a lock a release handed to us. The grant
-// gave the lock min(TTL, waiter TTL) from the moment it was made, which is
-// after queuedAt: the lease counts from queuedAt, so a grant that reached a
-// process stopped for longer than that is not returned as held (ok false).
-// A longer lease is confirmed before the short one runs out: by the
-// watchdog, or by one extension; a reentrant owner claims it at once so that
-// its hold count is right, and so does a lock WithReplicas.
+// handedOver builds the lease of a lock a release handed to us (see
+// Client.leaseFromGrant); ok is false when the next attempt must claim it
+// instead. A reentrant owner always claims it, so that its hold count is
+// right.
 func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.Time) (*Lease, bool) {
-	first := min(m.s.ttl, m.s.waiterTTL)
-	if !m.c.clock.Now().Before(queuedAt.Add(first - driftMargin(first))) {
-		return nil, false
-	}
 	if m.s.reentrant {
 		return nil, false // the next attempt claims it, with a round trip
 	}
-	if m.s.replicas > 0 {
-		// The release that made the grant did not wait for replicas; the
-		// claim, a write of this call's own, does (and replicas receive
-		// writes in order, so the grant with it).
+	l := m.c.leaseFromGrant(&m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt)
+	if l == nil {
 		return nil, false
 	}
-	l := newLease(m.c, &m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, token, 0, queuedAt, first)
 	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-	if m.s.ttl > first && !m.s.watchdog {
+	return l, true
+}
+
+// leaseFromGrant builds the lease of a hold (a Mutex's lock, a Semaphore
+// call's count permits) that a release handed over to a waiter queued by
+// an attempt sent at queuedAt. The grant gave the hold min(TTL, waiter TTL)
+// from the moment it was made, which is after queuedAt: the lease counts
+// from queuedAt, so a grant that reached a process stopped for longer than
+// that is not returned as held (nil: the next attempt claims the hold if it
+// is still ours). With WithReplicas it is nil too: the release that made
+// the grant did not wait for replicas; the claim, a write of the waiter's
+// own, does (and replicas receive writes in order, so the grant with it).
+// A longer lease is confirmed before the short one runs out: by the
+// watchdog, or by one extension.
+func (c *Client) leaseFromGrant(k *keys, s *settings, hold holdKind, owner string, token int64, count int, queuedAt time.Time) *Lease {
+	first := min(s.ttl, s.waiterTTL)
+	if s.replicas > 0 || !c.clock.Now().Before(queuedAt.Add(first-driftMargin(first))) {
+		return nil
+	}
+	l := newLease(c, k, s, hold, owner, token, count, queuedAt, first)
+	if s.ttl > first && !s.watchdog {
 		l.confirmLater(first)
 	}
-	return l, true
+	return l
 }
 
 // confirmLater extends a handed-over lease to its full TTL halfway through

@@ -174,30 +174,11 @@ func (sem *Semaphore) wait(ctx context.Context, owner string, n int, channel str
 			if token == 0 || token <= queuedServerUs {
 				return false
 			}
-			handed = sem.handedOver(owner, n, token, queuedAt)
+			handed = sem.c.leaseFromGrant(&sem.k, &sem.s, permitHold{}, owner, token, n, queuedAt)
 			return handed != nil
 		},
 	}.wait(ctx, channel, queued(a), subscribed)
 	return a, sent, handed, err
-}
-
-// handedOver builds the lease of permits a release handed to this call,
-// as Mutex.handedOver does: the grant gave them min(TTL, waiter TTL) from
-// when it was made, after queuedAt, so the lease counts from queuedAt, and
-// a grant that reached a process stopped for longer is not returned as held
-// (nil: the next attempt claims the permits if they are still ours). With
-// WithReplicas a grant is not taken from the message either: the release
-// that made it did not wait for replicas, and the claim does.
-func (sem *Semaphore) handedOver(owner string, n int, token int64, queuedAt time.Time) *Lease {
-	first := min(sem.s.ttl, sem.s.waiterTTL)
-	if sem.s.replicas > 0 || !sem.c.clock.Now().Before(queuedAt.Add(first-driftMargin(first))) {
-		return nil
-	}
-	l := newLease(sem.c, &sem.k, &sem.s, permitHold{}, owner, token, n, queuedAt, first)
-	if sem.s.ttl > first && !sem.s.watchdog {
-		l.confirmLater(first)
-	}
-	return l
 }
 
 // undo ends an Acquire that failed. In one script the server records its

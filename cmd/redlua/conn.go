@@ -62,11 +62,8 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	if c.set["url"] && c.set["addr"] {
 		return nil, "", usageErrorf("give --url or --addr, not both")
 	}
-	if c.dialTimeout <= 0 {
-		return nil, "", usageErrorf("--dial-timeout %v must be positive, such as 5s", c.dialTimeout)
-	}
-	if c.db < 0 {
-		return nil, "", usageErrorf("--db %d must be 0 or more", c.db)
+	if err := c.checkValues(); err != nil {
+		return nil, "", err
 	}
 	if c.set["sentinel"] && c.sentinel == "" {
 		return nil, "", usageErrorf("--sentinel needs the name the Sentinels monitor the primary under, such as --sentinel mymaster")
@@ -74,10 +71,7 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	if c.sentinel != "" && (c.set["url"] || c.addr == "") {
 		return nil, "", usageErrorf("--sentinel takes the Sentinels' addresses from --addr (host:port, comma-separated), not from a URL")
 	}
-	password := c.password
-	if !c.set["password"] {
-		password = c.getenv("REDISCLI_AUTH")
-	}
+	password := c.passwordValue()
 	url := c.url
 	if !c.set["url"] && !c.set["addr"] {
 		url = c.getenv("REDIS_URL")
@@ -128,6 +122,25 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 	return redis.NewClient(opts), addr, nil
 }
 
+// checkValues rejects the flag values no connection can use.
+func (c *connFlags) checkValues() error {
+	if c.dialTimeout <= 0 {
+		return usageErrorf("--dial-timeout %v must be positive, such as 5s", c.dialTimeout)
+	}
+	if c.db < 0 {
+		return usageErrorf("--db %d must be 0 or more", c.db)
+	}
+	return nil
+}
+
+// passwordValue is --password, or $REDISCLI_AUTH without it.
+func (c *connFlags) passwordValue() string {
+	if c.set["password"] {
+		return c.password
+	}
+	return c.getenv("REDISCLI_AUTH")
+}
+
 // addrs splits --addr and checks every address.
 func (c *connFlags) addrs(addr string) ([]string, error) {
 	addrs := strings.Split(addr, ",")
@@ -148,10 +161,9 @@ func (c *connFlags) quorumClients() ([]redis.UniversalClient, []string, error) {
 		return nil, nil, usageErrorf("--quorum takes the primaries from --addr, not --url")
 	case c.sentinel != "":
 		return nil, nil, usageErrorf("--quorum and --sentinel exclude each other: a quorum is of independent primaries")
-	case c.dialTimeout <= 0:
-		return nil, nil, usageErrorf("--dial-timeout %v must be positive, such as 5s", c.dialTimeout)
-	case c.db < 0:
-		return nil, nil, usageErrorf("--db %d must be 0 or more", c.db)
+	}
+	if err := c.checkValues(); err != nil {
+		return nil, nil, err
 	}
 	if c.addr == "" {
 		return nil, nil, usageErrorf("--quorum needs --addr with at least 3 independent primaries (host:port, comma-separated)")
@@ -163,10 +175,7 @@ func (c *connFlags) quorumClients() ([]redis.UniversalClient, []string, error) {
 	if len(addrs) < 3 {
 		return nil, nil, usageErrorf("--quorum needs at least 3 independent primaries in --addr (comma-separated), got %d", len(addrs))
 	}
-	password := c.password
-	if !c.set["password"] {
-		password = c.getenv("REDISCLI_AUTH")
-	}
+	password := c.passwordValue()
 	clients := make([]redis.UniversalClient, len(addrs))
 	for i, a := range addrs {
 		opts := &redis.Options{Addr: a, Username: c.user, Password: password, DB: c.db, DialTimeout: c.dialTimeout,
