@@ -6,7 +6,9 @@
 // A Client runs scripts through a Backend: evalsha.Runner for any go-redis
 // client (New builds one), or simulate.Server for offline tests with a
 // virtual clock (NewWithBackend, WithClock). NewQuorum makes a Client over
-// several independent primaries (Redlock). A Mutex is a named lock; Lock and
+// several independent primaries (Redlock); its Inspect reports who holds a
+// majority and each server's view, and its ForceUnlock frees every server
+// it reaches. A Mutex is a named lock; Lock and
 // TryLock return a Lease, which is the proof of ownership:
 //
 //   - Ownership is a random token, not a goroutine: a Lease can be marshalled

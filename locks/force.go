@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -22,6 +23,10 @@ import (
 //   - an RWMutex's readers: every live read hold is removed, and the oldest
 //     waiting writer is woken, as the last reader's RUnlock wakes it.
 //
+// On a quorum Client (NewQuorum) it frees the name on every server at once
+// and succeeds once a majority freed it; see Client.Inspect for what each
+// server then holds.
+//
 // The removed holders are not told at once: a holder's next renewal or
 // Unlock finds its hold gone and ends its lease with ErrLockLost, and
 // fencing tokens keep growing, so a resource that checks them rejects the
@@ -34,16 +39,12 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	removed := false
-	for _, node := range c.nodes { // every server of a quorum
-		n, err := c.forceUnlock(ctx, node, k)
-		if err != nil {
-			return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
-		}
-		removed = removed || n
-	}
 	if c.quorum() {
-		return removed, nil // a quorum Client makes only Mutexes
+		return c.forceUnlockQuorum(ctx, k)
+	}
+	removed, err := c.forceUnlock(ctx, c.backend(), k)
+	if err != nil {
+		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
 	}
 	// Kinds do not share a name, so at most one kind's script finds a
 	// holder (an RWMutex writer's own read holds aside: both go).
@@ -55,6 +56,32 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 		removed = removed || n > 0
 	}
 	return removed, nil
+}
+
+// forceUnlockQuorum frees the name on every server of a quorum at once (a
+// quorum Client makes only Mutexes). The name is free for the next Lock
+// once a majority of the servers freed it: a server that failed keeps its
+// hold until that lease runs out, a minority the next holder does not
+// need. With fewer, the error wraps ErrNoQuorum and names every failure.
+func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
+	removed, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, n Backend) (bool, error) {
+		return c.forceUnlock(ctx, n, k)
+	})
+	anyRemoved, freed := false, 0
+	var failures []error
+	for i, err := range errs {
+		if err != nil {
+			failures = append(failures, fmt.Errorf("server %d: %w", i+1, err))
+			continue
+		}
+		freed++
+		anyRemoved = anyRemoved || removed[i]
+	}
+	if freed < c.majority() {
+		return anyRemoved, wrapCtx(ctx, "locks: force unlock "+k.name, fmt.Errorf("freed on %d of %d servers, short of a majority of %d: %w: %w",
+			freed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...)))
+	}
+	return anyRemoved, nil
 }
 
 // rwForceUnlock runs rw.forceunlock@1: it removes every live read hold of

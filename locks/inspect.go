@@ -3,7 +3,9 @@ package locks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +40,24 @@ type LockInfo struct {
 	// none was stored, and each caller applies the count it passed to
 	// Client.Semaphore.
 	Limit int64
+	// Servers is set on a quorum Client (NewQuorum) only: what each server
+	// holds, in the order NewQuorum was given them. The fields above then
+	// give the quorum's view: the name is held when one owner holds it on a
+	// majority of the servers, Token is the largest token those servers
+	// granted (the lease carries the largest of those that answered its
+	// Lock first, which may be smaller), and TTL is the time until fewer
+	// than a majority of them still hold it. A hold on a minority (an acquisition
+	// under way, one that landed after its round gave up, a holder that
+	// lost its majority) takes nothing from the next Lock, which needs a
+	// majority of free servers, and is reported here only.
+	Servers []ServerInfo
+}
+
+// ServerInfo is what one server of a quorum holds, as Inspect saw it.
+type ServerInfo struct {
+	Server int      // the server's position in NewQuorum's list, from 1
+	Info   LockInfo // what the server holds, when Err is nil
+	Err    error    // why the server gave no report (down, slow, refused)
 }
 
 // ReadHolder is one reader of an RWMutex, as Inspect reports it.
@@ -71,6 +91,11 @@ type Metadata struct {
 // Semaphore's permit holders, permit count and queue. It runs one read-only
 // script (EVALSHA_RO, so replicas may answer it), so the report is one
 // moment's state.
+//
+// On a quorum Client (NewQuorum) it asks every server at once and reports
+// the quorum's view with each server's own in LockInfo.Servers. When the
+// servers that did not answer could decide who holds the name, the error
+// wraps ErrNoQuorum and the LockInfo still carries every server's report.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if err := checkCtx(ctx, "inspect", name); err != nil {
 		return LockInfo{}, err
@@ -79,17 +104,96 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if err != nil {
 		return LockInfo{}, err
 	}
-	script := c.scripts.inspect
-	reply, err := c.backend().Run(ctx, script,
-		[]string{k.lock, k.queue, k.readers, k.holds, k.permits, k.limit, k.semQueue, k.semWaiters}).Slice()
+	if c.quorum() {
+		return c.inspectQuorum(ctx, k)
+	}
+	info, err := c.inspectNode(ctx, c.backend(), k)
 	if err != nil {
 		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+name, err)
 	}
-	info, ok := parseInspect(name, reply)
+	return info, nil
+}
+
+// inspectNode runs mutex.inspect@2 on one server.
+func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
+	script := c.scripts.inspect
+	reply, err := node.Run(ctx, script,
+		[]string{k.lock, k.queue, k.readers, k.holds, k.permits, k.limit, k.semQueue, k.semWaiters}).Slice()
+	if err != nil {
+		return LockInfo{}, err
+	}
+	info, ok := parseInspect(k.name, reply)
 	if !ok {
-		return LockInfo{}, fmt.Errorf("locks: inspect %s: unexpected reply %v from %s", name, reply, script.ID())
+		return LockInfo{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
 	}
 	return info, nil
+}
+
+// inspectQuorum asks every server of a quorum at once and reports the
+// quorum's view with every server's own. When the servers that did not
+// answer could decide who holds the name, it says so in an error wrapping
+// ErrNoQuorum, and still returns what the others reported (Servers).
+func (c *Client) inspectQuorum(ctx context.Context, k keys) (LockInfo, error) {
+	infos, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, n Backend) (LockInfo, error) {
+		return c.inspectNode(ctx, n, k)
+	})
+	servers := make([]ServerInfo, len(infos))
+	for i := range infos {
+		servers[i] = ServerInfo{Server: i + 1, Info: infos[i], Err: errs[i]}
+	}
+	view, undecided := quorumView(k.name, servers, c.majority())
+	if undecided != nil {
+		return view, wrapCtx(ctx, "locks: inspect "+k.name, undecided)
+	}
+	return view, nil
+}
+
+// quorumView is the quorum's view of the servers' reports: the owner that
+// holds the name on a majority of them, if one does. undecided is set when
+// the servers that gave no report could still make some owner's hold a
+// majority (or unmake it): then no one can say whether the name is held.
+func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo, undecided error) {
+	view = LockInfo{Name: name, Servers: servers}
+	holds := map[string][]LockInfo{}
+	unanswered, most := 0, 0
+	var failures []error
+	for _, s := range servers {
+		if s.Err != nil {
+			unanswered++
+			failures = append(failures, fmt.Errorf("server %d: %w", s.Server, s.Err))
+			continue
+		}
+		view.Waiters = max(view.Waiters, s.Info.Waiters)
+		if s.Info.Held && s.Info.Owner != "" {
+			holds[s.Info.Owner] = append(holds[s.Info.Owner], s.Info)
+			most = max(most, len(holds[s.Info.Owner]))
+		}
+	}
+	for owner, infos := range holds {
+		if len(infos) < majority {
+			continue
+		}
+		// The lease's token is the largest its servers granted (Lock takes
+		// the largest); the hold has a majority until the majority-th
+		// longest of its servers' leases runs out.
+		ttls := make([]time.Duration, 0, len(infos))
+		view.Held, view.Owner, view.Kind, view.HoldCount = true, owner, infos[0].Kind, infos[0].HoldCount
+		for _, in := range infos {
+			view.Token = max(view.Token, in.Token)
+			if view.Holder == (Metadata{}) {
+				view.Holder = in.Holder
+			}
+			ttls = append(ttls, in.TTL)
+		}
+		slices.Sort(ttls)
+		view.TTL = ttls[len(ttls)-majority]
+		break // at most one owner holds a majority
+	}
+	if !view.Held && most+unanswered >= majority {
+		return view, fmt.Errorf("%d of %d servers gave no report, and with them an owner could hold a majority of %d: %w: %w",
+			unanswered, len(servers), majority, ErrNoQuorum, errors.Join(failures...))
+	}
+	return view, nil
 }
 
 // parseInspect decodes mutex.inspect@2's reply; ok is false when its shape

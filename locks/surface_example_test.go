@@ -7,6 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlua/redlua/locks"
 )
 
@@ -51,4 +54,32 @@ func ExampleClient_ForceUnlock() {
 	// Output:
 	// true <nil>
 	// false
+}
+
+// On a quorum Client, Inspect tells who holds a majority of the servers
+// and reports each server's own view; a server that is down shows its error.
+func ExampleClient_Inspect_quorum() {
+	var clients []redis.UniversalClient
+	var servers []*miniredis.Miniredis
+	for range 3 {
+		mr, _ := miniredis.Run()
+		defer mr.Close()
+		rc := redis.NewClient(&redis.Options{Addr: mr.Addr(), MaxRetries: -1})
+		defer rc.Close()
+		clients, servers = append(clients, rc), append(servers, mr)
+	}
+	c, _ := locks.NewQuorum(clients, locks.WithTTL(time.Minute))
+	defer c.Close()
+	ctx := context.Background()
+	servers[2].Close() // one of three down: the other two are still a majority
+
+	m, _ := c.Mutex("nightly-report")
+	lease, _ := m.TryLock(ctx)
+	defer lease.Unlock(ctx)
+	info, err := c.Inspect(ctx, "nightly-report")
+	fmt.Println("held:", info.Held, "by this lease:", info.Owner == lease.Owner(), "error:", err)
+	fmt.Println("server 3 answered:", info.Servers[2].Err == nil)
+	// Output:
+	// held: true by this lease: true error: <nil>
+	// server 3 answered: false
 }
