@@ -25,7 +25,7 @@ type connFlags struct {
 	tls, skipVerify           bool
 	dialTimeout               time.Duration
 	sentinel                  string // --sentinel: the primary's name at the Sentinels in --addr
-	quorum                    bool   // --quorum (lock only): --addr lists independent primaries
+	quorum                    bool   // --quorum (lock, inspect, unlock): --addr lists independent primaries
 
 	set    map[string]bool // flags given explicitly
 	getenv func(string) string
@@ -47,7 +47,17 @@ func addConnFlags(fs *flag.FlagSet, getenv func(string) string) *connFlags {
 
 // addQuorumFlag adds --quorum, for the commands that can run on a quorum.
 func (c *connFlags) addQuorumFlag(fs *flag.FlagSet) {
-	fs.BoolVar(&c.quorum, "quorum", false, "Redlock: --addr lists independent primaries (at least 3, comma-separated) and the lock needs a majority of them; inspect and unlock --force work per server (--addr HOST:PORT)")
+	fs.BoolVar(&c.quorum, "quorum", false, "Redlock: --addr lists independent primaries (at least 3, comma-separated); lock needs a majority of them, inspect reports who holds a majority and what each primary holds, unlock --force frees every primary")
+}
+
+// quorumAddrs are the primaries of --quorum, in --addr's order (nil
+// without --quorum); quorumClients has checked them.
+func (c *connFlags) quorumAddrs() []string {
+	if !c.quorum {
+		return nil
+	}
+	addrs, _ := c.addrs(c.addr)
+	return addrs
 }
 
 // parsed records which flags were given, once fs.Parse has run.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,19 @@ type lockView struct {
 	Readers []readerView `json:"readers,omitempty"`
 	Permits []permitView `json:"permits,omitempty"`
 	Limit   int64        `json:"limit,omitempty"`
+	// With --quorum: what each primary holds, in --addr's order, and
+	// whether the primaries that did not answer leave it undecided (held
+	// false then means: cannot tell).
+	Servers   []serverView `json:"servers,omitempty"`
+	Undecided bool         `json:"undecided,omitempty"`
+}
+
+// serverView is one primary of a quorum: its own view of the lock, or the
+// error it answered with.
+type serverView struct {
+	Addr  string `json:"addr"`
+	Error string `json:"error,omitempty"`
+	lockView
 }
 
 type holder struct {
@@ -49,7 +63,8 @@ type permitView struct {
 	TTLms   int64  `json:"ttl_ms"`
 }
 
-func viewOf(info locks.LockInfo) lockView {
+// viewOf is info as printed; addrs name a quorum's servers (--addr).
+func viewOf(info locks.LockInfo, addrs []string) lockView {
 	v := lockView{Name: info.Name, Held: info.Held, Kind: info.Kind, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
 		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit}
 	if h := info.Holder; h != (locks.Metadata{}) {
@@ -61,12 +76,25 @@ func viewOf(info locks.LockInfo) lockView {
 	for _, p := range info.Permits {
 		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds()})
 	}
+	for _, s := range info.Servers {
+		sv := serverView{Addr: fmt.Sprintf("server %d", s.Server)}
+		if s.Server >= 1 && s.Server <= len(addrs) {
+			sv.Addr = addrs[s.Server-1]
+		}
+		if s.Err != nil {
+			sv.Error = s.Err.Error()
+		} else {
+			sv.lockView = viewOf(s.Info, nil)
+		}
+		v.Servers = append(v.Servers, sv)
+	}
 	return v
 }
 
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("inspect", "redlua inspect [--json] NAME...", getenv)
-	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit)")
+	c := newCommand("inspect", "redlua inspect [--json] [--quorum] NAME...", getenv)
+	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit; with --quorum servers and undecided)")
+	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
@@ -82,38 +110,66 @@ func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string
 	if err := checkNames(lc, names); err != nil {
 		return err
 	}
+	addrs := c.conn.quorumAddrs()
 	views := make([]lockView, 0, len(names))
+	var undecided []error
 	for _, name := range names {
 		info, err := lc.Inspect(ctx, name)
-		if err != nil {
+		switch {
+		case errors.Is(err, locks.ErrNoQuorum) && len(info.Servers) > 0:
+			// Shown with what the primaries that answered hold; the exit
+			// status says it is undecided.
+			undecided = append(undecided, err)
+		case err != nil:
 			return unavailable(err)
 		}
-		views = append(views, viewOf(info))
+		v := viewOf(info, addrs)
+		v.Undecided = err != nil
+		views = append(views, v)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(views)
-	}
-	for i, info := range views {
-		if i > 0 {
-			fmt.Fprintln(io.out)
+		if err := enc.Encode(views); err != nil {
+			return err
 		}
-		printView(io, info)
+	} else {
+		for i, info := range views {
+			if i > 0 {
+				fmt.Fprintln(io.out)
+			}
+			printView(io, info)
+		}
+	}
+	if len(undecided) > 0 {
+		return unavailable(errors.Join(undecided...))
 	}
 	return nil
 }
 
 func printView(io stdio, v lockView) {
-	if !v.Held {
+	switch {
+	case v.Undecided:
+		fmt.Fprintf(io.out, "%s: undecided (the primaries that did not answer could give an owner a majority)\n", v.Name)
+	case !v.Held:
 		fmt.Fprintf(io.out, "%s: free", v.Name)
 		if v.Waiters > 0 {
 			fmt.Fprintf(io.out, " (%d queued)", v.Waiters)
 		}
+		if len(v.Servers) > 0 {
+			fmt.Fprintf(io.out, " (no owner holds a majority of the %d primaries)", len(v.Servers))
+		}
 		fmt.Fprintln(io.out)
+	}
+	if !v.Held {
+		printServers(io, v)
 		return
 	}
-	fmt.Fprintf(io.out, "%s: held\n", v.Name)
+	if len(v.Servers) > 0 {
+		fmt.Fprintf(io.out, "%s: held on %d of %d primaries, a majority\n", v.Name, v.holdingServers(), len(v.Servers))
+	} else {
+		fmt.Fprintf(io.out, "%s: held\n", v.Name)
+	}
 	if v.Kind != "" {
 		fmt.Fprintf(io.out, "  kind     %s\n", v.Kind)
 	}
@@ -143,6 +199,41 @@ func printView(io stdio, v lockView) {
 	}
 	if v.Waiters > 0 {
 		fmt.Fprintf(io.out, "  waiters  %d\n", v.Waiters)
+	}
+	printServers(io, v)
+}
+
+// holdingServers counts the primaries of a quorum where the quorum's owner
+// holds the lock.
+func (v lockView) holdingServers() int {
+	n := 0
+	for _, s := range v.Servers {
+		if s.Error == "" && s.Owner == v.Owner {
+			n++
+		}
+	}
+	return n
+}
+
+// printServers prints what each primary of a quorum holds, one line each.
+func printServers(io stdio, v lockView) {
+	if len(v.Servers) == 0 {
+		return
+	}
+	fmt.Fprintf(io.out, "  primaries\n")
+	for _, s := range v.Servers {
+		var what string
+		switch {
+		case s.Error != "":
+			what = "no answer: " + s.Error
+		case !s.Held:
+			what = "free"
+		case s.Owner != "":
+			what = fmt.Sprintf("held by %s, token %d, %v left", s.Owner, s.Token, msDuration(s.TTLms))
+		default:
+			what = "held by a " + s.Kind
+		}
+		fmt.Fprintf(io.out, "    %s  %s\n", s.Addr, what)
 	}
 }
 
@@ -180,8 +271,6 @@ func plural(n int64, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// describeHolder is a one-line "who": host, pid, label, TTL and token; for
-// a semaphore, each holder's permits and lease.
 // describeReaders names an RWMutex's readers and what each holds.
 func describeReaders(info locks.LockInfo) string {
 	parts := make([]string, 0, len(info.Readers))
@@ -191,6 +280,8 @@ func describeReaders(info locks.LockInfo) string {
 	return strings.Join(parts, "; ")
 }
 
+// describeHolder is a one-line "who": host, pid, label, TTL and token; for
+// a semaphore, each holder's permits and lease.
 func describeHolder(info locks.LockInfo) string {
 	if info.Owner == "" && len(info.Permits) > 0 {
 		parts := make([]string, 0, len(info.Permits))
@@ -221,9 +312,10 @@ func describeHolder(info locks.LockInfo) string {
 }
 
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("unlock", "redlua unlock --force NAME...", getenv)
+	c := newCommand("unlock", "redlua unlock --force [--quorum] NAME...", getenv)
 	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
 	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
+	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
@@ -247,6 +339,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	if err := checkNames(lc, names); err != nil {
 		return err
 	}
+	addrs := c.conn.quorumAddrs()
 	var results []result
 	for _, name := range names {
 		// Who held it, for the operator's record; the removal does not
@@ -256,9 +349,12 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		if err != nil {
 			return unavailable(err)
 		}
+		if addrs != nil {
+			warnUnfreed(ctx, io, lc, name, addrs)
+		}
 		r := result{Name: name, Removed: removed}
 		if removed && inspectErr == nil && before.Held {
-			v := viewOf(before)
+			v := viewOf(before, addrs)
 			r.Was = &v
 		}
 		results = append(results, r)
@@ -284,6 +380,28 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		return enc.Encode(results)
 	}
 	return nil
+}
+
+// warnUnfreed names the primaries of a quorum that ForceUnlock did not
+// free although it freed a majority of them: one that gave no report, or
+// one that still holds the lock for a minority owner. Such a hold ends
+// with its own lease and takes nothing from the next holder, which needs a
+// majority of free primaries, but the operator should know it is there.
+func warnUnfreed(ctx context.Context, io stdio, lc *locks.Client, name string, addrs []string) {
+	after, _ := lc.Inspect(ctx, name)
+	for _, s := range after.Servers {
+		if s.Server < 1 || s.Server > len(addrs) {
+			continue
+		}
+		switch addr := addrs[s.Server-1]; {
+		case s.Err != nil:
+			fmt.Fprintf(io.err, "redlua: warning: %s: %s did not answer (%v); a hold there was not removed and ends with its lease\n",
+				name, addr, s.Err)
+		case !after.Held && s.Info.Held:
+			fmt.Fprintf(io.err, "redlua: warning: %s: %s still holds it for owner %s (%v left), a minority no Lock needs\n",
+				name, addr, s.Info.Owner, s.Info.TTL.Round(time.Millisecond))
+		}
+	}
 }
 
 // checkNames rejects bad lock names (exit 2) before any is touched.

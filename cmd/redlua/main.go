@@ -7,8 +7,8 @@
 // Usage:
 //
 //	redlua lock [flags] NAME -- CMD [ARGS...]   run CMD while holding the lock NAME
-//	redlua inspect [--json] NAME...             who holds each lock, for how long
-//	redlua unlock --force NAME...               free locks whose holder hangs
+//	redlua inspect [--json] [--quorum] NAME...  who holds each lock, for how long
+//	redlua unlock --force [--quorum] NAME...    free locks whose holder hangs
 //	redlua scripts list [--dir DIR] [--json]    the scripts (embedded, or DIR's)
 //	redlua scripts load [--dir DIR]             SCRIPT LOAD them on the server
 //	redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
@@ -35,8 +35,11 @@
 // acquisition and every renewal wait until N replicas acknowledged them
 // (--replica-timeout, 1s), and an acquisition they did not confirm in time
 // is undone (exit 69). --quorum makes lock a Redlock over the independent
-// primaries --addr lists: a majority must grant it; inspect and unlock
-// --force work on one server at a time.
+// primaries --addr lists: a majority must grant it. inspect --quorum reports
+// the owner that holds a majority and what each primary holds (exit 69, with
+// each primary's view, when the primaries that did not answer could decide);
+// unlock --force --quorum frees every primary it reaches, succeeds once a
+// majority is free, and warns about the primaries it could not free.
 //
 // Exit codes:
 //
@@ -84,16 +87,16 @@ const usageText = `redlua: run commands under Redis locks, inspect and free lock
 
 usage:
   redlua lock [flags] NAME -- CMD [ARGS...]    run CMD while holding the lock NAME
-  redlua inspect [--json] NAME...              who holds each lock, for how long
-  redlua unlock --force NAME...                free locks whose holder hangs
+  redlua inspect [--json] [--quorum] NAME...   who holds each lock, for how long
+  redlua unlock --force [--quorum] NAME...     free locks whose holder hangs
   redlua scripts list [--dir DIR] [--json]     the scripts (embedded, or DIR's)
   redlua scripts load [--dir DIR]              SCRIPT LOAD them on the server
   redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
 
 Connection (every command): --url (default $REDIS_URL), --addr, --user,
 --password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout,
---sentinel NAME (--addr lists the Sentinels). lock also takes --replicas N and
---quorum (--addr lists independent primaries).
+--sentinel NAME (--addr lists the Sentinels). lock also takes --replicas N;
+lock, inspect and unlock take --quorum (--addr lists independent primaries).
 'redlua COMMAND --help' lists a command's flags.
 
 exit codes: 0 ok (lock: CMD's status), 1 check failed, 2 usage, 69 server

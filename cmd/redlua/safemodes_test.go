@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -165,5 +167,73 @@ func TestLockThroughSentinel(t *testing.T) {
 	}
 	if r := redlua(t, "", "lock", "--sentinel", "no-such-primary", "--addr", set.Sentinel.Addr, "--dial-timeout", "2s", "job", "--", "true"); r.code != exitUnavailable {
 		t.Errorf("an unknown primary name: exit %d, want %d\n%s", r.code, exitUnavailable, r.stderr)
+	}
+}
+
+// `redlua inspect --quorum` reports who holds a majority of the primaries
+// and what each one holds; `unlock --force --quorum` frees every primary it
+// reaches and warns about the ones it could not. With a primary down the
+// others still decide; when the down one could decide, inspect shows what
+// it saw and exits 69.
+func TestInspectAndUnlockQuorum(t *testing.T) {
+	srvs := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t), redistest.Standalone(t)}
+	addr := srvs[0].Addr + "," + srvs[1].Addr + "," + srvs[2].Addr
+	quorum := func(args ...string) result {
+		return redlua(t, "", append([]string{args[0], "--quorum", "--addr", addr}, args[1:]...)...)
+	}
+
+	stop := holding(t, "", t.TempDir(), "lock", "--quorum", "--addr", addr, "--ttl", "6s", "job")
+	defer stop()
+	// Lock returned on a majority; the third acquisition may land after.
+	deadline := time.Now().Add(10 * time.Second)
+	for !lockKeyOn(t, srvs[0], "job") || !lockKeyOn(t, srvs[1], "job") || !lockKeyOn(t, srvs[2], "job") {
+		if time.Now().After(deadline) {
+			t.Fatal("the quorum lock is not on every primary after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r := quorum("inspect", "job")
+	if r.code != 0 || !strings.Contains(r.stdout, "job: held on 3 of 3 primaries, a majority") ||
+		strings.Count(r.stdout, "held by ") != 3 || !strings.Contains(r.stdout, srvs[2].Addr) {
+		t.Fatalf("inspect --quorum: exit %d, want the hold on all three primaries listed\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = quorum("inspect", "--json", "job")
+	var views []lockView
+	if err := json.Unmarshal([]byte(r.stdout), &views); err != nil || len(views) != 1 {
+		t.Fatalf("inspect --quorum --json: %v\n%s", err, r.stdout)
+	}
+	if v := views[0]; !v.Held || len(v.Servers) != 3 || v.Servers[1].Addr != srvs[1].Addr || v.Servers[1].Owner != v.Owner {
+		t.Fatalf("inspect --quorum --json = %+v, want held with three primaries' views", v)
+	}
+
+	srvs[2].Kill()
+	r = quorum("inspect", "job")
+	if r.code != 0 || !strings.Contains(r.stdout, "job: held on 2 of 3 primaries") || !strings.Contains(r.stdout, srvs[2].Addr+"  no answer") {
+		t.Fatalf("inspect --quorum with a primary down: exit %d, want held, the down primary shown\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = quorum("unlock", "--force", "job")
+	if r.code != 0 || !strings.Contains(r.stdout, "job: removed the holder") || !strings.Contains(r.stderr, srvs[2].Addr+" did not answer") {
+		t.Fatalf("unlock --force --quorum with a primary down: exit %d, want removed and a warning naming %s\n%s%s", r.code, srvs[2].Addr, r.stdout, r.stderr)
+	}
+	if r := quorum("inspect", "job"); r.code != 0 || !strings.Contains(r.stdout, "job: free (no owner holds a majority") {
+		t.Fatalf("inspect --quorum after unlock --force: exit %d, want free\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := stop(); r.code != exitLost {
+		t.Errorf("the removed holder: exit %d, want %d (lease lost)\n%s", r.code, exitLost, r.stderr)
+	}
+
+	// One primary holds "solo" (a plain lock on it alone), one is free, one
+	// is down: the down one decides, so inspect cannot tell.
+	stopSolo := holding(t, "", t.TempDir(), "lock", "--addr", srvs[0].Addr, "--ttl", "6s", "solo")
+	defer stopSolo()
+	r = quorum("inspect", "solo")
+	if r.code != exitUnavailable || !strings.Contains(r.stdout, "solo: undecided") || !strings.Contains(r.stdout, srvs[0].Addr+"  held by") ||
+		!strings.Contains(r.stderr, "no quorum") {
+		t.Fatalf("inspect --quorum, undecided: exit %d, want %d with each primary's view\n%s%s", r.code, exitUnavailable, r.stdout, r.stderr)
+	}
+
+	srvs[1].Kill()
+	if r := quorum("inspect", "job"); r.code != exitUnavailable || !strings.Contains(r.stderr, "cannot reach a majority") {
+		t.Errorf("inspect --quorum with 2 of 3 down: exit %d, want %d\n%s", r.code, exitUnavailable, r.stderr)
 	}
 }
