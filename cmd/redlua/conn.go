@@ -25,6 +25,8 @@ type connFlags struct {
 	tls, skipVerify           bool
 	dialTimeout               time.Duration
 	sentinel                  string // --sentinel: the primary's name at the Sentinels in --addr
+	sentinelUser              string // --sentinel-user: the ACL user at the Sentinels
+	sentinelPassword          string // --sentinel-password (default $REDLUA_SENTINEL_AUTH)
 	quorum                    bool   // --quorum (lock, inspect, unlock): --addr lists independent primaries
 
 	set    map[string]bool // flags given explicitly
@@ -42,6 +44,8 @@ func addConnFlags(fs *flag.FlagSet, getenv func(string) string) *connFlags {
 	fs.BoolVar(&c.skipVerify, "tls-skip-verify", false, "do not verify the server's certificate (tests only)")
 	fs.DurationVar(&c.dialTimeout, "dial-timeout", 5*time.Second, "how long to try to connect")
 	fs.StringVar(&c.sentinel, "sentinel", "", "connect through Redis Sentinel to the primary it monitors as this name; --addr lists the Sentinels (comma-separated)")
+	fs.StringVar(&c.sentinelUser, "sentinel-user", "", "ACL user name at the Sentinels (--user and --password are the primary's)")
+	fs.StringVar(&c.sentinelPassword, "sentinel-password", "", "password at the Sentinels (default $REDLUA_SENTINEL_AUTH; a flag is visible in ps)")
 	return c
 }
 
@@ -114,8 +118,12 @@ func (c *connFlags) client() (redis.UniversalClient, string, error) {
 		return nil, "", err
 	}
 	if c.sentinel != "" {
+		sentinelPassword := c.sentinelPassword
+		if !c.set["sentinel-password"] {
+			sentinelPassword = c.getenv("REDLUA_SENTINEL_AUTH")
+		}
 		opts := &redis.FailoverOptions{MasterName: c.sentinel, SentinelAddrs: addrs, Username: c.user, Password: password,
-			DB: c.db, DialTimeout: c.dialTimeout}
+			SentinelUsername: c.sentinelUser, SentinelPassword: sentinelPassword, DB: c.db, DialTimeout: c.dialTimeout}
 		c.applyTLS(&opts.TLSConfig, addrs[0])
 		return redis.NewFailoverClient(opts), fmt.Sprintf("the primary %q of the Sentinels at %s", c.sentinel, addr), nil
 	}
@@ -139,6 +147,9 @@ func (c *connFlags) checkValues() error {
 	}
 	if c.db < 0 {
 		return usageErrorf("--db %d must be 0 or more", c.db)
+	}
+	if (c.set["sentinel-user"] || c.set["sentinel-password"]) && c.sentinel == "" {
+		return usageErrorf("--sentinel-user and --sentinel-password are for the Sentinels of --sentinel NAME; without it, --user and --password are the server's")
 	}
 	return nil
 }

@@ -28,8 +28,9 @@
 // (comma-separated addresses make a cluster client), --user, --password
 // (default $REDISCLI_AUTH, as redis-cli), --db, --tls, --tls-skip-verify,
 // --dial-timeout, and --sentinel NAME (then --addr lists the Sentinels and
-// redlua connects to the primary they monitor as NAME). Without any, redlua
-// connects to 127.0.0.1:6379.
+// redlua connects to the primary they monitor as NAME; --sentinel-user and
+// --sentinel-password, default $REDLUA_SENTINEL_AUTH, authenticate at the
+// Sentinels). Without any, redlua connects to 127.0.0.1:6379.
 //
 // For a primary that can fail over, lock takes --replicas N: the
 // acquisition and every renewal wait until N replicas acknowledged them
@@ -95,7 +96,8 @@ usage:
 
 Connection (every command): --url (default $REDIS_URL), --addr, --user,
 --password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout,
---sentinel NAME (--addr lists the Sentinels). lock also takes --replicas N;
+--sentinel NAME (--addr lists the Sentinels; --sentinel-user, --sentinel-password,
+default $REDLUA_SENTINEL_AUTH). lock also takes --replicas N;
 lock, inspect and unlock take --quorum (--addr lists independent primaries).
 'redlua COMMAND --help' lists a command's flags.
 

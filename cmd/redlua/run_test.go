@@ -165,6 +165,8 @@ func TestConnectionOptions(t *testing.T) {
 		{map[string]string{"REDIS_URL": "redis://h:1"}, []string{"--sentinel", "m"}, "--sentinel takes"},
 		{nil, []string{"--sentinel", "m", "--url", "redis://h:1"}, "--sentinel takes"},
 		{nil, []string{"--sentinel", "", "--addr", "h:1"}, "--sentinel needs the name"},
+		{nil, []string{"--addr", "h:1", "--sentinel-password", "pw"}, "--sentinel-password are for the Sentinels of --sentinel NAME"},
+		{nil, []string{"--addr", "h:1", "--sentinel-user", "u"}, "--sentinel-user and"},
 		{nil, []string{"--url", "redis://h:1", "--addr", "h:2"}, "not both"},
 		{nil, []string{"--addr", "nohost"}, "host:port"},
 		{nil, []string{"--addr", "a:1,b:2", "--db", "1"}, "cluster"},

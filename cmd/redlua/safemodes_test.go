@@ -168,6 +168,25 @@ func TestLockThroughSentinel(t *testing.T) {
 	if r := redlua(t, "", "lock", "--sentinel", "no-such-primary", "--addr", set.Sentinel.Addr, "--dial-timeout", "2s", "job", "--", "true"); r.code != exitUnavailable {
 		t.Errorf("an unknown primary name: exit %d, want %d\n%s", r.code, exitUnavailable, r.stderr)
 	}
+
+	// Sentinels that require a password (the primary does not): without it
+	// the Sentinel refuses, with --sentinel-password or
+	// $REDLUA_SENTINEL_AUTH redlua gets through.
+	sc := set.Sentinel.Client()
+	if err := sc.Do(context.Background(), "ACL", "SETUSER", "default", "resetpass", ">sentinel-secret").Err(); err != nil {
+		t.Fatalf("setting the Sentinel's password: %v", err)
+	}
+	plain := []string{"lock", "--sentinel", set.MasterName, "--addr", set.Sentinel.Addr, "--dial-timeout", "2s"}
+	if r := redlua(t, "", append(plain, "job", "--", "true")...); r.code != exitUnavailable {
+		t.Errorf("a Sentinel with a password, none given: exit %d, want %d\n%s", r.code, exitUnavailable, r.stderr)
+	}
+	if r := redlua(t, "", append(plain, "--sentinel-password", "sentinel-secret", "job", "--", "true")...); r.code != 0 {
+		t.Errorf("--sentinel-password: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	t.Setenv("REDLUA_SENTINEL_AUTH", "sentinel-secret")
+	if r := redlua(t, "", append(plain, "job", "--", "true")...); r.code != 0 {
+		t.Errorf("$REDLUA_SENTINEL_AUTH: exit %d, want 0\n%s", r.code, r.stderr)
+	}
 }
 
 // `redlua inspect --quorum` reports who holds a majority of the primaries
