@@ -18,7 +18,7 @@ type marshalled struct {
 	Token      int64  `json:"token"`
 	TTLMillis  int64  `json:"ttl_ms"`
 	Fair       bool   `json:"fair,omitempty"`
-	Kind       string `json:"kind,omitempty"`    // "read", "write" (RWMutex) or "permits" (Semaphore)
+	Kind       string `json:"kind,omitempty"`    // "read", "write" (RWMutex), "permits" (Semaphore) or "quorum"
 	Count      int    `json:"permits,omitempty"` // permits held, for a Semaphore lease
 	// Attempt is the id of the call that took a Mutex hold, which the server
 	// tells apart from other calls of the same owner (empty for a reentrant
@@ -31,7 +31,10 @@ type marshalled struct {
 // trip, including bytes that are not UTF-8.
 func (l *Lease) Marshal() (string, error) {
 	m := marshalled{Owner: l.owner, Token: l.token, TTLMillis: l.s.ttl.Milliseconds(), Fair: l.s.fair, Kind: l.hold.kind(), Count: l.count}
-	if h, ok := l.hold.(mutexHold); ok {
+	switch h := l.hold.(type) {
+	case mutexHold:
+		m.Attempt = h.attempt
+	case quorumHold:
 		m.Attempt = h.attempt
 	}
 	if utf8.ValidString(l.k.name) {
@@ -51,6 +54,9 @@ const maxTTLMillis = math.MaxInt64 / int64(time.Millisecond)
 // watchdog; its local deadline counts from now, so Done may close late:
 // call Extend to confirm ownership. A string that is not a marshalled lease
 // is an error (it does not match ErrNotHeld: nothing was asked of the server).
+// A quorum Mutex's lease resumes on a quorum Client over the same servers
+// (NewQuorum, in the same order), and any other lease on a Client of its
+// one server; the other way round is an error.
 func (c *Client) Resume(s string) (*Lease, error) {
 	const how = "; pass the string Lease.Marshal returned"
 	var m marshalled
@@ -83,6 +89,8 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	var hold holdKind = mutexHold{attempt: m.Attempt}
 	switch m.Kind {
 	case "":
+	case "quorum":
+		hold = quorumHold{attempt: m.Attempt}
 	case "read":
 		hold = readHold{}
 	case "write":
@@ -95,7 +103,16 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	default:
 		problems = append(problems, fmt.Errorf("unknown lease kind %q", m.Kind))
 	}
-	if m.Kind != "" && m.Attempt != "" {
+	// A quorum lease lives on every server of its quorum, any other on one
+	// server: resumed on the other kind of Client, its Extend and Unlock
+	// would reach the wrong servers.
+	switch quorumLease := m.Kind == "quorum"; {
+	case quorumLease && !c.quorum():
+		problems = append(problems, errors.New("a quorum lease needs a quorum Client over the same servers (NewQuorum)"))
+	case !quorumLease && c.quorum():
+		problems = append(problems, errors.New("a quorum Client resumes only quorum leases; resume this one on a Client of its server (New)"))
+	}
+	if m.Kind != "" && m.Kind != "quorum" && m.Attempt != "" {
 		problems = append(problems, fmt.Errorf("attempt %q on a %q lease (only a Mutex lease has one)", m.Attempt, m.Kind))
 	}
 	if m.Kind != "permits" && m.Count != 0 {
