@@ -46,10 +46,10 @@ type LockInfo struct {
 	// majority of the servers, Token is the largest token those servers
 	// granted (the lease carries the largest of those that answered its
 	// Lock first, which may be smaller), and TTL is the time until fewer
-	// than a majority of them still hold it. A hold on a minority (an acquisition
-	// under way, one that landed after its round gave up, a holder that
-	// lost its majority) takes nothing from the next Lock, which needs a
-	// majority of free servers, and is reported here only.
+	// than a majority of them still hold it. A hold on a minority (an
+	// acquisition under way, one that landed after its round gave up, a
+	// holder that lost its majority) takes nothing from the next Lock,
+	// which needs a majority of free servers, and is reported here only.
 	Servers []ServerInfo
 }
 
@@ -150,8 +150,8 @@ func (c *Client) inspectQuorum(ctx context.Context, k keys) (LockInfo, error) {
 
 // quorumView is the quorum's view of the servers' reports: the owner that
 // holds the name on a majority of them, if one does. undecided is set when
-// the servers that gave no report could still make some owner's hold a
-// majority (or unmake it): then no one can say whether the name is held.
+// no owner does, but the servers that gave no report could make some
+// owner's hold a majority: then no one can say whether the name is held.
 func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo, undecided error) {
 	view = LockInfo{Name: name, Servers: servers}
 	holds := map[string][]LockInfo{}
@@ -173,9 +173,8 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 		if len(infos) < majority {
 			continue
 		}
-		// The lease's token is the largest its servers granted (Lock takes
-		// the largest); the hold has a majority until the majority-th
-		// longest of its servers' leases runs out.
+		// The largest token its servers granted; the hold keeps a majority
+		// until the majority-th longest of its servers' leases runs out.
 		ttls := make([]time.Duration, 0, len(infos))
 		view.Held, view.Owner, view.Kind, view.HoldCount = true, owner, infos[0].Kind, infos[0].HoldCount
 		for _, in := range infos {
