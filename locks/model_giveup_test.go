@@ -106,6 +106,17 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 	sem := semScripts{acquire: semAcquire, release: semRelease, v2: true}
 	g := []string{"{g}:a", "{g}:b"}
 	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
+	// The semaphore versions whose waiters queue differ only in their
+	// scripts, their rival and the hashes a given-up call must not stay in.
+	queuedSem := func(name string, sc semScripts, rival explore.Actor, hashes ...string) mcGiveUpKind {
+		return mcGiveUpKind{name: name, record: record,
+			late: explore.Step{Label: "acquire arrives", Script: sc.acquire, Keys: sc.keys(),
+				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
+			undo: []explore.Step{{Label: "give up", Script: sc.release, Keys: sc.releaseKeys(),
+				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
+			rival:    rival,
+			leftover: mcSemLeft(hashes...)}
+	}
 	giveUp := func(lock string) explore.Step {
 		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
 	}
@@ -138,20 +149,8 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				}
 				return ""
 			}},
-		{name: "sem.acquire@5", record: record,
-			late: explore.Step{Label: "acquire arrives", Script: sem5.acquire, Keys: sem5.keys(),
-				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
-			undo: []explore.Step{{Label: "give up", Script: sem5.release, Keys: sem5.releaseKeys(),
-				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
-			rival:    mcSemClient("b", sem5),
-			leftover: mcSemLeft("{s}:swaiters")},
-		{name: "sem.acquire@6", record: record,
-			late: explore.Step{Label: "acquire arrives", Script: sem6.acquire, Keys: sem6.keys(),
-				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
-			undo: []explore.Step{{Label: "give up", Script: sem6.release, Keys: sem6.releaseKeys(),
-				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
-			rival:    mcSemGrantClient("b", sem6),
-			leftover: mcSemLeft("{s}:swaiters", "{s}:soffers")},
+		queuedSem("sem.acquire@5", sem5, mcSemClient("b", sem5), "{s}:swaiters"),
+		queuedSem("sem.acquire@6", sem6, mcSemGrantClient("b", sem6), "{s}:swaiters", "{s}:soffers"),
 		{name: "multi.acquire@3", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
