@@ -20,6 +20,7 @@ import (
 // so a release does not broadcast to every node), and a lock taken with
 // WithReplicas survives a CLUSTER FAILOVER of its shard.
 func TestCluster(t *testing.T) {
+	mostlyWaits(t)
 	cl := redistest.NewCluster(t, redistest.ClusterOptions{Primaries: 3, ReplicasPerPrimary: 1})
 	newClient := func(t *testing.T, opts ...locks.Option) *locks.Client {
 		c, err := locks.New(cl.Client(func(o *redis.ClusterOptions) { o.MaxRedirects = 16 }), opts...)

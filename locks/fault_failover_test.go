@@ -197,6 +197,7 @@ func waitReplicaAcks(t *testing.T, primary *redistest.Server) {
 // must SEE double grants, which is what shows it has the power to catch
 // them in the replica-acknowledged mode.
 func TestFaultFailoverPlainModeDoubleGrants(t *testing.T) {
+	mostlyWaits(t)
 	fig := runFailoverTrials(t, 50, 50*time.Millisecond, false)
 	t.Logf("plain mode, replication lag 50ms, kill the primary right after the acquisition, promote by hand: %v", fig)
 	if fig.doubleGrants == 0 {
@@ -230,6 +231,7 @@ func checkFence(t *testing.T, fig failoverFigures) {
 // 2 s and promotes the lagging replica; the holders use Sentinel
 // failover clients. Fewer trials (each waits for Sentinel).
 func TestFaultFailoverSentinelPlainModeDoubleGrants(t *testing.T) {
+	mostlyWaits(t)
 	fig := runFailoverTrials(t, 5, 50*time.Millisecond, true)
 	t.Logf("plain mode, replication lag 50ms, kill the primary right after the acquisition, Sentinel promotes: %v", fig)
 	if fig.doubleGrants == 0 {
@@ -244,6 +246,7 @@ func TestFaultFailoverSentinelPlainModeDoubleGrants(t *testing.T) {
 // returns only once the replica has it (or fails with ErrNotReplicated), so
 // a failover right after it keeps the lock: no double grant in 50 trials.
 func TestFaultFailoverReplicaAcknowledgedNoDoubleGrant(t *testing.T) {
+	mostlyWaits(t)
 	requireReplicatedBackend(t)
 	fig := runFailoverTrials(t, 50, 50*time.Millisecond, false, locks.WithReplicas(1, 500*time.Millisecond))
 	t.Logf("WithReplicas(1, 500ms), replication lag 50ms, kill the primary right after the acquisition, promote by hand: %v", fig)
@@ -258,6 +261,7 @@ func TestFaultFailoverReplicaAcknowledgedNoDoubleGrant(t *testing.T) {
 
 // The same through Sentinel, with Sentinel failover clients.
 func TestFaultFailoverSentinelReplicaAcknowledgedNoDoubleGrant(t *testing.T) {
+	mostlyWaits(t)
 	requireReplicatedBackend(t)
 	fig := runFailoverTrials(t, 5, 50*time.Millisecond, true, locks.WithReplicas(1, 500*time.Millisecond))
 	t.Logf("WithReplicas(1, 500ms), replication lag 50ms, Sentinel promotes: %v", fig)

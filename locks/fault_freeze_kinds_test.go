@@ -28,6 +28,7 @@ import (
 // half the runs show one; TestSuiteAmbiguousAcquisitionLeavesNoHold is the
 // deterministic check.
 func TestFaultServerFreezeNoGhostHoldsOtherKinds(t *testing.T) {
+	mostlyWaits(t)
 	t.Run("RWMutex.Lock", func(t *testing.T) {
 		kindFreezeGhosts(t, "freeze-rw", "{freeze-rw}", func(c *locks.Client, name string) (func(ctx context.Context) (*locks.Lease, error), error) {
 			rw, err := c.RWMutex(name, locks.WithTTL(time.Second), locks.WithWatchdog(0))

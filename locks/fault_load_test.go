@@ -121,6 +121,7 @@ func (f loadFigures) log(t *testing.T, what string) {
 // SCRIPT FLUSH every 50 ms under load: every script call that meets
 // NOSCRIPT loads the script again; no operation may fail.
 func TestFaultScriptFlushUnderLoad(t *testing.T) {
+	mostlyWaits(t)
 	srv := redistest.Standalone(t)
 	fig := runContention(t, srv, "flushed", 50*time.Millisecond, 3*time.Second, func(ctx context.Context) error {
 		return srv.Do(ctx, "SCRIPT", "FLUSH").Err()
@@ -133,6 +134,7 @@ func TestFaultScriptFlushUnderLoad(t *testing.T) {
 // shared subscription reconnects, and waiters still wake (no operation
 // fails; a lost wake-up shows as a long maximum wait).
 func TestFaultPubsubKillDuringContention(t *testing.T) {
+	mostlyWaits(t)
 	srv := redistest.Standalone(t)
 	killed := int64(0)
 	fig := runContention(t, srv, "pubsub-killed", 300*time.Millisecond, 3*time.Second, func(ctx context.Context) error {

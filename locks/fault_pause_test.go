@@ -16,6 +16,7 @@ import (
 // ErrLockLost (its deadline passed while it was frozen, whether or not a
 // timer or the watchdog ran since), and its stale write must be refused.
 func TestFaultFrozenHolderSeesLossAtFirstCheck(t *testing.T) {
+	mostlyWaits(t)
 	const ttl = 500 * time.Millisecond
 	const trials = 3
 	srv := redistest.Standalone(t)
@@ -76,6 +77,7 @@ func TestFaultFrozenHolderSeesLossAtFirstCheck(t *testing.T) {
 // Its Lock must return ErrLockLost (or an error), or a lease the server
 // confirms — never a lease that says "held" while another holds it.
 func TestFaultFrozenFairWaiter(t *testing.T) {
+	mostlyWaits(t)
 	// Fails on main 6bf5cbf in 2 of 3 trials: the resumed waiter's lease says
 	// held for ~490ms more (counted from the thaw) while the third owner holds.
 	const ttl = 500 * time.Millisecond

@@ -78,6 +78,7 @@ func reachable(rc redis.UniversalClient, timeout time.Duration) (time.Duration, 
 // machine must not prevent. Acquisitions use Lock, which retries a round
 // that a slow answer spoiled; the 3-dead refusals need no luck.
 func TestFaultQuorumSurvivesTwoOfFiveDown(t *testing.T) {
+	mostlyWaits(t)
 	servers, clients, c := quorumServers(t, 5)
 	ctx := context.Background()
 	m, err := c.Mutex("quorum-down", locks.WithTTL(10*time.Second))
@@ -218,6 +219,7 @@ func raceDetector() bool {
 // machine, which slows the run (split votes, slow answers) without deciding
 // whether holds overlap.
 func TestFaultQuorumNoOverlapWhileServersRestart(t *testing.T) {
+	mostlyWaits(t)
 	const (
 		workers    = 16
 		ttl        = 3 * time.Second

@@ -22,6 +22,7 @@ import (
 // must be greater than every token issued before it, so a fenced resource
 // keeps accepting the new holders and refusing the old one.
 func TestFaultRestartTokensKeepGrowing(t *testing.T) {
+	mostlyWaits(t)
 	cases := []struct {
 		name string
 		args []string
@@ -111,6 +112,7 @@ func TestFaultRestartTokensKeepGrowing(t *testing.T) {
 // Lock call's 300 ms context), and after 1 s (go-redis ignores the context
 // deadline by default, so the call returns only then).
 func TestFaultServerFreezeNoGhostHolds(t *testing.T) {
+	mostlyWaits(t)
 	for _, readTimeout := range []time.Duration{200 * time.Millisecond, time.Second} {
 		t.Run("ReadTimeout="+readTimeout.String(), func(t *testing.T) {
 			// With a 1 s read timeout, longer than the Lock's context, main
@@ -269,6 +271,7 @@ func serverFreezeGhosts(t *testing.T, readTimeout time.Duration) {
 // ignores its context deadline and waits for ReadTimeout: unless the lease
 // closes Done at its local deadline by itself, the holder is told late.
 func TestFaultBlackHoledHolderLosesFirst(t *testing.T) {
+	mostlyWaits(t)
 	for _, ctxTimeouts := range []bool{true, false} {
 		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", ctxTimeouts), func(t *testing.T) {
 			blackHoleTrials(t, ctxTimeouts)

@@ -196,6 +196,7 @@ func TestSuiteMultiLockQueuesBehindMutexWaiters(t *testing.T) {
 // when a kept lease runs out meanwhile (no watchdog), it starts again
 // rather than return a set with a lost lease in it.
 func TestSuiteMultiLockStartsAgainWhenAKeptLeaseEnds(t *testing.T) {
+	mostlyWaits(t)
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 30*time.Second)
 		const ttl = 2 * time.Second

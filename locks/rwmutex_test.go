@@ -24,6 +24,7 @@ func rwmutex(t *testing.T, c *locks.Client, name string, opts ...locks.Option) *
 // Readers run together but never with a writer: a checker watches 16
 // goroutines × 500 operations with random roles.
 func TestSuiteRWMutexExclusion(t *testing.T) {
+	mostlyWaits(t)
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 120*time.Second)
 		c := f.client(t, locks.WithTTL(10*time.Second))

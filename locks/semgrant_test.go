@@ -169,6 +169,7 @@ func (b *stoppedBackend) resume() {
 //     deadline, and only the grant's token, older than the attempt's
 //     server time, tells that the grant is stale.
 func TestSuiteSemaphoreFrozenGranteeGetsNoStaleLease(t *testing.T) {
+	mostlyWaits(t)
 	const ttl = 300 * time.Millisecond
 	for _, mode := range []string{"asleep", "looking", "looks first"} {
 		t.Run(mode, func(t *testing.T) {

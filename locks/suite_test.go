@@ -122,11 +122,20 @@ func timeout(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// mostlyWaits runs a test beside the other tests that spend their time
+// waiting on leases, worker processes and servers rather than computing:
+// run one after another they took most of this package's 5.5 minutes in
+// CI on a 2-core machine. Each starts its own servers (or simulators) and
+// shares nothing with the others; being run beside them is load of the kind
+// every test here must already pass under.
+func mostlyWaits(t *testing.T) { t.Parallel() }
+
 // 16 goroutines × 200 increments of a counter kept outside Redis, each a
 // read-yield-write that loses updates unless the lock excludes the others.
 // miniredis runs a tenth of the rounds (f.scale): under -race on a busy
 // machine its 3200 interpreted lock/unlock pairs outran the minute.
 func TestSuiteMutualExclusion(t *testing.T) {
+	mostlyWaits(t)
 	suite(t, func(t *testing.T, f fixture) {
 		for _, mode := range []struct {
 			name string
@@ -577,6 +586,7 @@ func TestSuiteCancelledWaiter(t *testing.T) {
 }
 
 func TestSuiteWatchdogKeepsTheLock(t *testing.T) {
+	mostlyWaits(t)
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 30*time.Second)
 		// On the simulator the watchdog runs on the virtual clock, so a
