@@ -277,11 +277,11 @@ func unaryMessage(msg string, proto *lua.FunctionProto, line int, register func(
 
 // badUnaryOperand reports whether v makes "-v" or "#v" fail.
 func badUnaryOperand(op int, v lua.LValue) bool {
-	switch v.(type) {
+	switch v := v.(type) {
 	case lua.LNumber:
 		return op == lua.OP_LEN
 	case lua.LString:
-		return op == lua.OP_UNM && !isNumeric(string(v.(lua.LString)))
+		return op == lua.OP_UNM && !isNumeric(string(v))
 	case *lua.LTable:
 		return op == lua.OP_UNM
 	}

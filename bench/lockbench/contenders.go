@@ -130,7 +130,7 @@ func newRedluaWith(opts ...locks.Option) func(string) (Locker, error) {
 	return func(addr string) (Locker, error) {
 		rc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
 		r := &redlua{rcs: []*redis.Client{rc}}
-		observe := locks.WithObserver(func(e locks.Event) {
+		observe := locks.WithHook(func(e locks.Event) {
 			if e.Kind == locks.EventContended {
 				r.queued.LoadOrStore(e.Owner, Queueing{At: time.Now(), Place: e.Position})
 			}
