@@ -15,8 +15,6 @@ import (
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
-	"github.com/redlua/redlua/lua"
-	"github.com/redlua/redlua/registry"
 )
 
 // BenchmarkUncontended compares one Lock+Unlock pair with the raw floor (SET
@@ -87,18 +85,8 @@ func BenchmarkUncontended(b *testing.B) {
 // redis.call, each a few µs), not the client or the longer argument lists.
 func scriptsAlone(b *testing.B, rc *redis.Client) {
 	ctx := context.Background()
-	reg, err := registry.New(lua.FS)
-	if err != nil {
-		b.Fatal(err)
-	}
-	acquire, err := reg.Lookup("mutex.acquire@6")
-	if err != nil {
-		b.Fatal(err)
-	}
-	release, err := reg.Lookup("mutex.release@5")
-	if err != nil {
-		b.Fatal(err)
-	}
+	scripts := mcV2Lookup(b, "mutex.acquire@6", "mutex.release@5")
+	acquire, release := scripts[0], scripts[1]
 	acquireKeys := []string{"{alone}:lock", "{alone}:queue", "{alone}:waiters", "{alone}:readers", "{alone}:permits", "{alone}:gone"}
 	releaseKeys := []string{"{alone}:lock", "{alone}:queue", "{alone}:waiters", "{alone}:gone"}
 	const owner, client, attempt = "owner-0123456789abcdef", "client-0123456789ab", "attempt-0123456789ab"

@@ -187,7 +187,7 @@ func withThen(st explore.Step, then func(*explore.Ctx) string) explore.Step {
 
 // mcV2Lookup returns the scripts by ID, skipping the test while lua/ has
 // no version 2 yet.
-func mcV2Lookup(t *testing.T, ids ...string) []*registry.Script {
+func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 	reg, err := registry.New(lua.FS)
 	if err != nil {
 		t.Fatal(err)
