@@ -97,25 +97,34 @@ func TestFairDeadWaiterDelaysAtMostItsWaiterLease(t *testing.T) {
 	// leaves the queue.
 	dead, cancelDead := context.WithCancel(ctx)
 	defer cancelDead()
-	deadClient, _ := locks.NewWithBackend(&frozenBackend{Backend: mustRunner(t, srv)}, locks.WithFair(waiterTTL), locks.WithTTL(time.Minute))
+	deadBackend := &frozenBackend{Backend: mustRunner(t, srv)}
+	deadClient, _ := locks.NewWithBackend(deadBackend, locks.WithFair(waiterTTL), locks.WithTTL(time.Minute))
 	go mustMutex(t, deadClient, "q").Lock(dead)
-	waitFor(t, func() bool { info, _ := c.Inspect(ctx, "q"); return info.Waiters == 1 })
+	// Dead means after the attempt that follows its subscription: until
+	// then it is alive, and on a busy machine that attempt could come after
+	// the release below and claim the grant (holding the lock for its
+	// minute-long TTL), which is not the case this test is about.
+	waitFor(t, func() bool {
+		info, _ := c.Inspect(ctx, "q")
+		return deadBackend.frozen.Load() && info.Waiters == 1
+	})
 
-	got := make(chan time.Duration, 1)
+	live := mustMutex(t, c, "q")
+	got := make(chan error, 1)
 	go func() {
-		start := time.Now()
-		l, err := mustMutex(t, c, "q").Lock(ctx)
-		if err != nil {
-			t.Error(err)
-			return
+		l, err := live.Lock(ctx)
+		if err == nil {
+			l.Unlock(ctx)
 		}
-		got <- time.Since(start)
-		l.Unlock(ctx)
+		got <- err // buffered: a test that already failed does not wait for it
 	}()
 	waitFor(t, func() bool { info, _ := c.Inspect(ctx, "q"); return info.Waiters == 2 })
 	holder.Unlock(ctx)
 	select {
-	case <-got:
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("the live waiter's Lock: %v", err)
+		}
 	case <-time.After(20 * waiterTTL):
 		t.Fatal("the live waiter is stuck behind the dead one")
 	}
