@@ -148,7 +148,18 @@ func (c *Client) canReplicate() error {
 
 // Close releases what New opened (the shared subscription). It does not
 // close the go-redis client, and it does not release held leases.
+//
+// A quorum Client's Close first waits for the calls that its Lock, Extend
+// and Unlock calls left running on the slower minority of its servers when
+// a majority had answered (each ends within its per-server timeout, TTL/20
+// and at least 5 ms). So a process that unlocks, closes its Client, then
+// its go-redis clients, and exits has sent its release to every server it
+// could reach, instead of leaving the lock held on a minority until the
+// lease runs out.
 func (c *Client) Close() error {
+	if c.workers != nil {
+		c.workers.drain()
+	}
 	if c.closer != nil {
 		return c.closer()
 	}

@@ -110,7 +110,8 @@ func (c cutOff) Unwrap() error { return c.cause }
 // (the slowest server no longer sets the pace of every Lock and Unlock);
 // the other calls run on to their own timeout in the background, their
 // answers dropped and shown as errNoAnswerYet (or cutOff, wrapping ctx's
-// error, when ctx ended first). That is safe where it is used: a release or renewal needs
+// error, when ctx ended first), and Client.Close waits for them. That is
+// safe where it is used: a release or renewal needs
 // only a majority's confirmation, and an acquisition that lands late on a
 // minority is ours: Unlock releases it there if it arrives after it, and
 // otherwise it holds that minority server until its lease ends, as an
@@ -125,11 +126,12 @@ func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settle
 	}
 	answers := make(chan answer, len(nodes)) // buffered: late senders never block
 	for i, n := range nodes {
-		c.workers.run(func() {
-			// Not cancelled with ctx: a call the caller stopped waiting for
-			// still ends its release (or lands its acquisition, which the
-			// caller undoes) within its own timeout.
-			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		// Not cancelled with ctx: a call the caller stopped waiting for
+		// still ends its release (or lands its acquisition, which the
+		// caller undoes) within its own timeout; Close waits for it.
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		deadline, _ := nctx.Deadline()
+		c.workers.run(deadline, func() {
 			defer cancel()
 			v, err := f(nctx, n)
 			answers <- answer{i, v, err}

@@ -86,6 +86,51 @@ func TestQuorumReturnsOnMajority(t *testing.T) {
 	}
 }
 
+// A quorum Close waits for the calls that Lock and Unlock left running on
+// the slow minority once a majority had answered: a process that unlocks,
+// closes and exits must not drop its release to that server (it would
+// fail once the caller closed its go-redis clients, and the lock would
+// stay held there until the lease ran out). Here the slow server never
+// lets a call through, so its calls end at their per-server timeout
+// (TTL/20): Close returns only after both have.
+func TestQuorumCloseWaitsForTheMinority(t *testing.T) {
+	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
+	t.Cleanup(slow.open)
+	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), slow}, locks.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Mutex("close-waits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.ended.Load(); n != 0 {
+		t.Fatalf("%d calls on the slow server ended before Close, want its acquisition and release still waiting", n)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close still waiting 30s later, though every call it waits for ends within 500ms")
+	}
+	if n := slow.ended.Load(); n != 2 {
+		t.Fatalf("Close returned while %d of the slow server's 2 calls were still running", 2-n)
+	}
+}
+
 // deadBackend answers every call with a connection error.
 type deadBackend struct{ *simulate.Server }
 
