@@ -2,8 +2,11 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // goneTTL is how long the server remembers an attempt whose caller gave up
@@ -24,27 +27,30 @@ func (c *Client) undo(ctx context.Context, s *settings, do func(context.Context)
 	cleanup, cancel := cleanupContext(ctx)
 	err := do(cleanup)
 	cancel()
-	if err == nil {
+	if err == nil || closedClient(err) {
 		return
 	}
 	go retryUndo(ctx, began.Add(s.goneTTL()), began, do)
 }
 
+// undoTriesInFlight bounds retryUndo's tries on their way at once.
+const undoTriesInFlight = 3
+
 // retryUndo retries an undo that could not reach the server until one gets
-// through or until passes. It keeps up to undoInFlight tries on their way,
-// started at least a period apart: against a frozen server each waits out
-// its timeout, and one that times out is replaced at once, so whenever the
-// server resumes an undo is already waiting in its buffers and runs right
-// behind the late attempt it undoes (a single try left a gap between its
-// timeout and the next send, which a busy machine stretches). Against a
-// server that refuses at once, tries go one per period. An undo is
-// idempotent: the extra ones find nothing to do.
+// through, until passes, or the go-redis client is closed. It keeps up to
+// undoTriesInFlight tries on their way, started at least a period apart:
+// against a frozen server each waits out its timeout, and one that times
+// out is replaced at once, so whenever the server resumes an undo is
+// already waiting in its buffers and runs right behind the late attempt it
+// undoes (a single try left a gap between its timeout and the next send,
+// which a busy machine stretches). Against a server that refuses at once,
+// tries go one per period. An undo is idempotent: the extra ones find
+// nothing to do.
 func retryUndo(ctx context.Context, until, began time.Time, do func(context.Context) error) {
 	const period = 50 * time.Millisecond
-	const undoInFlight = 3
 	done := make(chan struct{})
 	var once sync.Once
-	slots := make(chan struct{}, undoInFlight)
+	slots := make(chan struct{}, undoTriesInFlight)
 	for next := began.Add(period); next.Before(until); next = time.Now().Add(period) {
 		select {
 		case <-done:
@@ -61,9 +67,14 @@ func retryUndo(ctx context.Context, until, began time.Time, do func(context.Cont
 			retry, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			err := do(retry)
 			cancel()
-			if err == nil {
+			if err == nil || closedClient(err) {
 				once.Do(func() { close(done) })
 			}
 		}()
 	}
 }
+
+// closedClient reports an error of a go-redis client that its owner
+// closed: no later try gets through it, so an undo stops retrying instead
+// of failing every period until the server's record expires (2×TTL).
+func closedClient(err error) bool { return errors.Is(err, redis.ErrClosed) }
