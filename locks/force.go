@@ -64,7 +64,7 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 // hold until that lease runs out, a minority the next holder does not
 // need. With fewer, the error wraps ErrNoQuorum and names every failure.
 func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
-	removed, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, n Backend) (bool, error) {
+	removed, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, _ int, n Backend) (bool, error) {
 		return c.forceUnlock(ctx, n, k)
 	})
 	anyRemoved, freed := false, 0

@@ -134,7 +134,7 @@ func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInf
 // answer could decide who holds the name, it says so in an error wrapping
 // ErrNoQuorum, and still returns what the others reported (Servers).
 func (c *Client) inspectQuorum(ctx context.Context, k keys) (LockInfo, error) {
-	infos, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, n Backend) (LockInfo, error) {
+	infos, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, _ int, n Backend) (LockInfo, error) {
 		return c.inspectNode(ctx, n, k)
 	})
 	servers := make([]ServerInfo, len(infos))

@@ -117,7 +117,7 @@ func (c cutOff) Unwrap() error { return c.cause }
 // otherwise it holds that minority server until its lease ends, as an
 // acquisition that timed out on one server always could, which leaves the
 // majority the next holder needs free.
-func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settled func(T, error) bool, f func(context.Context, Backend) (T, error)) ([]T, []error) {
+func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settled func(T, error) bool, f func(ctx context.Context, i int, n Backend) (T, error)) ([]T, []error) {
 	nodes := c.nodes
 	type answer struct {
 		i   int
@@ -133,7 +133,7 @@ func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settle
 		deadline, _ := nctx.Deadline()
 		c.workers.run(deadline, func() {
 			defer cancel()
-			v, err := f(nctx, n)
+			v, err := f(nctx, i, n)
 			answers <- answer{i, v, err}
 		})
 	}
@@ -171,8 +171,10 @@ collect:
 func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time) (*Lease, time.Duration, error) {
 	c, att := m.c, newAttempt()
 	sent := c.clock.Now()
-	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, n Backend) (attempt, error) {
+	land := newLanding(len(c.nodes))
+	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
+		land.ended(i, err)
 		return a, err
 	})
 	granted, failed, cut, token, wait := 0, 0, 0, int64(0), m.s.ttl
@@ -195,7 +197,13 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	}
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
-		l := newLease(c, &m.k, &m.s, quorumHold{attempt: m.holdAttempt(att)}, owner, token, 0, sent, m.s.ttl)
+		hold := quorumHold{attempt: m.holdAttempt(att)}
+		if hold.attempt != "" {
+			// A reentrant owner's later calls re-enter with other
+			// attempts, which an undo by this one would not release.
+			hold.landing = land
+		}
+		l := newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl)
 		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 		return l, 0, nil
 	}
@@ -217,7 +225,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, n Backend) (outcome, error) {
+	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, _ int, n Backend) (outcome, error) {
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 }
@@ -321,13 +329,56 @@ func confirmedAnswer(o outcome, err error) bool {
 }
 
 // quorumHold is a quorum Mutex's hold: renewed and released on every
-// server. attempt is as for mutexHold.
-type quorumHold struct{ attempt string }
+// server. attempt is as for mutexHold. landing is the acquiring round's
+// (nil for a reentrant owner and for a lease made by Resume).
+type quorumHold struct {
+	attempt string
+	landing *landing
+}
+
+// landing records how each server's acquisition call of the round that
+// took a quorum lock ended. Lock returns once a majority granted the lock,
+// while the other calls are still on their way: one of them could take
+// the lock on its server after the lease's release had reached that
+// server, and leave it held there, unseen, until the lease ran out. So a
+// release on a server first waits for that server's acquisition call to
+// end; when the call ended without an answer (a timeout, a lost
+// connection: the acquisition may still run there later), the release is
+// an undo, which also makes the server refuse the attempt if it arrives.
+type landing struct {
+	done   []chan struct{} // done[i] is closed when server i's call ended
+	unsure []bool          // set before done[i] is closed
+}
+
+func newLanding(n int) *landing {
+	l := &landing{done: make([]chan struct{}, n), unsure: make([]bool, n)}
+	for i := range l.done {
+		l.done[i] = make(chan struct{})
+	}
+	return l
+}
+
+// ended records the end of server i's acquisition call.
+func (l *landing) ended(i int, err error) {
+	l.unsure[i] = err != nil
+	close(l.done[i])
+}
+
+// mayLand waits until server i's acquisition call ended (or ctx did) and
+// reports whether the acquisition may still take the lock there later.
+func (l *landing) mayLand(ctx context.Context, i int) bool {
+	select {
+	case <-l.done[i]:
+		return l.unsure[i]
+	case <-ctx.Done():
+		return true
+	}
+}
 
 func (quorumHold) kind() string { return "quorum" }
 
 func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	results, errs := fanOut(ctx, l.c, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
+	results, errs := fanOut(ctx, l.c, nodeTimeout(ttl), confirmedAnswer, func(ctx context.Context, _ int, n Backend) (outcome, error) {
 		o, _, err := l.c.mutexExtend(ctx, n, l.s, *l.k, l.owner, h.attempt, ttl)
 		return o, err
 	})
@@ -335,8 +386,12 @@ func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (ou
 }
 
 func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	results, errs := fanOut(ctx, l.c, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, n Backend) (outcome, error) {
-		return l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, "", h.attempt)
+	results, errs := fanOut(ctx, l.c, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, i int, n Backend) (outcome, error) {
+		undo := ""
+		if h.landing != nil && h.landing.mayLand(ctx, i) {
+			undo = h.attempt
+		}
+		return l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, undo, h.attempt)
 	})
 	o, _, err := tally(l.c, results, errs)
 	return o, err

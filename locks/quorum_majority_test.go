@@ -131,6 +131,106 @@ func TestQuorumCloseWaitsForTheMinority(t *testing.T) {
 	}
 }
 
+// slowAcquireBackend holds a server's acquisitions until the test opens gate and
+// runs every other script at once. A held acquisition runs when the gate
+// opens even if its caller gave up waiting (its context ended first), as a
+// command stuck in a frozen server's buffers runs when the server resumes.
+type slowAcquireBackend struct {
+	*simulate.Server
+	gate chan struct{}
+	ran  sync.WaitGroup // held acquisitions, done once they ran
+}
+
+func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if s.Name != "mutex.acquire" {
+		return b.Server.Run(ctx, s, keys, args...)
+	}
+	b.ran.Add(1)
+	reply := make(chan *redis.Cmd, 1)
+	go func() {
+		defer b.ran.Done()
+		<-b.gate
+		reply <- b.Server.Run(context.Background(), s, keys, args...)
+	}()
+	select {
+	case cmd := <-reply:
+		return cmd
+	case <-ctx.Done():
+		cmd := redis.NewCmd(ctx)
+		cmd.SetErr(ctx.Err())
+		return cmd
+	}
+}
+
+// A quorum acquisition that reaches a server after the lease's release did
+// must not leave the lock held there. Lock returns on the two fast
+// servers; the slow server's acquisition runs only after Unlock returned:
+// with an answer while its caller still waits (arrived late), or after
+// the caller timed out (given up, still in the server's buffers). Either
+// way the slow server is free afterwards: the release there waits for the
+// acquisition's answer, or, without one, undoes the attempt so the server
+// refuses it. Releasing at once (before the fix) left the lock held on
+// the slow server until the lease ran out, in both cases.
+func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ttl     time.Duration
+		timeout bool // open the gate only after the acquisition call timed out
+	}{
+		{"arrived late", time.Minute, false},
+		{"given up", 10 * time.Second, true}, // per-server timeout TTL/20 = 500ms
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{})}
+			var once sync.Once
+			open := func() { once.Do(func() { close(slow.gate) }) }
+			t.Cleanup(open)
+			c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), slow}, locks.WithTTL(tc.ttl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := c.Mutex("late")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			l, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if tc.timeout {
+				c.Close() // returns once the acquisition call timed out and the release ran
+				open()
+			} else {
+				open()
+				c.Close()
+			}
+			slow.ran.Wait()
+
+			alone, err := locks.NewWithBackend(slow.Server, locks.WithTTL(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer alone.Close()
+			am, err := alone.Mutex("late")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l2, err := am.TryLock(ctx)
+			if err != nil {
+				t.Fatalf("the slow server after Unlock: %v, want the lock free there", err)
+			}
+			if err := l2.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // deadBackend answers every call with a connection error.
 type deadBackend struct{ *simulate.Server }
 
