@@ -105,18 +105,17 @@ type cutOff struct{ cause error }
 func (c cutOff) Error() string { return "no answer before the call ended: " + c.cause.Error() }
 func (c cutOff) Unwrap() error { return c.cause }
 
-// fanOut runs f on every node at once, each with its own timeout. When
-// settled is set, it returns as soon as a majority of answers satisfies it
-// (the slowest server no longer sets the pace of every Lock and Unlock);
-// the other calls run on to their own timeout in the background, their
-// answers dropped and shown as errNoAnswerYet (or cutOff, wrapping ctx's
-// error, when ctx ended first), and Client.Close waits for them. That is
-// safe where it is used: a release or renewal needs
-// only a majority's confirmation, and an acquisition that lands late on a
-// minority is ours: Unlock releases it there if it arrives after it, and
-// otherwise it holds that minority server until its lease ends, as an
-// acquisition that timed out on one server always could, which leaves the
-// majority the next holder needs free.
+// fanOut runs f on every node at once (i is the node's index in c.nodes),
+// each with its own timeout. When settled is set, it returns as soon as a
+// majority of answers satisfies it (the slowest server no longer sets the
+// pace of every Lock and Unlock); the other calls run on to their own
+// timeout in the background, their answers dropped and shown as
+// errNoAnswerYet (or cutOff, wrapping ctx's error, when ctx ended first),
+// and Client.Close waits for them. That is safe where it is used: a
+// release or renewal needs only a majority's confirmation, and an
+// acquisition that lands late on a minority is ours, which the lease's
+// release on that server waits for, or undoes when it got no answer (see
+// landing).
 func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settled func(T, error) bool, f func(ctx context.Context, i int, n Backend) (T, error)) ([]T, []error) {
 	nodes := c.nodes
 	type answer struct {
