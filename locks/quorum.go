@@ -221,10 +221,16 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
+// quorumUndo undoes a round that did not take the lock, on every server.
+// It returns once a majority of servers answered: a server that does not
+// answer (frozen, cut off) would otherwise hold every failed round of a
+// contended Lock for another per-server timeout. Its undo runs on in the
+// background, and should the round's acquisition reach that server after
+// it, the server refuses it (the attempt is recorded as given up).
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), nil, func(ctx context.Context, _ int, n Backend) (outcome, error) {
+	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), answered, func(ctx context.Context, _ int, n Backend) (outcome, error) {
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 }
@@ -322,6 +328,9 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 // acquiredAnswer and confirmedAnswer tell fanOut which answers count
 // towards a majority that settles an acquisition, or a renewal or release.
 func acquiredAnswer(a attempt, err error) bool { return err == nil && a.acquired }
+
+// answered counts any answer of a server, whatever it says.
+func answered(_ outcome, err error) bool { return err == nil }
 
 func confirmedAnswer(o outcome, err error) bool {
 	return err == nil && (o == outcomeOK || o == outcomeStillHeld || o == outcomeHandedOn)

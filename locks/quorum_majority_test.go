@@ -231,6 +231,66 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 	}
 }
 
+// A quorum round that failed is undone everywhere, but TryLock returns
+// once a majority answered the undo: a server that does not answer must
+// not hold every failed round for a second per-server timeout. Here one
+// fast server is held by another owner and the slow one never answers, so
+// the round fails after the slow server's acquisition timed out; TryLock
+// returns with the slow server's undo still waiting.
+func TestQuorumUndoReturnsOnMajority(t *testing.T) {
+	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
+	t.Cleanup(slow.open)
+	taken, free := simulate.New(), simulate.New()
+	other, err := locks.NewWithBackend(taken, locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	om, err := other.Mutex("undo-majority")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := om.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// TTL 10s: the per-server timeout is 500ms.
+	c, err := locks.NewQuorumWithBackends([]locks.Backend{taken, free, slow}, locks.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := c.Mutex("undo-majority")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
+	}
+	if n := slow.ended.Load(); n != 1 {
+		t.Fatalf("TryLock returned after %d calls on the slow server ended, want only its acquisition (the undo still waiting)", n)
+	}
+	// The undo did reach the servers that answer: the free one is free.
+	alone, err := locks.NewWithBackend(free, locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	am, err := alone.Mutex("undo-majority")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := am.TryLock(ctx)
+	if err != nil {
+		t.Fatalf("the free server after the undo: %v", err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // deadBackend answers every call with a connection error.
 type deadBackend struct{ *simulate.Server }
 
