@@ -96,23 +96,10 @@ func TestQuorumReturnsOnMajority(t *testing.T) {
 func TestQuorumCloseWaitsForTheMinority(t *testing.T) {
 	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
 	t.Cleanup(slow.open)
-	c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), slow}, locks.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := c.Mutex("close-waits")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, m := quorumClient(t, 10*time.Second, "close-waits", simulate.New(), simulate.New(), slow)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := m.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	lockUnlock(t, ctx, m)
 	if n := slow.ended.Load(); n != 0 {
 		t.Fatalf("%d calls on the slow server ended before Close, want its acquisition and release still waiting", n)
 	}
@@ -185,23 +172,10 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 			var once sync.Once
 			open := func() { once.Do(func() { close(slow.gate) }) }
 			t.Cleanup(open)
-			c, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), slow}, locks.WithTTL(tc.ttl))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := c.Mutex("late")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, m := quorumClient(t, tc.ttl, "late", simulate.New(), simulate.New(), slow)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			l, err := m.Lock(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Unlock(ctx); err != nil {
-				t.Fatal(err)
-			}
+			lockUnlock(t, ctx, m)
 			if tc.timeout {
 				c.Close() // returns once the acquisition call timed out and the release ran
 				open()
@@ -210,23 +184,7 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 				c.Close()
 			}
 			slow.ran.Wait()
-
-			alone, err := locks.NewWithBackend(slow.Server, locks.WithTTL(time.Minute))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer alone.Close()
-			am, err := alone.Mutex("late")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l2, err := am.TryLock(ctx)
-			if err != nil {
-				t.Fatalf("the slow server after Unlock: %v, want the lock free there", err)
-			}
-			if err := l2.Unlock(ctx); err != nil {
-				t.Fatal(err)
-			}
+			freeOn(t, ctx, slow.Server, "late", "the slow server after Unlock")
 		})
 	}
 }
@@ -257,15 +215,7 @@ func TestQuorumUndoReturnsOnMajority(t *testing.T) {
 	}
 
 	// TTL 10s: the per-server timeout is 500ms.
-	c, err := locks.NewQuorumWithBackends([]locks.Backend{taken, free, slow}, locks.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := c.Mutex("undo-majority")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := quorumClient(t, 10*time.Second, "undo-majority", taken, free, slow)
 	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
 		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
 	}
@@ -273,18 +223,52 @@ func TestQuorumUndoReturnsOnMajority(t *testing.T) {
 		t.Fatalf("TryLock returned after %d calls on the slow server ended, want only its acquisition (the undo still waiting)", n)
 	}
 	// The undo did reach the servers that answer: the free one is free.
-	alone, err := locks.NewWithBackend(free, locks.WithTTL(time.Minute))
+	freeOn(t, ctx, free, "undo-majority", "the free server after the undo")
+}
+
+// quorumClient is a quorum Client over backends, closed at the end of the
+// test (a test may close it before), and its Mutex name.
+func quorumClient(t *testing.T, ttl time.Duration, name string, backends ...locks.Backend) (*locks.Client, *locks.Mutex) {
+	t.Helper()
+	c, err := locks.NewQuorumWithBackends(backends, locks.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	m, err := c.Mutex(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, m
+}
+
+func lockUnlock(t *testing.T, ctx context.Context, m *locks.Mutex) {
+	t.Helper()
+	l, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freeOn fails the test (saying where) unless lock name is free on one
+// server alone.
+func freeOn(t *testing.T, ctx context.Context, server locks.Backend, name, where string) {
+	t.Helper()
+	alone, err := locks.NewWithBackend(server, locks.WithTTL(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer alone.Close()
-	am, err := alone.Mutex("undo-majority")
+	m, err := alone.Mutex(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := am.TryLock(ctx)
+	l, err := m.TryLock(ctx)
 	if err != nil {
-		t.Fatalf("the free server after the undo: %v", err)
+		t.Fatalf("%s: %v, want the lock free there", where, err)
 	}
 	if err := l.Unlock(ctx); err != nil {
 		t.Fatal(err)
@@ -303,15 +287,7 @@ func (deadBackend) Run(ctx context.Context, s *registry.Script, keys []string, a
 // quorumMutex is a Mutex with a one-minute TTL on a quorum of backends.
 func quorumMutex(t *testing.T, name string, backends ...locks.Backend) *locks.Mutex {
 	t.Helper()
-	c, err := locks.NewQuorumWithBackends(backends, locks.WithTTL(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	m, err := c.Mutex(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := quorumClient(t, time.Minute, name, backends...)
 	return m
 }
 
