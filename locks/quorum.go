@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -208,7 +209,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	}
 	// Undo everywhere, also where the attempt seemed to fail: it may have
 	// taken the lock after its timeout.
-	m.quorumUndo(ctx, owner, att)
+	m.quorumUndo(ctx, owner, att, attempts, errs)
 	if failed+cut > len(c.nodes)-c.majority() {
 		unanswered := ""
 		if cut > 0 {
@@ -221,18 +222,39 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
-// quorumUndo undoes a round that did not take the lock, on every server.
-// It returns once a majority of servers answered: a server that does not
-// answer (frozen, cut off) would otherwise hold every failed round of a
-// contended Lock for another per-server timeout. Its undo runs on in the
-// background, and should the round's acquisition reach that server after
-// it, the server refuses it (the attempt is recorded as given up).
-func (m *Mutex) quorumUndo(ctx context.Context, owner, att string) {
+// quorumUndo undoes a round that did not take the lock, given the round's
+// answers. A server that answered that another owner holds the lock ran
+// the acquisition and wrote nothing: it needs no undo (a contended Lock
+// fails most rounds, and each undo is a script run and a record of the
+// given-up attempt, which sends that server's next acquisitions down the
+// slow path). Where the round took the lock, quorumUndo waits for the undo
+// (each ends within its per-server timeout), so the caller's next round
+// does not find its own hold there. Where the acquisition got no answer,
+// it waits only until a majority of servers is settled: a server that
+// does not answer (frozen, cut off) would otherwise hold every failed
+// round of a contended Lock for another per-server timeout. That undo
+// runs on in the background, and should the round's acquisition reach the
+// server after it, the server refuses it (the attempt is recorded as given
+// up).
+func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attempt, roundErrs []error) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
-	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), answered, func(ctx context.Context, _ int, n Backend) (outcome, error) {
+	var took sync.WaitGroup
+	for i := range round {
+		if roundErrs[i] == nil && round[i].acquired {
+			took.Add(1)
+		}
+	}
+	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), answered, func(ctx context.Context, i int, n Backend) (outcome, error) {
+		switch {
+		case roundErrs[i] == nil && !round[i].acquired:
+			return outcomeTaken, nil
+		case roundErrs[i] == nil:
+			defer took.Done()
+		}
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
+	took.Wait()
 }
 
 func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
@@ -372,6 +394,18 @@ func (l *landing) ended(i int, err error) {
 	close(l.done[i])
 }
 
+// pending reports whether some server's acquisition call has not ended.
+func (l *landing) pending() bool {
+	for _, done := range l.done {
+		select {
+		case <-done:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // mayLand waits until server i's acquisition call ended (or ctx did) and
 // reports whether the acquisition may still take the lock there later.
 func (l *landing) mayLand(ctx context.Context, i int) bool {
@@ -394,7 +428,14 @@ func (h quorumHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (ou
 }
 
 func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	results, errs := fanOut(ctx, l.c, nodeTimeout(l.s.ttl), confirmedAnswer, func(ctx context.Context, i int, n Backend) (outcome, error) {
+	timeout := nodeTimeout(l.s.ttl)
+	if h.landing != nil && h.landing.pending() {
+		// A release that waits for an acquisition still on its way (for
+		// at most that call's timeout, which began earlier) keeps a whole
+		// timeout of its own for the undo it may then send.
+		timeout *= 2
+	}
+	results, errs := fanOut(ctx, l.c, timeout, confirmedAnswer, func(ctx context.Context, i int, n Backend) (outcome, error) {
 		undo := ""
 		if h.landing != nil && h.landing.mayLand(ctx, i) {
 			undo = h.attempt

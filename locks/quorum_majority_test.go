@@ -126,9 +126,21 @@ type slowAcquireBackend struct {
 	*simulate.Server
 	gate chan struct{}
 	ran  sync.WaitGroup // held acquisitions, done once they ran
+	// releaseTakes is how long a release takes to answer (within its
+	// caller's context) before it runs.
+	releaseTakes time.Duration
 }
 
 func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if s.Name == "mutex.release" && b.releaseTakes > 0 {
+		select {
+		case <-time.After(b.releaseTakes):
+		case <-ctx.Done():
+			cmd := redis.NewCmd(ctx)
+			cmd.SetErr(ctx.Err())
+			return cmd
+		}
+	}
 	if s.Name != "mutex.acquire" {
 		return b.Server.Run(ctx, s, keys, args...)
 	}
@@ -157,7 +169,9 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 // way the slow server is free afterwards: the release there waits for the
 // acquisition's answer, or, without one, undoes the attempt so the server
 // refuses it. Releasing at once (before the fix) left the lock held on
-// the slow server until the lease ran out, in both cases.
+// the slow server until the lease ran out, in both cases. The undo takes
+// 50ms to answer: the wait for the acquisition's timeout must not use up
+// the release's own time.
 func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -168,7 +182,7 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 		{"given up", 10 * time.Second, true}, // per-server timeout TTL/20 = 500ms
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{})}
+			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{}), releaseTakes: 50 * time.Millisecond}
 			var once sync.Once
 			open := func() { once.Do(func() { close(slow.gate) }) }
 			t.Cleanup(open)
@@ -224,6 +238,44 @@ func TestQuorumUndoReturnsOnMajority(t *testing.T) {
 	}
 	// The undo did reach the servers that answer: the free one is free.
 	freeOn(t, ctx, free, "undo-majority", "the free server after the undo")
+}
+
+// A failed quorum round is undone only where it may have taken something:
+// a server that answered "held by another" ran the acquisition and wrote
+// nothing, so it gets no undo (a contended Lock fails most rounds, and
+// each undo is a script run and a record of the attempt that slows that
+// server's next acquisitions). Two servers are held by another owner,
+// the third is free: the round fails, the free server's grant is undone,
+// and the two others see no release call.
+func TestQuorumUndoOnlyWhereTaken(t *testing.T) {
+	var released atomic.Int64
+	held1, held2, free := simulate.New(), simulate.New(), simulate.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, s := range []*simulate.Server{held1, held2} {
+		other, err := locks.NewWithBackend(s, locks.WithTTL(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		om, err := other.Mutex("undo-where")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := om.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, m := quorumClient(t, time.Minute, "undo-where",
+		scriptCounter{Backend: held1, name: "mutex.release", runs: &released},
+		scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, free)
+	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
+	}
+	if n := released.Load(); n != 0 {
+		t.Fatalf("%d release calls on the two servers that refused the round, want none", n)
+	}
+	freeOn(t, ctx, free, "undo-where", "the free server after the failed round")
 }
 
 // quorumClient is a quorum Client over backends, closed at the end of the
