@@ -213,20 +213,9 @@ func TestQuorumUndoReturnsOnMajority(t *testing.T) {
 	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
 	t.Cleanup(slow.open)
 	taken, free := simulate.New(), simulate.New()
-	other, err := locks.NewWithBackend(taken, locks.WithTTL(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	om, err := other.Mutex("undo-majority")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := om.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	holdOn(t, taken, "undo-majority")
 
 	// TTL 10s: the per-server timeout is 500ms.
 	_, m := quorumClient(t, 10*time.Second, "undo-majority", taken, free, slow)
@@ -252,20 +241,8 @@ func TestQuorumUndoOnlyWhereTaken(t *testing.T) {
 	held1, held2, free := simulate.New(), simulate.New(), simulate.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, s := range []*simulate.Server{held1, held2} {
-		other, err := locks.NewWithBackend(s, locks.WithTTL(time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
-		om, err := other.Mutex("undo-where")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := om.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	holdOn(t, held1, "undo-where")
+	holdOn(t, held2, "undo-where")
 	_, m := quorumClient(t, time.Minute, "undo-where",
 		scriptCounter{Backend: held1, name: "mutex.release", runs: &released},
 		scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, free)
@@ -306,7 +283,7 @@ func lockUnlock(t *testing.T, ctx context.Context, m *locks.Mutex) {
 }
 
 // freeOn fails the test (saying where) unless lock name is free on one
-// server alone.
+// server alone (holdOn's counterpart).
 func freeOn(t *testing.T, ctx context.Context, server locks.Backend, name, where string) {
 	t.Helper()
 	alone, err := locks.NewWithBackend(server, locks.WithTTL(time.Minute))
@@ -314,11 +291,7 @@ func freeOn(t *testing.T, ctx context.Context, server locks.Backend, name, where
 		t.Fatal(err)
 	}
 	defer alone.Close()
-	m, err := alone.Mutex(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := m.TryLock(ctx)
+	l, err := mutex(t, alone, name).TryLock(ctx)
 	if err != nil {
 		t.Fatalf("%s: %v, want the lock free there", where, err)
 	}
