@@ -239,17 +239,18 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attempt, roundErrs []error) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
+	answeredWith := func(i int, acquired bool) bool { return roundErrs[i] == nil && round[i].acquired == acquired }
 	var took sync.WaitGroup
 	for i := range round {
-		if roundErrs[i] == nil && round[i].acquired {
+		if answeredWith(i, true) {
 			took.Add(1)
 		}
 	}
 	fanOut(cleanup, m.c, nodeTimeout(m.s.ttl), answered, func(ctx context.Context, i int, n Backend) (outcome, error) {
-		switch {
-		case roundErrs[i] == nil && !round[i].acquired:
-			return outcomeTaken, nil
-		case roundErrs[i] == nil:
+		if answeredWith(i, false) {
+			return outcomeTaken, nil // refused: nothing to undo
+		}
+		if answeredWith(i, true) {
 			defer took.Done()
 		}
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")

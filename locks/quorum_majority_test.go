@@ -30,14 +30,20 @@ func (h *heldBackend) Run(ctx context.Context, s *registry.Script, keys []string
 	select {
 	case <-h.gate:
 	case <-ctx.Done():
-		cmd := redis.NewCmd(ctx)
-		cmd.SetErr(ctx.Err())
-		return cmd
+		return ctxEnded(ctx)
 	}
 	return h.Server.Run(ctx, s, keys, args...)
 }
 
 func (h *heldBackend) open() { h.once.Do(func() { close(h.gate) }) }
+
+// ctxEnded is the reply of a call whose context ended before the server
+// answered.
+func ctxEnded(ctx context.Context) *redis.Cmd {
+	cmd := redis.NewCmd(ctx)
+	cmd.SetErr(ctx.Err())
+	return cmd
+}
 
 // A quorum Lock, extension and Unlock return once a majority answered:
 // the slowest server does not set the pace (Redlock needs a majority, not
@@ -96,7 +102,8 @@ func TestQuorumReturnsOnMajority(t *testing.T) {
 func TestQuorumCloseWaitsForTheMinority(t *testing.T) {
 	slow := &heldBackend{Server: simulate.New(), gate: make(chan struct{})}
 	t.Cleanup(slow.open)
-	c, m := quorumClient(t, 10*time.Second, "close-waits", simulate.New(), simulate.New(), slow)
+	c := quorumOf(t, simulate.New(), simulate.New(), slow)
+	m := mutex(t, c, "close-waits", locks.WithTTL(10*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	lockUnlock(t, ctx, m)
@@ -136,9 +143,7 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 		select {
 		case <-time.After(b.releaseTakes):
 		case <-ctx.Done():
-			cmd := redis.NewCmd(ctx)
-			cmd.SetErr(ctx.Err())
-			return cmd
+			return ctxEnded(ctx)
 		}
 	}
 	if s.Name != "mutex.acquire" {
@@ -155,9 +160,7 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 	case cmd := <-reply:
 		return cmd
 	case <-ctx.Done():
-		cmd := redis.NewCmd(ctx)
-		cmd.SetErr(ctx.Err())
-		return cmd
+		return ctxEnded(ctx)
 	}
 }
 
@@ -169,9 +172,9 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 // way the slow server is free afterwards: the release there waits for the
 // acquisition's answer, or, without one, undoes the attempt so the server
 // refuses it. Releasing at once (before the fix) left the lock held on
-// the slow server until the lease ran out, in both cases. The undo takes
-// 50ms to answer: the wait for the acquisition's timeout must not use up
-// the release's own time.
+// the slow server until the lease ran out, in both cases. Given up, the
+// undo takes 50ms to answer: the wait for the acquisition's timeout must
+// not use up the release's own time.
 func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -182,11 +185,15 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 		{"given up", 10 * time.Second, true}, // per-server timeout TTL/20 = 500ms
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{}), releaseTakes: 50 * time.Millisecond}
+			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{})}
+			if tc.timeout {
+				slow.releaseTakes = 50 * time.Millisecond
+			}
 			var once sync.Once
 			open := func() { once.Do(func() { close(slow.gate) }) }
 			t.Cleanup(open)
-			c, m := quorumClient(t, tc.ttl, "late", simulate.New(), simulate.New(), slow)
+			c := quorumOf(t, simulate.New(), simulate.New(), slow)
+			m := mutex(t, c, "late", locks.WithTTL(tc.ttl))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			lockUnlock(t, ctx, m)
@@ -218,7 +225,7 @@ func TestQuorumUndoReturnsOnMajority(t *testing.T) {
 	holdOn(t, taken, "undo-majority")
 
 	// TTL 10s: the per-server timeout is 500ms.
-	_, m := quorumClient(t, 10*time.Second, "undo-majority", taken, free, slow)
+	m := mutex(t, quorumOf(t, taken, free, slow), "undo-majority", locks.WithTTL(10*time.Second))
 	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
 		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
 	}
@@ -243,9 +250,9 @@ func TestQuorumUndoOnlyWhereTaken(t *testing.T) {
 	defer cancel()
 	holdOn(t, held1, "undo-where")
 	holdOn(t, held2, "undo-where")
-	_, m := quorumClient(t, time.Minute, "undo-where",
+	m := mutex(t, quorumOf(t,
 		scriptCounter{Backend: held1, name: "mutex.release", runs: &released},
-		scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, free)
+		scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, free), "undo-where")
 	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
 		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
 	}
@@ -253,22 +260,6 @@ func TestQuorumUndoOnlyWhereTaken(t *testing.T) {
 		t.Fatalf("%d release calls on the two servers that refused the round, want none", n)
 	}
 	freeOn(t, ctx, free, "undo-where", "the free server after the failed round")
-}
-
-// quorumClient is a quorum Client over backends, closed at the end of the
-// test (a test may close it before), and its Mutex name.
-func quorumClient(t *testing.T, ttl time.Duration, name string, backends ...locks.Backend) (*locks.Client, *locks.Mutex) {
-	t.Helper()
-	c, err := locks.NewQuorumWithBackends(backends, locks.WithTTL(ttl))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	m, err := c.Mutex(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, m
 }
 
 func lockUnlock(t *testing.T, ctx context.Context, m *locks.Mutex) {
@@ -312,8 +303,7 @@ func (deadBackend) Run(ctx context.Context, s *registry.Script, keys []string, a
 // quorumMutex is a Mutex with a one-minute TTL on a quorum of backends.
 func quorumMutex(t *testing.T, name string, backends ...locks.Backend) *locks.Mutex {
 	t.Helper()
-	_, m := quorumClient(t, time.Minute, name, backends...)
-	return m
+	return mutex(t, quorumOf(t, backends...), name)
 }
 
 // A quorum Lock that runs out of time while no majority answers says both
