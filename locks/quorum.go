@@ -361,7 +361,8 @@ func confirmedAnswer(o outcome, err error) bool {
 
 // quorumHold is a quorum Mutex's hold: renewed and released on every
 // server. attempt is as for mutexHold. landing is the acquiring round's
-// (nil for a reentrant owner and for a lease made by Resume).
+// (nil for a reentrant owner and for a lease made by Resume, whose release
+// undoes the attempt where it finds no holder instead).
 type quorumHold struct {
 	attempt string
 	landing *landing
@@ -441,7 +442,18 @@ func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
 		if h.landing != nil && h.landing.mayLand(ctx, i) {
 			undo = h.attempt
 		}
-		return l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, undo, h.attempt)
+		o, err := l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, undo, h.attempt)
+		if err == nil && o == outcomeExpired && undo == "" && h.landing == nil && h.attempt != "" {
+			// A lease made by Resume cannot tell whether the acquiring
+			// round's call to this server (in the process that took the
+			// lock) is still on its way: make the server refuse it, should
+			// it arrive after this release (best effort, as any undo). Had
+			// it arrived in between, the undo releases it.
+			if u, uerr := l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, h.attempt, h.attempt); uerr == nil && confirmedAnswer(u, nil) {
+				o = u
+			}
+		}
+		return o, err
 	})
 	o, _, err := tally(l.c, results, errs)
 	return o, err

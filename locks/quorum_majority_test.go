@@ -174,15 +174,19 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 // refuses it. Releasing at once (before the fix) left the lock held on
 // the slow server until the lease ran out, in both cases. Given up, the
 // undo takes 50ms to answer: the wait for the acquisition's timeout must
-// not use up the release's own time.
+// not use up the release's own time. Handed on, the lease is released by
+// another Client that resumed it and knows nothing of the round's calls:
+// where the release finds no holder, it undoes the attempt too.
 func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		ttl     time.Duration
 		timeout bool // open the gate only after the acquisition call timed out
+		resumed bool // released by another Client, through Marshal and Resume
 	}{
-		{"arrived late", time.Minute, false},
-		{"given up", 10 * time.Second, true}, // per-server timeout TTL/20 = 500ms
+		{"arrived late", time.Minute, false, false},
+		{"given up", 10 * time.Second, true, false}, // per-server timeout TTL/20 = 500ms
+		{"handed on", time.Minute, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{})}
@@ -192,11 +196,16 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 			var once sync.Once
 			open := func() { once.Do(func() { close(slow.gate) }) }
 			t.Cleanup(open)
-			c := quorumOf(t, simulate.New(), simulate.New(), slow)
+			fast1, fast2 := simulate.New(), simulate.New()
+			c := quorumOf(t, fast1, fast2, slow)
 			m := mutex(t, c, "late", locks.WithTTL(tc.ttl))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			lockUnlock(t, ctx, m)
+			if tc.resumed {
+				unlockElsewhere(t, ctx, m, quorumOf(t, fast1, fast2, slow))
+			} else {
+				lockUnlock(t, ctx, m)
+			}
 			if tc.timeout {
 				c.Close() // returns once the acquisition call timed out and the release ran
 				open()
@@ -271,6 +280,28 @@ func lockUnlock(t *testing.T, ctx context.Context, m *locks.Mutex) {
 	if err := l.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// unlockElsewhere takes m and releases the lease through other, which
+// resumes it, and waits until other's release reached every server.
+func unlockElsewhere(t *testing.T, ctx context.Context, m *locks.Mutex, other *locks.Client) {
+	t.Helper()
+	l, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := other.Resume(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
 }
 
 // freeOn fails the test (saying where) unless lock name is free on one

@@ -41,6 +41,8 @@ func TestQuorumLeaseResumes(t *testing.T) {
 	if err := r.Unlock(ctx); err != nil {
 		t.Fatalf("Unlock of the resumed lease = %v", err)
 	}
+	// Unlock returns once a majority released; Close waits for the rest.
+	other.Close()
 	info, err := qc.Inspect(ctx, "handed-on")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +69,7 @@ func TestQuorumLeaseResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = other.Resume(stale)
+	r, err = quorumOf(t, servers[0], servers[1], servers[2]).Resume(stale)
 	if err != nil {
 		t.Fatal(err)
 	}
