@@ -197,12 +197,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	}
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
-		hold := quorumHold{attempt: m.holdAttempt(att)}
-		if hold.attempt != "" {
-			// A reentrant owner's later calls re-enter with other
-			// attempts, which an undo by this one would not release.
-			hold.landing = land
-		}
+		hold := quorumHold{attempt: m.holdAttempt(att), landing: land}
 		l := newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl)
 		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 		return l, 0, nil
@@ -360,9 +355,9 @@ func confirmedAnswer(o outcome, err error) bool {
 }
 
 // quorumHold is a quorum Mutex's hold: renewed and released on every
-// server. attempt is as for mutexHold. landing is the acquiring round's
-// (nil for a reentrant owner and for a lease made by Resume, whose release
-// undoes the attempt where it finds no holder instead).
+// server. attempt is as for mutexHold (empty for a reentrant owner).
+// landing is the acquiring round's (nil for a lease made by Resume, whose
+// release undoes the attempt where it finds no holder instead).
 type quorumHold struct {
 	attempt string
 	landing *landing
@@ -440,6 +435,11 @@ func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
 	results, errs := fanOut(ctx, l.c, timeout, confirmedAnswer, func(ctx context.Context, i int, n Backend) (outcome, error) {
 		undo := ""
 		if h.landing != nil && h.landing.mayLand(ctx, i) {
+			// A reentrant owner's hold has no attempt to undo (its later
+			// calls re-enter with attempts of their own): its release
+			// only waits for an acquisition that answered late, and one
+			// that got no answer and lands after it keeps that server
+			// until its lease ends.
 			undo = h.attempt
 		}
 		o, err := l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, undo, h.attempt)

@@ -176,17 +176,20 @@ func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys [
 // undo takes 50ms to answer: the wait for the acquisition's timeout must
 // not use up the release's own time. Handed on, the lease is released by
 // another Client that resumed it and knows nothing of the round's calls:
-// where the release finds no holder, it undoes the attempt too.
+// where the release finds no holder, it undoes the attempt too. A
+// reentrant owner's release waits for the late answer as well.
 func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		ttl     time.Duration
 		timeout bool // open the gate only after the acquisition call timed out
 		resumed bool // released by another Client, through Marshal and Resume
+		opts    []locks.Option
 	}{
-		{"arrived late", time.Minute, false, false},
-		{"given up", 10 * time.Second, true, false}, // per-server timeout TTL/20 = 500ms
-		{"handed on", time.Minute, false, true},
+		{"arrived late", time.Minute, false, false, nil},
+		{"given up", 10 * time.Second, true, false, nil}, // per-server timeout TTL/20 = 500ms
+		{"handed on", time.Minute, false, true, nil},
+		{"reentrant, arrived late", time.Minute, false, false, []locks.Option{locks.WithReentrant()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slow := &slowAcquireBackend{Server: simulate.New(), gate: make(chan struct{})}
@@ -198,7 +201,7 @@ func TestQuorumLateAcquisitionDoesNotOutliveUnlock(t *testing.T) {
 			t.Cleanup(open)
 			fast1, fast2 := simulate.New(), simulate.New()
 			c := quorumOf(t, fast1, fast2, slow)
-			m := mutex(t, c, "late", locks.WithTTL(tc.ttl))
+			m := mutex(t, c, "late", append(tc.opts, locks.WithTTL(tc.ttl))...)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			if tc.resumed {
