@@ -443,7 +443,7 @@ func (h quorumHold) release(ctx context.Context, l *Lease) (outcome, error) {
 			undo = h.attempt
 		}
 		o, err := l.c.mutexRelease(ctx, n, l.s, *l.k, l.owner, undo, h.attempt)
-		if err == nil && o == outcomeExpired && undo == "" && h.landing == nil && h.attempt != "" {
+		if err == nil && o == outcomeExpired && h.landing == nil && h.attempt != "" {
 			// A lease made by Resume cannot tell whether the acquiring
 			// round's call to this server (in the process that took the
 			// lock) is still on its way: make the server refuse it, should
