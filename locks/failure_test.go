@@ -212,14 +212,7 @@ func TestResumeRoundTripAndBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := m.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := l.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := lockMarshalled(t, ctx, m)
 	if !strings.Contains(s, `"attempt":"`) {
 		t.Fatalf("marshalled lease %s carries no attempt: a resumed Unlock could drop another call's hold of the owner", s)
 	}

@@ -289,6 +289,19 @@ func lockUnlock(t *testing.T, ctx context.Context, m *locks.Mutex) {
 // resumes it, and waits until other's release reached every server.
 func unlockElsewhere(t *testing.T, ctx context.Context, m *locks.Mutex, other *locks.Client) {
 	t.Helper()
+	r, err := other.Resume(lockMarshalled(t, ctx, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+}
+
+// lockMarshalled takes m and returns the lease marshalled, to hand on.
+func lockMarshalled(t *testing.T, ctx context.Context, m *locks.Mutex) string {
+	t.Helper()
 	l, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -297,14 +310,7 @@ func unlockElsewhere(t *testing.T, ctx context.Context, m *locks.Mutex, other *l
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := other.Resume(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	other.Close()
+	return s
 }
 
 // freeOn fails the test (saying where) unless lock name is free on one
