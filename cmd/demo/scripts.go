@@ -60,7 +60,11 @@ func (d *demo) scripts(ctx context.Context) error {
 	if st.NoScript == 0 {
 		d.say("   Every call was a plain EVALSHA: no NOSCRIPT fallback was needed.")
 	} else {
-		d.say("   %d of them came back NOSCRIPT and were re-sent with the source (this server runs the scripts' legacy form); the rest were plain EVALSHA.", st.NoScript)
+		was := "was"
+		if st.NoScript > 1 {
+			was = "were"
+		}
+		d.say("   %d of them came back NOSCRIPT and %s re-sent with the source (this server runs the scripts' legacy form); the rest were plain EVALSHA.", st.NoScript, was)
 	}
 	return nil
 }
