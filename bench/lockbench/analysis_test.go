@@ -119,16 +119,19 @@ func TestParseServerStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := parseServerStats("cmdstat_evalsha:calls=16,usec=5\r\ncmdstat_eval:calls=1,usec=5\r\ncmdstat_set:calls=10,usec=1\r\ncmdstat_info:calls=2,usec=9\r\nused_cpu_sys:2.0\r\nused_cpu_user:0.25\r\n")
+	after, err := parseServerStats("cmdstat_evalsha:calls=16,usec=35\r\ncmdstat_eval:calls=1,usec=5\r\ncmdstat_set:calls=10,usec=4\r\ncmdstat_info:calls=2,usec=9\r\nused_cpu_sys:2.0\r\nused_cpu_user:0.25\r\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := costBetween(before, after)
-	if c.Commands != 13 || c.ScriptRuns != 7 || c.CPU != 500*time.Millisecond {
-		t.Errorf("cost %+v, want 13 commands (INFO left out), 7 script runs, 500ms CPU", c)
+	if c.Commands != 13 || c.ScriptRuns != 7 || c.CPU != 500*time.Millisecond || c.ScriptTime != 35*time.Microsecond {
+		t.Errorf("cost %+v, want 13 commands (INFO left out), 7 script runs, 500ms CPU, 35µs in scripts (SET's time left out)", c)
 	}
 	if _, err := parseServerStats("cmdstat_get:calls=x,usec=1"); err == nil {
 		t.Error("a malformed calls field was accepted")
+	}
+	if _, err := parseServerStats("cmdstat_evalsha:calls=1,usec=x"); err == nil {
+		t.Error("a malformed usec field of a script command was accepted")
 	}
 }
 

@@ -37,15 +37,17 @@ type ProcessResult struct {
 	Cost                          ServerCost
 	CommandsPerAcq, ScriptsPerAcq float64
 	CPUPerAcq                     time.Duration
+	ScriptTimePerAcq              time.Duration // the server's time in scripts per acquisition
 	// Steady is the same from a fifth of the way into the run until just
 	// before its end, with the acquisitions made in that window: it leaves
 	// out the arrival of every waiter at the start and the cancelled waits
 	// at the end, one-off costs that, spread over a short run's
 	// acquisitions, hide how the cost of a hand-over grows with the queue.
-	Steady              ServerCost
-	SteadyAcquired      int
-	SteadyScriptsPerAcq float64
-	SteadyCPUPerAcq     time.Duration
+	Steady                 ServerCost
+	SteadyAcquired         int
+	SteadyScriptsPerAcq    float64
+	SteadyCPUPerAcq        time.Duration
+	SteadyScriptTimePerAcq time.Duration
 }
 
 func (r ProcessRun) validate() error {
@@ -227,6 +229,7 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 		res.CommandsPerAcq = float64(res.Cost.Commands) / acq
 		res.ScriptsPerAcq = float64(res.Cost.ScriptRuns) / acq
 		res.CPUPerAcq = res.Cost.CPU / time.Duration(res.Acquired)
+		res.ScriptTimePerAcq = res.Cost.ScriptTime / time.Duration(res.Acquired)
 	}
 	st := <-steady
 	if st.err != nil {
@@ -241,6 +244,7 @@ func RunProcesses(ctx context.Context, r ProcessRun) (ProcessResult, error) {
 	if res.SteadyAcquired > 0 {
 		res.SteadyScriptsPerAcq = float64(res.Steady.ScriptRuns) / float64(res.SteadyAcquired)
 		res.SteadyCPUPerAcq = res.Steady.CPU / time.Duration(res.SteadyAcquired)
+		res.SteadyScriptTimePerAcq = res.Steady.ScriptTime / time.Duration(res.SteadyAcquired)
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package lockbench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,11 @@ import (
 type ServerStats struct {
 	Calls map[string]int64 // "evalsha" -> calls
 	CPU   time.Duration    // used_cpu_sys + used_cpu_user
+	// ScriptTime is the usec of the script commands (EVALSHA and the rest
+	// of scriptCommands): the time spent running scripts, the commands
+	// they call included, without the reading, parsing and writing around
+	// them that CPU also counts.
+	ScriptTime time.Duration
 }
 
 // scriptCommands are the commands that run a script or function.
@@ -42,12 +48,21 @@ func parseServerStats(text string) (ServerStats, error) {
 		}
 		switch {
 		case strings.HasPrefix(key, "cmdstat_"):
-			calls, _, _ := strings.Cut(strings.TrimPrefix(value, "calls="), ",")
+			calls, rest, _ := strings.Cut(strings.TrimPrefix(value, "calls="), ",")
 			n, err := strconv.ParseInt(calls, 10, 64)
 			if err != nil {
 				return ServerStats{}, fmt.Errorf("INFO commandstats: cannot read calls in %q: %w", line, err)
 			}
-			s.Calls[strings.TrimPrefix(key, "cmdstat_")] = n
+			name := strings.TrimPrefix(key, "cmdstat_")
+			s.Calls[name] = n
+			if slices.Contains(scriptCommands, name) {
+				usec, _, _ := strings.Cut(strings.TrimPrefix(rest, "usec="), ",")
+				u, err := strconv.ParseInt(usec, 10, 64)
+				if err != nil {
+					return ServerStats{}, fmt.Errorf("INFO commandstats: cannot read usec in %q: %w", line, err)
+				}
+				s.ScriptTime += time.Duration(u) * time.Microsecond
+			}
 		case key == "used_cpu_sys" || key == "used_cpu_user":
 			f, err := strconv.ParseFloat(value, 64)
 			if err != nil {
@@ -65,6 +80,7 @@ type ServerCost struct {
 	Commands   int64 // every command, including those a script ran, except the snapshots' INFO
 	ScriptRuns int64 // EVAL, EVALSHA, FCALL and their _RO forms
 	CPU        time.Duration
+	ScriptTime time.Duration // see ServerStats.ScriptTime
 }
 
 // costBetween is after minus before.
@@ -76,12 +92,11 @@ func costBetween(before, after ServerStats) ServerCost {
 		}
 		d := n - before.Calls[name]
 		c.Commands += d
-		for _, s := range scriptCommands {
-			if name == s {
-				c.ScriptRuns += d
-			}
+		if slices.Contains(scriptCommands, name) {
+			c.ScriptRuns += d
 		}
 	}
 	c.CPU = after.CPU - before.CPU
+	c.ScriptTime = after.ScriptTime - before.ScriptTime
 	return c
 }

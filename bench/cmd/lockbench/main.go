@@ -235,9 +235,9 @@ func runProcs(ctx context.Context, cfg config, c lockbench.Contender, processes,
 		return row
 	}
 	row.Result = &r
-	fmt.Fprintf(os.Stderr, "  busy %.1f%%, p50 %v, p99 %v, Jain %.3f, %d acquisitions, %d of %d waiters never got it, %.2f script runs/acq, server CPU %v/acq (steady: %.2f, %v)\n",
-		100*r.Busy, r.P50.Round(10*time.Microsecond), r.P99.Round(10*time.Microsecond), r.Jain, r.Acquired, r.NeverAcquired, r.Waiters, r.ScriptsPerAcq, r.CPUPerAcq.Round(time.Microsecond),
-		r.SteadyScriptsPerAcq, r.SteadyCPUPerAcq.Round(time.Microsecond))
+	fmt.Fprintf(os.Stderr, "  busy %.1f%%, p50 %v, p99 %v, Jain %.3f, %d acquisitions, %d of %d waiters never got it, %.2f script runs/acq, server CPU %v/acq, script time %v/acq (steady: %.2f, %v, %v)\n",
+		100*r.Busy, r.P50.Round(10*time.Microsecond), r.P99.Round(10*time.Microsecond), r.Jain, r.Acquired, r.NeverAcquired, r.Waiters, r.ScriptsPerAcq, r.CPUPerAcq.Round(time.Microsecond), r.ScriptTimePerAcq.Round(time.Microsecond),
+		r.SteadyScriptsPerAcq, r.SteadyCPUPerAcq.Round(time.Microsecond), r.SteadyScriptTimePerAcq.Round(time.Microsecond))
 	return row
 }
 

@@ -76,22 +76,28 @@ func (rep report) print(w io.Writer) {
 	}
 	if len(rep.Waiters1000) > 0 {
 		p8 := byName(rep.Procs8)
-		fmt.Fprintln(w, "1,000 waiters (goroutines) over 16 separate processes on one lock, 1 ms holds. *Most served*: the most acquisitions by others during one wait, from the Lock call, and (*after queueing*, redlua only) from when the call learned it was queued (first-come, first-served keeps the second at or below 999; the first can exceed it by the waiters served while a request was on its way to the server); *beyond their place*: waits in which more others got the lock after the call learned it was queued than its place in the queue then (the place − 1 waiters ahead, and the holder, whose Lock may return after that moment), of the waits with a place (redlua only; first-come, first-served keeps it at 0); *overtaken*: waits that an arrival at least 10 ms later got the lock before; *CPU 1000/8*: server CPU per acquisition here over the 8-process run's. *Steady*: the same from a fifth of the way into the run until 100 ms before its end, without the arrival of all 1,000 waiters at the start and their cancelled waits at the end (one-off costs of about three script runs per waiter).")
+		fmt.Fprintln(w, "1,000 waiters (goroutines) over 16 separate processes on one lock, 1 ms holds. *Most served*: the most acquisitions by others during one wait, from the Lock call, and (*after queueing*, redlua only) from when the call learned it was queued (first-come, first-served keeps the second at or below 999; the first can exceed it by the waiters served while a request was on its way to the server); *beyond their place*: waits in which more others got the lock after the call learned it was queued than its place in the queue then (the place − 1 waiters ahead, and the holder, whose Lock may return after that moment), of the waits with a place (redlua only; first-come, first-served keeps it at 0); *overtaken*: waits that an arrival at least 10 ms later got the lock before; *CPU 1000/8*: server CPU per acquisition here over the 8-process run's. *Steady*: the same from a fifth of the way into the run until 100 ms before its end, without the arrival of all 1,000 waiters at the start and their cancelled waits at the end (one-off costs of about three script runs per waiter). *Script time*: the server's time inside scripts (INFO commandstats usec of EVALSHA and the other script commands, the commands a script calls included), without the reading, parsing and replying that its CPU also counts; the peers' SET commands are not in it.")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| contender | acquisitions | waiters that got it | p50 wait | p99 wait | longest wait | most served during one wait | after queueing | beyond their place | overtaken waits | script runs/acq | server CPU/acq | CPU 1000/8 | steady: script runs/acq | steady: CPU/acq | steady: CPU 1000/8 |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| contender | acquisitions | waiters that got it | p50 wait | p99 wait | longest wait | most served during one wait | after queueing | beyond their place | overtaken waits | script runs/acq | server CPU/acq | CPU 1000/8 | steady: script runs/acq | steady: CPU/acq | steady: CPU 1000/8 | steady: script time/acq | steady: script time 1000/8 |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range rep.Waiters1000 {
 			if r.Result == nil {
-				fmt.Fprintf(w, "| %s | error: %s ||||||||||||\n", r.Name, r.Err)
+				fmt.Fprintf(w, "| %s | error: %s ||||||||||||||\n", r.Name, r.Err)
 				continue
 			}
 			x := r.Result
-			cpuRatio, steadyRatio := "-", "-"
+			cpuRatio, steadyRatio, scriptTime, scriptRatio := "-", "-", "-", "-"
+			if x.SteadyScriptTimePerAcq > 0 { // reports saved before it was measured have none
+				scriptTime = us(x.SteadyScriptTimePerAcq)
+			}
 			if b := p8[r.Name]; b.Result != nil && b.Result.CPUPerAcq > 0 {
 				cpuRatio = ratio(float64(x.CPUPerAcq), float64(b.Result.CPUPerAcq))
 			}
 			if b := p8[r.Name]; b.Result != nil && b.Result.SteadyCPUPerAcq > 0 && x.SteadyCPUPerAcq > 0 {
 				steadyRatio = ratio(float64(x.SteadyCPUPerAcq), float64(b.Result.SteadyCPUPerAcq))
+			}
+			if b := p8[r.Name]; b.Result != nil && b.Result.SteadyScriptTimePerAcq > 0 && x.SteadyScriptTimePerAcq > 0 {
+				scriptRatio = ratio(float64(x.SteadyScriptTimePerAcq), float64(b.Result.SteadyScriptTimePerAcq))
 			}
 			afterQueueing := "-"
 			if x.Queue.MaxServedQueued > 0 {
@@ -101,10 +107,10 @@ func (rep report) print(w io.Writer) {
 			if x.Queue.Placed > 0 {
 				beyond = fmt.Sprintf("%d of %d", x.Queue.BeyondPlace, x.Queue.Placed)
 			}
-			fmt.Fprintf(w, "| %s | %d | %d of %d | %s | %s | %s | %d | %s | %s | %d of %d | %.2f | %s | %s | %.2f | %s | %s |\n", r.Name, x.Acquired,
+			fmt.Fprintf(w, "| %s | %d | %d of %d | %s | %s | %s | %d | %s | %s | %d of %d | %.2f | %s | %s | %.2f | %s | %s | %s | %s |\n", r.Name, x.Acquired,
 				x.Waiters-x.NeverAcquired, x.Waiters, ms(x.P50), ms(x.P99), ms(x.Queue.LongestWait), x.Queue.MaxServed, afterQueueing, beyond,
 				x.Queue.Overtaken, x.Acquired+x.CutOff, x.ScriptsPerAcq, us(x.CPUPerAcq), cpuRatio,
-				x.SteadyScriptsPerAcq, us(x.SteadyCPUPerAcq), steadyRatio)
+				x.SteadyScriptsPerAcq, us(x.SteadyCPUPerAcq), steadyRatio, scriptTime, scriptRatio)
 		}
 		fmt.Fprintln(w)
 	}
