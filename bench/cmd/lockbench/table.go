@@ -90,14 +90,16 @@ func (rep report) print(w io.Writer) {
 			if x.SteadyScriptTimePerAcq > 0 { // reports saved before it was measured have none
 				scriptTime = us(x.SteadyScriptTimePerAcq)
 			}
-			if b := p8[r.Name]; b.Result != nil && b.Result.CPUPerAcq > 0 {
-				cpuRatio = ratio(float64(x.CPUPerAcq), float64(b.Result.CPUPerAcq))
-			}
-			if b := p8[r.Name]; b.Result != nil && b.Result.SteadyCPUPerAcq > 0 && x.SteadyCPUPerAcq > 0 {
-				steadyRatio = ratio(float64(x.SteadyCPUPerAcq), float64(b.Result.SteadyCPUPerAcq))
-			}
-			if b := p8[r.Name]; b.Result != nil && b.Result.SteadyScriptTimePerAcq > 0 && x.SteadyScriptTimePerAcq > 0 {
-				scriptRatio = ratio(float64(x.SteadyScriptTimePerAcq), float64(b.Result.SteadyScriptTimePerAcq))
+			if b := p8[r.Name].Result; b != nil { // the same contender's 8-process run
+				if b.CPUPerAcq > 0 {
+					cpuRatio = ratio(float64(x.CPUPerAcq), float64(b.CPUPerAcq))
+				}
+				if b.SteadyCPUPerAcq > 0 && x.SteadyCPUPerAcq > 0 {
+					steadyRatio = ratio(float64(x.SteadyCPUPerAcq), float64(b.SteadyCPUPerAcq))
+				}
+				if b.SteadyScriptTimePerAcq > 0 && x.SteadyScriptTimePerAcq > 0 {
+					scriptRatio = ratio(float64(x.SteadyScriptTimePerAcq), float64(b.SteadyScriptTimePerAcq))
+				}
 			}
 			afterQueueing := "-"
 			if x.Queue.MaxServedQueued > 0 {
