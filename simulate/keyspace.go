@@ -105,29 +105,33 @@ func (ks *Keyspace) Dump(now time.Time) []KeyDump {
 	sort.Strings(names)
 	out := make([]KeyDump, 0, len(names))
 	for _, k := range names {
-		v := ks.keys[k]
-		d := KeyDump{Key: k, Type: kindNames[v.kind], PTTL: pttl(now, v)}
-		switch v.kind {
-		case kindString:
-			d.Value = v.str
-		case kindHash:
-			m := make(map[string]string, len(v.hash))
-			for f, x := range v.hash {
-				m[f] = x
-			}
-			d.Value = m
-		case kindZSet:
-			d.Value = sortedMembers(v.zset)
-		case kindList:
-			d.Value = append([]string(nil), v.list...)
-		case kindSet:
-			d.Value = sortedSet(v.set)
-		case kindStream:
-			d.Value = dumpStream(v.stream)
-		}
-		out = append(out, d)
+		out = append(out, dumpValue(k, ks.keys[k], now))
 	}
 	return out
+}
+
+// dumpValue is one live key as Dump lists it: a copy of its value.
+func dumpValue(key string, v *value, now time.Time) KeyDump {
+	d := KeyDump{Key: key, Type: kindNames[v.kind], PTTL: pttl(now, v)}
+	switch v.kind {
+	case kindString:
+		d.Value = v.str
+	case kindHash:
+		m := make(map[string]string, len(v.hash))
+		for f, x := range v.hash {
+			m[f] = x
+		}
+		d.Value = m
+	case kindZSet:
+		d.Value = sortedMembers(v.zset)
+	case kindList:
+		d.Value = append([]string(nil), v.list...)
+	case kindSet:
+		d.Value = sortedSet(v.set)
+	case kindStream:
+		d.Value = dumpStream(v.stream)
+	}
+	return d
 }
 
 func pttl(now time.Time, v *value) int64 {

@@ -106,11 +106,14 @@ func (sn *Snapshot) Live(now time.Time) *Snapshot {
 
 // Dump lists the snapshot's keys that are live at now, as Server.Dump does.
 func (sn *Snapshot) Dump(now time.Time) []KeyDump {
-	ks := &Keyspace{keys: make(map[string]*value, len(sn.entries))}
-	for _, e := range sn.entries {
-		ks.keys[e.key] = e.v // Dump reads only; lookup may delete from this private map
+	ms := now.UnixMilli()
+	out := make([]KeyDump, 0, len(sn.entries))
+	for _, e := range sn.entries { // sorted by key, as Dump lists them
+		if e.v.exp == 0 || ms < e.v.exp {
+			out = append(out, dumpValue(e.key, e.v, now))
+		}
 	}
-	return ks.Dump(now)
+	return out
 }
 
 // Delta is what changed between two snapshots: each changed key with its
@@ -317,10 +320,9 @@ func (sn *Snapshot) Lookup(key string, now time.Time) (KeyDump, bool) {
 	if i == len(sn.entries) || sn.entries[i].key != key {
 		return KeyDump{}, false
 	}
-	one := Snapshot{entries: sn.entries[i : i+1]}
-	d := one.Dump(now)
-	if len(d) == 0 {
+	v := sn.entries[i].v
+	if v.exp != 0 && now.UnixMilli() >= v.exp {
 		return KeyDump{}, false
 	}
-	return d[0], true
+	return dumpValue(key, v, now), true
 }
