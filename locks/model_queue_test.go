@@ -3,6 +3,8 @@ package locks_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,8 +105,12 @@ func mcWaiterDeadlines(v *explore.View) []time.Duration {
 	}
 	var out []time.Duration
 	for _, entry := range w.Value.(map[string]string) {
-		var deadline int64
-		if _, err := fmt.Sscan(entry, &deadline); err == nil {
+		// Every version's waiter entry starts with the deadline in ms.
+		first := entry
+		if i := strings.IndexAny(entry, " \t"); i >= 0 {
+			first = entry[:i]
+		}
+		if deadline, err := strconv.ParseInt(first, 10, 64); err == nil {
 			out = append(out, time.Duration(deadline-1_700_000_000_000)*time.Millisecond)
 		}
 	}
