@@ -87,7 +87,7 @@ func (ks *Keyspace) FlushAll() { ks.keys = map[string]*value{} }
 // lookup returns the live value of key, deleting it if it expired by now.
 func (ks *Keyspace) lookup(now time.Time, key string) *value {
 	v := ks.keys[key]
-	if v != nil && v.exp != 0 && now.UnixMilli() >= v.exp {
+	if v != nil && v.expiredBy(now.UnixMilli()) {
 		delete(ks.keys, key)
 		return nil
 	}
@@ -133,6 +133,9 @@ func dumpValue(key string, v *value, now time.Time) KeyDump {
 	}
 	return d
 }
+
+// expiredBy reports whether the value's TTL ran out by ms (Unix milliseconds).
+func (v *value) expiredBy(ms int64) bool { return v.exp != 0 && ms >= v.exp }
 
 func pttl(now time.Time, v *value) int64 {
 	if v.exp == 0 {

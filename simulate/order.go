@@ -55,7 +55,7 @@ func (ks *Keyspace) replyOrder(nowMS int64, argv []string) Order {
 			return OrderDefined
 		}
 		v := ks.keys[argv[1]]
-		if v == nil || (v.exp != 0 && nowMS >= v.exp) {
+		if v == nil || v.expiredBy(nowMS) {
 			return OrderDefined
 		}
 		if v.big && (v.kind == kindHash || v.kind == kindSet || v.kind == kindZSet) {

@@ -36,7 +36,7 @@ func (s *Server) Snapshot() *Snapshot {
 	now := s.clock.Now().UnixMilli()
 	sn := &Snapshot{entries: make([]snapEntry, 0, len(s.ks.keys))}
 	for k, v := range s.ks.keys {
-		if v.exp != 0 && now >= v.exp {
+		if v.expiredBy(now) {
 			continue
 		}
 		c := v.clone()
@@ -91,10 +91,10 @@ next:
 func (sn *Snapshot) Live(now time.Time) *Snapshot {
 	ms := now.UnixMilli()
 	for i, e := range sn.entries {
-		if e.v.exp != 0 && ms >= e.v.exp {
+		if e.v.expiredBy(ms) {
 			out := &Snapshot{entries: append([]snapEntry(nil), sn.entries[:i]...)}
 			for _, e := range sn.entries[i+1:] {
-				if e.v.exp == 0 || ms < e.v.exp {
+				if !e.v.expiredBy(ms) {
 					out.entries = append(out.entries, e)
 				}
 			}
@@ -109,7 +109,7 @@ func (sn *Snapshot) Dump(now time.Time) []KeyDump {
 	ms := now.UnixMilli()
 	out := make([]KeyDump, 0, len(sn.entries))
 	for _, e := range sn.entries { // sorted by key, as Dump lists them
-		if e.v.exp == 0 || ms < e.v.exp {
+		if !e.v.expiredBy(ms) {
 			out = append(out, dumpValue(e.key, e.v, now))
 		}
 	}
@@ -321,7 +321,7 @@ func (sn *Snapshot) Lookup(key string, now time.Time) (KeyDump, bool) {
 		return KeyDump{}, false
 	}
 	v := sn.entries[i].v
-	if v.exp != 0 && now.UnixMilli() >= v.exp {
+	if v.expiredBy(now.UnixMilli()) {
 		return KeyDump{}, false
 	}
 	return dumpValue(key, v, now), true
