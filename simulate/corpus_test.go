@@ -31,12 +31,21 @@ var (
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
 
+// corpusGroups make commands of further command groups, one generator per
+// group, each registered from its own corpus_<group>_test.go; k is the key
+// the command is mostly about.
+var corpusGroups []func(r *rand.Rand, k string) []string
+
 // corpusCommand makes one random command over the corpus keys.
 func corpusCommand(r *rand.Rand) []string {
 	k := pick(r, corpusKeys)
 	v := func() string { return pick(r, corpusValues) }
 	f := func() string { return pick(r, corpusFields) }
-	switch r.Intn(61) {
+	n := r.Intn(61 + 8*len(corpusGroups))
+	if n >= 61 {
+		return corpusGroups[(n-61)/8](r, k)
+	}
+	switch n {
 	case 0:
 		return []string{"GET", k}
 	case 1:
