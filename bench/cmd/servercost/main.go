@@ -1,0 +1,56 @@
+// Command servercost counts the instructions redis-server executes for one
+// uncontended lock pair (acquire, then release) of raw SET NX, redsync,
+// bsm/redislock and each redlua lock kind, by running the server under
+// valgrind's callgrind. Instruction counts do not depend on the machine's
+// load, so a run on a busy machine gives the same ratios as a quiet one.
+//
+//	apt-get install -y valgrind redis-server
+//	cd bench && go run ./cmd/servercost
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/redlua/redlua/bench/lockbench"
+)
+
+func main() {
+	pairs := flag.Int("pairs", 200, "uncontended pairs per round")
+	rounds := flag.Int("rounds", 3, "rounds per contender; the median is reported")
+	only := flag.String("only", "", "comma-separated contenders to run (default: all)")
+	quiet := flag.Bool("q", false, "no progress lines on stderr")
+	flag.Parse()
+	o := lockbench.CostOptions{Pairs: *pairs, Rounds: *rounds, Only: map[string]bool{}}
+	for _, n := range strings.Split(*only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			o.Only[n] = true
+		}
+	}
+	if !*quiet {
+		o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	}
+	res, err := lockbench.PairInstructions(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servercost:", err)
+		os.Exit(1)
+	}
+	var raw float64
+	for _, r := range res {
+		if r.Name == "raw" {
+			raw = r.Instructions
+		}
+	}
+	fmt.Println("| contender | settings | server instructions per pair | x raw | commands per pair |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range res {
+		ratio := "-"
+		if raw > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Instructions/raw)
+		}
+		fmt.Printf("| %s | %s | %.1fk | %s | %.1f |\n", r.Name, r.Settings, r.Instructions/1000, ratio, r.Commands)
+	}
+}
