@@ -224,7 +224,11 @@ func startCallgrindServer(ctx context.Context) (*callgrindServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Collect inside the event loop (aeMain) but not in serverCron, the
+	// server's timer (expiry sampling, statistics, client timeouts), whose
+	// work depends on wall time, not on the commands.
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+filepath.Join(dir, "callgrind.out"),
+		"--toggle-collect=aeMain", "--toggle-collect=serverCron",
 		"redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = nil, nil

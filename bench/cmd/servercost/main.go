@@ -44,13 +44,17 @@ func main() {
 			raw = r.Instructions
 		}
 	}
-	fmt.Println("| contender | settings | server instructions per pair | x raw | commands per pair |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Println("| contender | settings | server instructions per pair | rounds: lowest-highest | x raw | commands per pair |")
+	fmt.Println("|---|---|---:|---:|---:|---:|")
 	for _, r := range res {
 		ratio := "-"
 		if raw > 0 {
 			ratio = fmt.Sprintf("%.2f", r.Instructions/raw)
 		}
-		fmt.Printf("| %s | %s | %.1fk | %s | %.1f |\n", r.Name, r.Settings, r.Instructions/1000, ratio, r.Commands)
+		lo, hi := r.Rounds[0], r.Rounds[0]
+		for _, v := range r.Rounds {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		fmt.Printf("| %s | %s | %.1fk | %.1f-%.1fk | %s | %.1f |\n", r.Name, r.Settings, r.Instructions/1000, lo/1000, hi/1000, ratio, r.Commands)
 	}
 }
