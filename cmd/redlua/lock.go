@@ -247,7 +247,7 @@ func resolveCmd(name, cmd string) (string, error) {
 // interrupted is the cause of a wait cancelled by a signal.
 type interrupted struct{ sig os.Signal }
 
-func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
+func (i interrupted) Error() string { return "interrupted by " + signalName(i.sig) }
 
 var errTimedOut = errors.New("timed out")
 
