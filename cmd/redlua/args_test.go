@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
@@ -260,5 +261,19 @@ func TestLockInterruptedWhileWaiting(t *testing.T) {
 	}
 	if _, err := os.Stat(ran); err == nil {
 		t.Fatal("CMD ran although the wait was interrupted")
+	}
+}
+
+// The default label is the command line, cut short without splitting a
+// character.
+func TestDefaultLabel(t *testing.T) {
+	if got := defaultLabel([]string{"./job.sh", "--full"}); got != "redlua lock ./job.sh --full" {
+		t.Fatalf("defaultLabel = %q", got)
+	}
+	for pad := range 4 {
+		got := defaultLabel([]string{strings.Repeat("x", pad) + strings.Repeat("é€", 100)})
+		if !utf8.ValidString(got) || len(got) > maxLabel+len("…") || !strings.HasSuffix(got, "…") {
+			t.Fatalf("defaultLabel of a long command (pad %d) = %q (%d bytes)", pad, got, len(got))
+		}
 	}
 }

@@ -215,7 +215,9 @@ func printView(io stdio, v lockView) {
 		if v.Limit > 0 {
 			fmt.Fprintf(io.out, "  permits  %d of %d in use\n", used, v.Limit)
 		} else {
-			fmt.Fprintf(io.out, "  permits  %d in use (count: each caller's own; none set with SetPermits)\n", used)
+			// The count each caller passed to Client.Semaphore is not
+			// stored on the server; only SetPermits stores one.
+			fmt.Fprintf(io.out, "  permits  %d in use; limit not stored on the server (each caller applies the count it was made with; SetPermits stores one)\n", used)
 		}
 		fmt.Fprintf(io.out, "  holders  %d\n", len(v.Permits))
 		for _, p := range v.Permits {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redlua/redlua/locks"
 )
@@ -102,10 +103,7 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 		f.wait = false
 	}
 	if f.label == "" {
-		f.label = "redlua lock " + strings.Join(argv, " ")
-		if len(f.label) > 200 {
-			f.label = f.label[:200] + "…"
-		}
+		f.label = defaultLabel(argv)
 	}
 	// CMD is found before anything connects: a typo must not take (and
 	// keep for a TTL) a lock, nor run a script on the server.
@@ -156,6 +154,24 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 		fmt.Fprintf(io.err, "redlua lock: %s: acquired, fencing token %d\n", name, lease.Token())
 	}
 	return runHolding(lease, path, argv, f, io, sigs)
+}
+
+// maxLabel bounds the default label, in bytes: a long command line would
+// otherwise be stored with every acquisition.
+const maxLabel = 200
+
+// defaultLabel is the label of a lock without --label: the command line,
+// cut to maxLabel bytes at a character boundary.
+func defaultLabel(argv []string) string {
+	label := "redlua lock " + strings.Join(argv, " ")
+	if len(label) <= maxLabel {
+		return label
+	}
+	cut := maxLabel
+	for cut > 0 && !utf8.RuneStart(label[cut]) {
+		cut--
+	}
+	return label[:cut] + "…"
 }
 
 // check rejects flag values (exit 2) in the CLI's words, naming the flag
