@@ -36,7 +36,7 @@ type connFlags struct {
 func addConnFlags(fs *flag.FlagSet, getenv func(string) string) *connFlags {
 	c := &connFlags{getenv: getenv}
 	fs.StringVar(&c.url, "url", "", "server URL, redis://[user:password@]host:port[/db] or rediss:// for TLS (default $REDIS_URL)")
-	fs.StringVar(&c.addr, "addr", "", "server address host:port; several, comma-separated, for a cluster (default "+defaultAddr+")")
+	fs.StringVar(&c.addr, "addr", "", "server address host:port; several, comma-separated, for a cluster (without --url or $REDIS_URL: "+defaultAddr+")")
 	fs.StringVar(&c.user, "user", "", "ACL user name")
 	fs.StringVar(&c.password, "password", "", "password (default $REDISCLI_AUTH; a flag is visible in ps)")
 	fs.IntVar(&c.db, "db", 0, "database number (not for clusters)")
@@ -246,37 +246,58 @@ func (c *connFlags) connect(ctx context.Context) (redis.UniversalClient, error) 
 	if err != nil {
 		return nil, err
 	}
-	pingCtx, cancel := context.WithTimeout(ctx, c.dialTimeout+time.Second)
-	defer cancel()
-	if err := client.Ping(pingCtx).Err(); err != nil {
+	if err := c.ping(ctx, client, addr); err != nil {
 		client.Close()
-		return nil, unavailable(fmt.Errorf("cannot reach the server at %s: %w", addr, err))
+		return nil, err
 	}
 	return client, nil
 }
 
-// lockClient connects and returns a locks.Client on the connection, or on
-// the quorum --quorum names; opts become the Client's defaults.
-func lockClient(ctx context.Context, c *command, opts ...locks.Option) (*locks.Client, func(), error) {
-	if c.conn.quorum {
-		return quorumClient(ctx, c.conn, opts)
+// ping checks that the server at addr answers (exit 69 otherwise).
+func (c *connFlags) ping(ctx context.Context, client redis.UniversalClient, addr string) error {
+	pingCtx, cancel := context.WithTimeout(ctx, c.dialTimeout+time.Second)
+	defer cancel()
+	if err := client.Ping(pingCtx).Err(); err != nil {
+		return unavailable(fmt.Errorf("cannot reach the server at %s: %w", addr, err))
 	}
-	client, err := c.conn.connect(ctx)
+	return nil
+}
+
+// lockClient returns a locks.Client on the connection the flags name, or
+// on the quorum --quorum names; opts become the Client's defaults. check
+// (if not nil) runs on the Client before anything connects, so bad input
+// it finds (a lock name, an option) is refused without a connection.
+func lockClient(ctx context.Context, c *command, check func(*locks.Client) error, opts ...locks.Option) (*locks.Client, func(), error) {
+	if c.conn.quorum {
+		return quorumClient(ctx, c.conn, check, opts)
+	}
+	client, addr, err := c.conn.client()
 	if err != nil {
 		return nil, nil, err
 	}
 	lc, err := locks.New(client, opts...)
 	if err != nil {
 		client.Close()
-		return nil, nil, unavailable(err)
+		return nil, nil, usageErrorf("the flags are refused: %s", libText(err, ""))
 	}
-	return lc, func() { lc.Close(); client.Close() }, nil
+	closeAll := func() { lc.Close(); client.Close() }
+	if check != nil {
+		if err := check(lc); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+	}
+	if err := c.conn.ping(ctx, client, addr); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return lc, closeAll, nil
 }
 
 // quorumClient connects to the primaries of --quorum. A minority may be
 // down (the quorum exists for that); when a majority does not answer, the
 // lock could not be taken, and that is reported as a connection failure.
-func quorumClient(ctx context.Context, c *connFlags, opts []locks.Option) (*locks.Client, func(), error) {
+func quorumClient(ctx context.Context, c *connFlags, check func(*locks.Client) error, opts []locks.Option) (*locks.Client, func(), error) {
 	clients, addrs, err := c.quorumClients()
 	if err != nil {
 		return nil, nil, err
@@ -284,6 +305,18 @@ func quorumClient(ctx context.Context, c *connFlags, opts []locks.Option) (*lock
 	closeClients := func() {
 		for _, rc := range clients {
 			rc.Close()
+		}
+	}
+	lc, err := locks.NewQuorum(clients, opts...)
+	if err != nil {
+		closeClients()
+		return nil, nil, usageErrorf("--quorum: %s", libText(err, ""))
+	}
+	closeAll := func() { lc.Close(); closeClients() }
+	if check != nil {
+		if err := check(lc); err != nil {
+			closeAll()
+			return nil, nil, err
 		}
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, c.dialTimeout+time.Second)
@@ -295,14 +328,9 @@ func quorumClient(ctx context.Context, c *connFlags, opts []locks.Option) (*lock
 		}
 	}
 	if need := len(clients)/2 + 1; len(clients)-len(down) < need {
-		closeClients()
+		closeAll()
 		return nil, nil, unavailable(fmt.Errorf("cannot reach a majority of the %d primaries (%d needed, %d answered): %w",
 			len(clients), need, len(clients)-len(down), errors.Join(down...)))
 	}
-	lc, err := locks.NewQuorum(clients, opts...)
-	if err != nil {
-		closeClients()
-		return nil, nil, unavailable(err)
-	}
-	return lc, func() { lc.Close(); closeClients() }, nil
+	return lc, closeAll, nil
 }

@@ -20,8 +20,9 @@ const (
 
 // exitError carries the exit code a failure maps to.
 type exitError struct {
-	code int
-	err  error
+	code  int
+	err   error
+	usage bool // a usage error: report points to the command's --help
 }
 
 func (e *exitError) Error() string {
@@ -39,8 +40,10 @@ var errQuiet = errors.New("quiet")
 
 func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
 
+// usageErrorf is a usage error (exit 2); report adds where the command's
+// help is.
 func usageErrorf(format string, a ...any) error {
-	return exitWith(exitUsage, fmt.Errorf(format+"; see 'redlua --help'", a...))
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...), usage: true}
 }
 
 // unavailable wraps a connection or server error.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -91,25 +92,42 @@ func viewOf(info locks.LockInfo, addrs []string) lockView {
 	return v
 }
 
+const inspectHelp = `redlua inspect [--json] [--quorum] NAME...
+
+Reports what holds each lock NAME: a Mutex's holder (owner, fencing token,
+lease left, host, pid and label), an RWMutex's writer or readers, a
+Semaphore's permit holders, its count (when SetPermits stored one) and its
+queue. It runs one read-only script per NAME and changes nothing.
+Flags may stand before or after the names.
+
+examples:
+  redlua inspect nightly-report
+  redlua inspect --json nightly-report worker-slots | jq '.[] | select(.held)'
+  redlua inspect --quorum --addr r1:6379,r2:6379,r3:6379 nightly-report
+
+exit codes: 0 reported; 2 usage; 69 server unreachable or error (with
+--quorum also: undecided, each primary's view printed)
+`
+
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("inspect", "redlua inspect [--json] [--quorum] NAME...", getenv)
+	c := newCommand("inspect", inspectHelp, getenv)
 	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit; with --quorum servers and undecided)")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
-	names := c.fs.Args()
+	names := c.args
 	if len(names) == 0 {
-		return usageErrorf("inspect: name at least one lock, as in: redlua inspect nightly-report")
+		return usageErrorf("name at least one lock, as in: redlua inspect nightly-report")
 	}
-	lc, closeAll, err := lockClient(ctx, c)
+	if err := checkNames(names); err != nil {
+		return err
+	}
+	lc, closeAll, err := lockClient(ctx, c, nil)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	if err := checkNames(lc, names); err != nil {
-		return err
-	}
 	addrs := c.conn.quorumAddrs()
 	views := make([]lockView, 0, len(names))
 	var undecided []error
@@ -119,18 +137,16 @@ func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string
 		case errors.Is(err, locks.ErrNoQuorum) && len(info.Servers) > 0:
 			// Shown with what the primaries that answered hold; the exit
 			// status says it is undecided.
-			undecided = append(undecided, err)
+			undecided = append(undecided, fmt.Errorf("%s: %w", name, libErr(err, name)))
 		case err != nil:
-			return unavailable(err)
+			return unavailable(fmt.Errorf("%s: %w", name, libErr(err, name)))
 		}
 		v := viewOf(info, addrs)
 		v.Undecided = err != nil
 		views = append(views, v)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(views); err != nil {
+		if err := writeJSON(io.out, views); err != nil {
 			return err
 		}
 	} else {
@@ -145,6 +161,15 @@ func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string
 		return unavailable(errors.Join(undecided...))
 	}
 	return nil
+}
+
+// writeJSON prints v indented, as written: a label with '>' or '&' keeps
+// it (no HTML escaping, which is for JSON embedded in HTML).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func printView(io stdio, v lockView) {
@@ -190,7 +215,9 @@ func printView(io stdio, v lockView) {
 		if v.Limit > 0 {
 			fmt.Fprintf(io.out, "  permits  %d of %d in use\n", used, v.Limit)
 		} else {
-			fmt.Fprintf(io.out, "  permits  %d in use (count: each caller's own; none set with SetPermits)\n", used)
+			// The count each caller passed to Client.Semaphore is not
+			// stored on the server; only SetPermits stores one.
+			fmt.Fprintf(io.out, "  permits  %d in use; limit not stored on the server (each caller applies the count it was made with; SetPermits stores one)\n", used)
 		}
 		fmt.Fprintf(io.out, "  holders  %d\n", len(v.Permits))
 		for _, p := range v.Permits {
@@ -311,22 +338,44 @@ func describeHolder(info locks.LockInfo) string {
 	return strings.Join(parts, ", ")
 }
 
+const unlockHelp = `redlua unlock --force [--quorum] NAME...
+
+Removes whoever holds each lock NAME: a Mutex's holder, an RWMutex's writer
+and every reader, every holder of a Semaphore's permits. Their leases end as
+lost: a 'redlua lock' holding it stops its CMD (SIGTERM, exit 124) once its
+next renewal finds the lease gone, up to a third of its --ttl later; until
+then the old CMD and the next holder's may run at the same time. The next
+waiter gets the lock. It prints who held each lock.
+Flags may stand before or after the names.
+
+examples:
+  redlua unlock --force nightly-report
+  redlua unlock --force --json nightly-report worker-slots
+  redlua unlock --force --quorum --addr r1:6379,r2:6379,r3:6379 nightly-report
+
+exit codes: 0 done (also for a lock that was not held); 2 usage; 69 server
+unreachable or error (with --quorum: a majority could not be freed)
+`
+
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("unlock", "redlua unlock --force [--quorum] NAME...", getenv)
+	c := newCommand("unlock", unlockHelp, getenv)
 	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
 	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
-	names := c.fs.Args()
+	names := c.args
 	if !*force {
-		return usageErrorf("unlock: only --force is supported: a holder's own Unlock needs its lease; --force removes whoever holds the lock")
+		return usageErrorf("only --force is supported: a holder's own Unlock needs its lease; --force removes whoever holds the lock, as in: redlua unlock --force NAME")
 	}
 	if len(names) == 0 {
-		return usageErrorf("unlock --force: name at least one lock, as in: redlua unlock --force nightly-report")
+		return usageErrorf("name at least one lock, as in: redlua unlock --force nightly-report")
 	}
-	lc, closeAll, err := lockClient(ctx, c)
+	if err := checkNames(names); err != nil {
+		return err
+	}
+	lc, closeAll, err := lockClient(ctx, c, nil)
 	if err != nil {
 		return err
 	}
@@ -336,9 +385,6 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		Removed bool      `json:"removed"`
 		Was     *lockView `json:"was,omitempty"`
 	}
-	if err := checkNames(lc, names); err != nil {
-		return err
-	}
 	addrs := c.conn.quorumAddrs()
 	var results []result
 	for _, name := range names {
@@ -347,7 +393,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		before, inspectErr := lc.Inspect(ctx, name)
 		removed, err := lc.ForceUnlock(ctx, name)
 		if err != nil {
-			return unavailable(err)
+			return unavailable(fmt.Errorf("%s: %w", name, libErr(err, name)))
 		}
 		if addrs != nil {
 			warnUnfreed(ctx, io, lc, name, addrs)
@@ -375,9 +421,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(results)
+		return writeJSON(io.out, results)
 	}
 	return nil
 }
@@ -395,21 +439,33 @@ func warnUnfreed(ctx context.Context, io stdio, lc *locks.Client, name string, a
 		}
 		switch addr := addrs[s.Server-1]; {
 		case s.Err != nil:
-			fmt.Fprintf(io.err, "redlua: warning: %s: %s did not answer (%v); a hold there was not removed and ends with its lease\n",
+			fmt.Fprintf(io.err, "redlua unlock: warning: %s: %s did not answer (%v); a hold there was not removed and ends with its lease\n",
 				name, addr, s.Err)
 		case !after.Held && s.Info.Held:
-			fmt.Fprintf(io.err, "redlua: warning: %s: %s still holds it for owner %s (%v left), a minority no Lock needs\n",
+			fmt.Fprintf(io.err, "redlua unlock: warning: %s: %s still holds it for owner %s (%v left), a minority no Lock needs\n",
 				name, addr, s.Info.Owner, s.Info.TTL.Round(time.Millisecond))
 		}
 	}
 }
 
-// checkNames rejects bad lock names (exit 2) before any is touched.
-func checkNames(lc *locks.Client, names []string) error {
+// checkNames rejects bad lock names (exit 2) before anything connects.
+func checkNames(names []string) error {
 	for _, name := range names {
-		if _, err := lc.Mutex(name); err != nil {
-			return exitWith(exitUsage, err)
+		if err := checkName(name); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkName refuses a name no lock can have, in the CLI's words; locks
+// checks the same when the lock is made.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return usageErrorf("NAME is empty; name the resource the lock guards, such as orders:42")
+	case strings.ContainsAny(name, "{}"):
+		return usageErrorf("NAME %q contains '{' or '}'; redlua adds its own hash tag to the keys, so drop the braces", name)
 	}
 	return nil
 }

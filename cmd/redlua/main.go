@@ -6,12 +6,20 @@
 //
 // Usage:
 //
-//	redlua lock [flags] NAME -- CMD [ARGS...]   run CMD while holding the lock NAME
-//	redlua inspect [--json] [--quorum] NAME...  who holds each lock, for how long
-//	redlua unlock --force [--quorum] NAME...    free locks whose holder hangs
-//	redlua scripts list [--dir DIR] [--json]    the scripts (embedded, or DIR's)
-//	redlua scripts load [--dir DIR]             SCRIPT LOAD them on the server
-//	redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
+//	redlua lock [flags] NAME [flags] -- CMD [ARGS...]  run CMD while holding the lock NAME
+//	redlua inspect [--json] [--quorum] NAME...         who holds each lock, for how long
+//	redlua unlock --force [--quorum] NAME...           free locks whose holder hangs
+//	redlua scripts list [--dir DIR] [--json]           the scripts (embedded, or DIR's)
+//	redlua scripts load [--dir DIR]                    SCRIPT LOAD them on the server
+//	redlua scripts verify [--dir DIR] [--loaded]       check the sum file (and the server)
+//
+// Flags may stand before or after NAME (and between the names of inspect
+// and unlock), up to "--": `redlua lock job --addr 10.0.0.5:6379 -- ./job.sh`
+// takes the lock on 10.0.0.5. For lock, CMD starts at "--", or without it
+// at the first argument after NAME that is not a flag. CMD is looked up
+// before anything connects: a CMD that is not found (exit 127) or not
+// executable (126) takes no lock and runs no script. `redlua COMMAND --help`
+// shows each command's flags and examples.
 //
 // redlua lock works like flock(1) and `etcdctl lock`: it takes the lock
 // (waiting for it unless --wait=false), renews the lease in the background
@@ -30,7 +38,8 @@
 // --dial-timeout, and --sentinel NAME (then --addr lists the Sentinels and
 // redlua connects to the primary they monitor as NAME; --sentinel-user and
 // --sentinel-password, default $REDLUA_SENTINEL_AUTH, authenticate at the
-// Sentinels). Without any, redlua connects to 127.0.0.1:6379.
+// Sentinels). Without any, redlua connects to 127.0.0.1:6379, and to no
+// other server.
 //
 // For a primary that can fail over, lock takes --replicas N: the
 // acquisition and every renewal wait until N replicas acknowledged them
@@ -53,7 +62,8 @@
 //	124   lock: the lease was lost while CMD ran; CMD was stopped
 //	126   lock: CMD could not be started (not executable)
 //	127   lock: CMD was not found
-//	130   lock: interrupted (SIGINT) while waiting for the lock; 128+N for signal N
+//	130   lock: interrupted (SIGINT) while waiting for the lock, CMD not run;
+//	      128+N for signal N (143 for SIGTERM)
 package main
 
 import (
@@ -87,23 +97,32 @@ type stdio struct {
 const usageText = `redlua: run commands under Redis locks, inspect and free locks, manage scripts
 
 usage:
-  redlua lock [flags] NAME -- CMD [ARGS...]    run CMD while holding the lock NAME
-  redlua inspect [--json] [--quorum] NAME...   who holds each lock, for how long
-  redlua unlock --force [--quorum] NAME...     free locks whose holder hangs
-  redlua scripts list [--dir DIR] [--json]     the scripts (embedded, or DIR's)
-  redlua scripts load [--dir DIR]              SCRIPT LOAD them on the server
-  redlua scripts verify [--dir DIR] [--loaded] check the sum file (and the server)
+  redlua lock [flags] NAME [flags] -- CMD [ARGS...]  run CMD while holding the lock NAME
+  redlua inspect [--json] [--quorum] NAME...         who holds each lock, for how long
+  redlua unlock --force [--quorum] NAME...           free locks whose holder hangs
+  redlua scripts list [--dir DIR] [--json]           the scripts (embedded, or DIR's)
+  redlua scripts load [--dir DIR]                    SCRIPT LOAD them on the server
+  redlua scripts verify [--dir DIR] [--loaded]       check the sum file (and the server)
+
+Flags may stand before or after NAME; for lock, CMD starts at "--" (or at
+the first argument after NAME that is not a flag).
 
 Connection (every command): --url (default $REDIS_URL), --addr, --user,
 --password (default $REDISCLI_AUTH), --db, --tls, --tls-skip-verify, --dial-timeout,
 --sentinel NAME (--addr lists the Sentinels; --sentinel-user, --sentinel-password,
-default $REDLUA_SENTINEL_AUTH). lock also takes --replicas N;
-lock, inspect and unlock take --quorum (--addr lists independent primaries).
-'redlua COMMAND --help' lists a command's flags.
+default $REDLUA_SENTINEL_AUTH). Without --url, --addr or $REDIS_URL: ` + defaultAddr + `.
+lock also takes --replicas N; lock, inspect and unlock take --quorum (--addr
+lists independent primaries). 'redlua COMMAND --help' lists a command's flags.
+
+examples:
+  redlua lock --timeout 10m nightly-report -- ./report.sh --full
+  redlua inspect --addr 10.0.0.5:6379 nightly-report
+  redlua unlock --force nightly-report
 
 exit codes: 0 ok (lock: CMD's status), 1 check failed, 2 usage, 69 server
 unreachable or error, 75 not acquired, 124 lease lost (CMD stopped),
-126 CMD not executable, 127 CMD not found, 128+N signal N
+126 CMD not executable, 127 CMD not found, 130 interrupted (SIGINT) while
+waiting for the lock, 128+N signal N
 `
 
 // run is the whole command, with its environment passed in.
@@ -128,11 +147,27 @@ func run(ctx context.Context, args []string, io stdio, getenv func(string) strin
 	default:
 		err = usageErrorf("unknown command %q; the commands are lock, inspect, unlock and scripts", cmd)
 	}
-	return report(io.err, err)
+	return report(io.err, commandName(args), err)
 }
 
-// report prints err (once, with the "redlua: " prefix) and returns its exit code.
-func report(w io.Writer, err error) int {
+// commandName is what errors of args' command start with: "lock",
+// "scripts list"; "" for an unknown command.
+func commandName(args []string) string {
+	switch args[0] {
+	case "lock", "inspect", "unlock":
+		return args[0]
+	case "scripts":
+		if len(args) > 1 && (args[1] == "list" || args[1] == "load" || args[1] == "verify") {
+			return "scripts " + args[1]
+		}
+		return "scripts"
+	}
+	return ""
+}
+
+// report prints err once, as "redlua COMMAND: ...", and returns its exit
+// code. A usage error also says where the command's help is.
+func report(w io.Writer, command string, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -140,12 +175,17 @@ func report(w io.Writer, err error) int {
 	if !errors.As(err, &ee) {
 		ee = &exitError{code: exitFailed, err: err}
 	}
-	if ee.err != nil && !errors.Is(ee.err, errQuiet) {
-		msg := ee.err.Error()
-		if !strings.HasPrefix(msg, "redlua: ") {
-			msg = "redlua: " + msg
-		}
-		fmt.Fprintln(w, msg)
+	if ee.err == nil || errors.Is(ee.err, errQuiet) {
+		return ee.code
 	}
+	prefix, help := "redlua: ", "redlua --help"
+	if command != "" {
+		prefix, help = "redlua "+command+": ", "redlua "+command+" --help"
+	}
+	msg := strings.TrimPrefix(ee.err.Error(), prefix)
+	if ee.usage {
+		msg += "; see '" + help + "'"
+	}
+	fmt.Fprintln(w, prefix+msg)
 	return ee.code
 }

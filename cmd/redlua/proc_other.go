@@ -28,4 +28,6 @@ var sigTerm, sigKill os.Signal = os.Kill, os.Kill
 
 func signalNumber(os.Signal) int { return 0 }
 
+func signalName(sig os.Signal) string { return sig.String() }
+
 func killedBy(*os.ProcessState) (int, bool) { return 0, false }

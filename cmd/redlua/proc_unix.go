@@ -33,6 +33,22 @@ func signalNumber(sig os.Signal) int {
 	return 0
 }
 
+// signalName is "SIGINT" for syscall.SIGINT, as operators know the
+// signals redlua catches.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return sig.String()
+}
+
 // killedBy returns the signal that ended a process.
 func killedBy(st *os.ProcessState) (int, bool) {
 	ws, ok := st.Sys().(syscall.WaitStatus)

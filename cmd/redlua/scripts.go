@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +17,12 @@ import (
 
 func cmdScripts(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	if len(args) == 0 {
-		return usageErrorf("scripts: say list, load or verify")
+		return usageErrorf("say list, load or verify, as in: redlua scripts verify --loaded")
 	}
 	switch sub, rest := args[0], args[1:]; sub {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(io.out, scriptsHelp)
+		return nil
 	case "list":
 		return scriptsList(rest, io, getenv)
 	case "load":
@@ -28,9 +30,60 @@ func cmdScripts(ctx context.Context, args []string, io stdio, getenv func(string
 	case "verify":
 		return scriptsVerify(ctx, rest, io, getenv)
 	default:
-		return usageErrorf("scripts: unknown subcommand %q; say list, load or verify", sub)
+		return usageErrorf("unknown subcommand %q; say list, load or verify", sub)
 	}
 }
+
+const scriptsHelp = `usage: redlua scripts list|load|verify [flags]
+
+  redlua scripts list [--dir DIR] [--json]                 the scripts (embedded, or DIR's)
+  redlua scripts load [--dir DIR]                          SCRIPT LOAD them on the server
+  redlua scripts verify [--dir DIR] [--sum FILE] [--loaded] check the sum file (and the server)
+
+examples:
+  redlua scripts list
+  redlua scripts verify --loaded
+  redlua scripts load --addr 10.0.0.5:6379
+
+'redlua scripts SUBCOMMAND --help' lists its flags.
+`
+
+const scriptsListHelp = `redlua scripts list [--dir DIR] [--json]
+
+Lists the Lua scripts redlua runs (the ones built in, or DIR's): id, SHA1,
+KEYS, ARGV, flags and description. Connects to no server.
+
+examples:
+  redlua scripts list
+  redlua scripts list --json | jq -r '.[].id'
+  redlua scripts list --dir ./lua
+`
+
+const scriptsLoadHelp = `redlua scripts load [--dir DIR]
+
+Caches every script on the server (SCRIPT LOAD), so the first EVALSHA of
+each does not need the NOSCRIPT fallback.
+
+examples:
+  redlua scripts load
+  redlua scripts load --addr 10.0.0.5:6379
+  redlua scripts load --dir ./lua --url rediss://ops@cache.example:6380
+`
+
+const scriptsVerifyHelp = `redlua scripts verify [--dir DIR] [--sum FILE] [--loaded]
+
+Checks the scripts against the sum file: a released script changed, or one
+not recorded, fails (exit 1). --loaded also checks that the server has every
+script cached (SCRIPT EXISTS).
+
+examples:
+  redlua scripts verify
+  redlua scripts verify --dir ./lua --sum ./lua/scripts.sum
+  redlua scripts verify --loaded --addr 10.0.0.5:6379
+
+exit codes: 0 all match; 1 a check failed; 2 usage; 69 server unreachable
+or error (--loaded)
+`
 
 // scriptSource is --dir: a directory of .lua files, or the embedded scripts.
 type scriptSource struct{ dir string }
@@ -77,15 +130,15 @@ type scriptView struct {
 }
 
 func scriptsList(args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("scripts list", "redlua scripts list [--dir DIR] [--json]", getenv)
+	c := newCommand("scripts list", scriptsListHelp, getenv)
 	var src scriptSource
 	src.add(c)
 	asJSON := c.fs.Bool("json", false, "print a JSON array (id, name, version, sha1, keys, args, flags, description, file)")
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
-	if c.fs.NArg() > 0 {
-		return usageErrorf("scripts list takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	if len(c.args) > 0 {
+		return usageErrorf("takes no arguments (got %q); name a directory of scripts with --dir DIR", c.args)
 	}
 	reg, err := src.registry()
 	if err != nil {
@@ -97,9 +150,7 @@ func scriptsList(args []string, io stdio, getenv func(string) string) error {
 			views = append(views, scriptView{ID: s.ID(), Name: s.Name, Version: s.Version, SHA1: s.SHA1,
 				Keys: nonNil(s.Keys), Args: nonNil(s.Args), Flags: s.Flags, Description: s.Description, File: s.File})
 		}
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(views)
+		return writeJSON(io.out, views)
 	}
 	for _, s := range reg.Scripts() {
 		flags := ""
@@ -119,14 +170,14 @@ func nonNil(s []string) []string {
 }
 
 func scriptsLoad(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("scripts load", "redlua scripts load [--dir DIR]", getenv)
+	c := newCommand("scripts load", scriptsLoadHelp, getenv)
 	var src scriptSource
 	src.add(c)
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
-	if c.fs.NArg() > 0 {
-		return usageErrorf("scripts load takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	if len(c.args) > 0 {
+		return usageErrorf("takes no arguments (got %q); name a directory of scripts with --dir DIR", c.args)
 	}
 	reg, err := src.registry()
 	if err != nil {
@@ -138,14 +189,14 @@ func scriptsLoad(ctx context.Context, args []string, io stdio, getenv func(strin
 	}
 	defer client.Close()
 	if err := evalsha.Load(ctx, client, reg); err != nil {
-		return unavailable(fmt.Errorf("scripts load: %w", err))
+		return unavailable(fmt.Errorf("SCRIPT LOAD: %w", err))
 	}
 	fmt.Fprintf(io.out, "loaded %d scripts\n", len(reg.Scripts()))
 	return nil
 }
 
 func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
-	c := newCommand("scripts verify", "redlua scripts verify [--dir DIR] [--sum FILE] [--loaded]", getenv)
+	c := newCommand("scripts verify", scriptsVerifyHelp, getenv)
 	var src scriptSource
 	src.add(c)
 	sumFile := c.fs.String("sum", "", "sum file (default DIR/scripts.sum, or the embedded one)")
@@ -153,8 +204,8 @@ func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(str
 	if err := c.parse(args, io.out); err != nil {
 		return err
 	}
-	if c.fs.NArg() > 0 {
-		return usageErrorf("scripts verify takes no arguments (got %q); use --dir DIR", c.fs.Args())
+	if len(c.args) > 0 {
+		return usageErrorf("takes no arguments (got %q); name a directory of scripts with --dir DIR", c.args)
 	}
 	reg, err := src.registry()
 	if err != nil {
@@ -178,7 +229,7 @@ func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(str
 		}
 	}
 	if len(problems) > 0 {
-		return exitWith(exitFailed, fmt.Errorf("scripts verify: %w", errors.Join(problems...)))
+		return exitWith(exitFailed, errors.Join(problems...))
 	}
 	fmt.Fprintf(io.out, "%d scripts match %s", len(reg.Scripts()), where)
 	if *loaded {
@@ -203,11 +254,11 @@ func readSum(src scriptSource, file string) (registry.Sum, string, error) {
 		data, err = fs.ReadFile(lua.FS, "scripts.sum")
 	}
 	if err != nil {
-		return nil, "", exitWith(exitFailed, fmt.Errorf("scripts verify: reading the sum file: %w; create one with: go run github.com/redlua/redlua/cmd/luasum record DIR", err))
+		return nil, "", exitWith(exitFailed, fmt.Errorf("reading the sum file: %w; create one with: go run github.com/redlua/redlua/cmd/luasum record DIR", err))
 	}
 	sum, err := registry.ReadSum(bytes.NewReader(data))
 	if err != nil {
-		return nil, "", exitWith(exitFailed, fmt.Errorf("scripts verify: %s: %w", where, err))
+		return nil, "", exitWith(exitFailed, fmt.Errorf("%s: %w", where, err))
 	}
 	return sum, where, nil
 }
@@ -229,11 +280,11 @@ func notLoaded(ctx context.Context, c *command, reg *registry.Registry) ([]strin
 	}
 	have, err := client.ScriptExists(ctx, shas...).Result()
 	if err != nil {
-		return nil, unavailable(fmt.Errorf("scripts verify: SCRIPT EXISTS: %w", err))
+		return nil, unavailable(fmt.Errorf("SCRIPT EXISTS: %w", err))
 	}
 	haveLegacy, err := client.ScriptExists(ctx, legacy...).Result()
 	if err != nil {
-		return nil, unavailable(fmt.Errorf("scripts verify: SCRIPT EXISTS: %w", err))
+		return nil, unavailable(fmt.Errorf("SCRIPT EXISTS: %w", err))
 	}
 	var missing []string
 	for i, s := range scripts {
