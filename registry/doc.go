@@ -35,7 +35,9 @@
 // older than Redis 7, which cannot compile the shebang. CheckCall checks a
 // call's key and argument counts the same way for every backend.
 //
-// Released versions never change: a sum file (Sum, ReadSum, VerifySum,
-// Record; cmd/luasum) records name@version and SHA1, like go.sum, and a
-// changed released file fails verification. A change is a new version.
+// Recorded versions never change: a sum file (Sum, ReadSum, VerifySum,
+// Record, Release; cmd/luasum) is the ledger of every name@version ever
+// recorded and its SHA1, like go.sum, and a changed recorded file fails
+// verification. A change is a new version. Versions of a tagged release are
+// marked released and must stay; others may be retired, never reused.
 package registry

@@ -194,10 +194,12 @@ func TestRegistryReportsEveryBadFile(t *testing.T) {
 	}
 }
 
-// The immutability guard: a released version's text may not change.
+// The immutability guard: a recorded version's text may not change; a
+// recorded, unreleased version may be retired, and may come back only with
+// its recorded text; a released version must stay.
 func TestSumGuard(t *testing.T) {
-	released := fstest.MapFS{"mutex.acquire.v2.lua": {Data: []byte(acquire)}}
-	reg, err := registry.New(released)
+	recorded := fstest.MapFS{"mutex.acquire.v2.lua": {Data: []byte(acquire)}}
+	reg, err := registry.New(recorded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,33 +219,66 @@ func TestSumGuard(t *testing.T) {
 		t.Fatalf("unchanged scripts fail the guard: %v", err)
 	}
 
-	// Someone "fixes" the released file in place.
+	// Someone "fixes" the recorded file in place.
 	edited := fstest.MapFS{"mutex.acquire.v2.lua": {Data: []byte(strings.Replace(acquire, "return nil", "return false", 1))}}
 	reg2, err := registry.New(edited)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = registry.VerifySum(reg2, reread)
-	if err == nil || !strings.Contains(err.Error(), "mutex.acquire@2 changed after release") || !strings.Contains(err.Error(), "new version (mutex.acquire@3)") {
+	if err == nil || !strings.Contains(err.Error(), "mutex.acquire@2 changed after it was recorded") || !strings.Contains(err.Error(), "new version (mutex.acquire@3)") {
 		t.Fatalf("guard did not catch the edit: %v", err)
 	}
 	if _, _, err := registry.Record(reg2, reread); err == nil {
-		t.Fatal("Record accepted a changed released version")
+		t.Fatal("Record accepted a changed recorded version")
 	}
 
-	// A released version disappears.
+	// An unreleased version is retired: allowed, and its number is not
+	// offered again for the next change.
 	reg3, _ := registry.New(fstest.MapFS{"mutex.inspect.v1.lua": {Data: []byte(inspect)}})
 	err = registry.VerifySum(reg3, reread)
-	if err == nil || !strings.Contains(err.Error(), "mutex.acquire@2 is released") {
-		t.Fatalf("guard did not catch the vanished version: %v", err)
+	if err == nil || !errors.Is(err, registry.ErrNotRecorded) || strings.Contains(err.Error(), "mutex.acquire@2") {
+		t.Fatalf("a retired unreleased version should pass and the new mutex.inspect@1 be reported as not recorded: %v", err)
 	}
-	if !errors.Is(err, registry.ErrNotRecorded) {
-		t.Errorf("the new mutex.inspect@1 should be reported as not recorded: %v", err)
+	reg4, _ := registry.New(fstest.MapFS{"mutex.acquire.v1.lua": {Data: []byte(strings.Replace(acquire, "version: 2", "version: 1", 1))}})
+	bumped, _, err := registry.Record(reg4, reread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped["mutex.acquire@1"] = registry.SumEntry{SHA1: strings.Repeat("0", 40)}
+	if err := registry.VerifySum(reg4, bumped); err == nil || !strings.Contains(err.Error(), "new version (mutex.acquire@3)") {
+		t.Fatalf("the next version should skip the retired @2: %v", err)
+	}
+
+	// The retired version comes back with other content: caught.
+	if err := registry.VerifySum(reg2, reread); err == nil {
+		t.Fatal("a retired version came back changed and passed")
+	}
+
+	// Released, then removed: caught.
+	released, err := registry.Release(reg, reread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := released.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), " released\n") {
+		t.Fatalf("the sum file does not mark the release:\n%s", buf.String())
+	}
+	reread, err = registry.ReadSum(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = registry.VerifySum(reg3, reread)
+	if err == nil || !strings.Contains(err.Error(), "mutex.acquire@2 is released") {
+		t.Fatalf("guard did not catch the vanished released version: %v", err)
 	}
 }
 
 func TestReadSumRejectsGarbage(t *testing.T) {
-	for _, in := range []string{"mutex.acquire@1 xyz\n", "nover abcdefabcdefabcdefabcdefabcdefabcdefabcd\n", "a@1 " + strings.Repeat("a", 40) + "\na@1 " + strings.Repeat("b", 40) + "\n"} {
+	for _, in := range []string{"mutex.acquire@1 xyz\n", "nover abcdefabcdefabcdefabcdefabcdefabcdefabcd\n", "a@1 " + strings.Repeat("a", 40) + " shipped\n", "a@1 " + strings.Repeat("a", 40) + "\na@1 " + strings.Repeat("b", 40) + "\n"} {
 		if _, err := registry.ReadSum(strings.NewReader(in)); err == nil {
 			t.Errorf("ReadSum(%q) accepted it", in)
 		}

@@ -11,8 +11,8 @@ import (
 )
 
 // verifySum checks the scripts that were read against a redlua sum file:
-// every released name@version must still be there with the same SHA1. It
-// returns the exit code the problem deserves (0 when all is well).
+// every recorded name@version that is there has its SHA1, and every released
+// one is there. It returns the exit code the problem deserves (0 when all is well).
 func verifySum(sumFile string, rs []fileResult, srcs map[string][]byte) (int, error) {
 	f, err := os.Open(sumFile)
 	if err != nil {

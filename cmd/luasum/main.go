@@ -1,12 +1,15 @@
-// Command luasum records and verifies the sum file that guards released
-// script versions against change.
+// Command luasum records and verifies the sum file, the ledger of every
+// script version ever recorded.
 //
-//	luasum verify [-sum FILE] DIR   # fail when a released version changed, vanished or is unrecorded
-//	luasum record [-sum FILE] DIR   # add every unrecorded version; refuses when history changed
+//	luasum verify [-sum FILE] DIR    # fail when a recorded version changed, a released one vanished, or one is unrecorded
+//	luasum record [-sum FILE] DIR    # add every unrecorded version; refuses when history changed
+//	luasum release [-sum FILE] DIR   # mark every version in DIR released (when tagging a release)
 //
-// The sum file defaults to DIR/scripts.sum. A released version is never
+// The sum file defaults to DIR/scripts.sum. A recorded version is never
 // edited: copy the script to a new version (bump "-- version:"), change the
-// copy, then record it.
+// copy, then record it. A version recorded but never released may be
+// retired by removing its file; its line stays, so its name@version never
+// returns with other content. A released version's file must stay.
 package main
 
 import (
@@ -25,10 +28,10 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
-		fmt.Fprintln(stderr, "usage: luasum verify|record [-sum FILE] DIR")
+		fmt.Fprintln(stderr, "usage: luasum verify|record|release [-sum FILE] DIR")
 		return 2
 	}
-	if len(args) < 1 || (args[0] != "verify" && args[0] != "record") {
+	if len(args) < 1 || (args[0] != "verify" && args[0] != "record" && args[0] != "release") {
 		return usage()
 	}
 	fs := flag.NewFlagSet("luasum "+args[0], flag.ContinueOnError)
@@ -52,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v\n", *sumPath, err)
 			return 1
 		}
-	} else if !errors.Is(err, os.ErrNotExist) || args[0] == "verify" {
+	} else if !errors.Is(err, os.ErrNotExist) || args[0] != "record" {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -64,7 +67,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: %d script versions match %s\n", dir, len(reg.Scripts()), *sumPath)
 		return 0
 	}
-	updated, added, err := registry.Record(reg, sum)
+	var added []string
+	var updated registry.Sum
+	if args[0] == "release" {
+		updated, err = registry.Release(reg, sum)
+	} else {
+		updated, added, err = registry.Record(reg, sum)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -77,6 +86,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := os.WriteFile(*sumPath, buf.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	if args[0] == "release" {
+		fmt.Fprintf(stdout, "%s: %d versions marked released\n", *sumPath, len(reg.Scripts()))
+		return 0
 	}
 	for _, id := range added {
 		fmt.Fprintf(stdout, "recorded %s\n", id)

@@ -47,7 +47,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 		t.Fatalf("scripts verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
-	// A copy of the scripts with one released version edited fails.
+	// A copy of the scripts with one recorded version edited fails.
 	dir := t.TempDir()
 	entries, err := lua.FS.ReadDir(".")
 	if err != nil {
@@ -63,7 +63,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 		}
 	}
 	r = runHere(t, nil, "scripts", "verify", "--dir", dir)
-	if r.code != exitFailed || !strings.Contains(r.stderr, "mutex.release@1") || !strings.Contains(r.stderr, "changed after release") {
+	if r.code != exitFailed || !strings.Contains(r.stderr, "mutex.release@1") || !strings.Contains(r.stderr, "changed after it was recorded") {
 		t.Fatalf("verify of an edited release: exit %d\n%s", r.code, r.stderr)
 	}
 	if r := runHere(t, nil, "scripts", "list", "--dir", filepath.Join(dir, "missing")); r.code != exitUsage {
