@@ -43,7 +43,11 @@ func Load(ctx context.Context, client redis.UniversalClient, reg *registry.Regis
 	if reg == nil {
 		return errors.New("evalsha: Load needs a registry, got nil; build one with registry.New(lua.FS)")
 	}
-	scripts := reg.Scripts()
+	return loadAll(ctx, client, reg.Scripts())
+}
+
+// loadAll loads scripts on every node of client, as Load describes.
+func loadAll(ctx context.Context, client redis.UniversalClient, scripts []*registry.Script) error {
 	var (
 		mu   sync.Mutex
 		errs []error

@@ -43,6 +43,12 @@ type Runner struct {
 
 	subOnce sync.Once
 	sub     subscriber
+
+	companions        []*registry.Script // WithCompanions
+	companionsLoading atomic.Bool
+	backgroundMu      sync.Mutex     // orders starting a companion load with Close
+	closed            bool           // under backgroundMu: no background work may start
+	background        sync.WaitGroup // the companion load under way; Close waits
 }
 
 // Option configures a Runner.
@@ -82,6 +88,10 @@ const (
 	EventNoReadOnlyCommands
 	// EventError: the call failed (the error is in Event.Err). redis.Nil is not an error.
 	EventError
+	// EventCompanionLoadFailed: the background load of WithCompanions'
+	// scripts failed (Event.Err; Event.Script is nil). Each script still
+	// loads on its own first NOSCRIPT.
+	EventCompanionLoadFailed
 )
 
 // String returns the kind's name, such as "NoScript", for logs.
@@ -95,6 +105,8 @@ func (k EventKind) String() string {
 		return "NoReadOnlyCommands"
 	case EventError:
 		return "Error"
+	case EventCompanionLoadFailed:
+		return "CompanionLoadFailed"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -241,6 +253,7 @@ func (r *Runner) nextAttempt(s *registry.Script, last attempt, err error) (attem
 	case last == attemptEvalSha && IsNoScript(err):
 		r.noScript.Add(1)
 		r.emit(Event{Kind: EventNoScript, Script: s, Err: err})
+		r.loadCompanions()
 		return attemptEval, true
 	case last == attemptEval && needsLegacySource(s, err):
 		if !r.legacy.Swap(true) {

@@ -42,6 +42,10 @@ func (r *Runner) ShardedPubSub() bool { return r.sharded }
 // Close releases the shared pub/sub connections, if any were opened. It does
 // not close the client, which the caller owns.
 func (r *Runner) Close() error {
+	r.backgroundMu.Lock()
+	r.closed = true
+	r.backgroundMu.Unlock()
+	r.background.Wait()
 	r.subOnce.Do(func() {}) // no subscriber may start after Close
 	if r.sub != nil {
 		return r.sub.close()

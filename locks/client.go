@@ -73,7 +73,13 @@ func New(client redis.UniversalClient, opts ...Option) (*Client, error) {
 	if isNilClient(client) {
 		return nil, errors.New("locks: New needs a go-redis client (redis.NewClient, NewClusterClient, NewFailoverClient), got nil")
 	}
-	runner, err := evalsha.New(client)
+	scripts, err := embeddedScripts()
+	if err != nil {
+		return nil, err
+	}
+	// The first NOSCRIPT (a cold or restarted server) loads every script a
+	// Client runs, not only the one that met it.
+	runner, err := evalsha.New(client, evalsha.WithCompanions(scripts.list()...))
 	if err != nil {
 		return nil, fmt.Errorf("locks: %w", err)
 	}

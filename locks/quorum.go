@@ -39,13 +39,17 @@ func NewQuorum(clients []redis.UniversalClient, opts ...Option) (*Client, error)
 	if len(clients) < 3 {
 		return nil, fmt.Errorf("locks: NewQuorum needs at least 3 independent primaries, got %d", len(clients))
 	}
+	scripts, err := embeddedScripts()
+	if err != nil {
+		return nil, err
+	}
 	nodes := make([]Backend, len(clients))
 	runners := make([]*evalsha.Runner, len(clients))
 	for i, rc := range clients {
 		if isNilClient(rc) {
 			return nil, fmt.Errorf("locks: NewQuorum: client %d is nil", i+1)
 		}
-		r, err := evalsha.New(rc)
+		r, err := evalsha.New(rc, evalsha.WithCompanions(scripts.list()...))
 		if err != nil {
 			return nil, fmt.Errorf("locks: NewQuorum: client %d: %w", i+1, err)
 		}

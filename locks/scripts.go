@@ -59,6 +59,29 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	return set, missing
 })
 
+// list is every pinned script, in a fixed order.
+func (s *scriptSet) list() []*registry.Script {
+	return []*registry.Script{
+		s.mutexAcquire, s.mutexRelease, s.mutexExtend,
+		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
+		s.semAcquire, s.semRelease, s.semExtend, s.semLimit, s.semKeepQueued,
+		s.multiAcquire, s.forceUnlock, s.keepQueued,
+		s.inspect, s.semForceUnlock, s.rwForceUnlock,
+	}
+}
+
+// Scripts returns the script versions a Client runs, one per name: what a
+// server must hold for a Client's calls to need no NOSCRIPT fallback
+// (redlua scripts verify --loaded checks them). Other versions in lua/ are
+// kept for the record, not run.
+func Scripts() ([]*registry.Script, error) {
+	set, err := embeddedScripts()
+	if err != nil {
+		return nil, err
+	}
+	return set.list(), nil
+}
+
 // outcome is what a release or extend script reports.
 type outcome int64
 

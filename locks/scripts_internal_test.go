@@ -37,3 +37,33 @@ func TestClientRunsTheLatestVersions(t *testing.T) {
 		}
 	}
 }
+
+// Scripts (what redlua scripts verify --loaded checks, and what a Client
+// loads at its first NOSCRIPT) lists every pinned script once.
+func TestScriptsListsEveryPinnedScript(t *testing.T) {
+	set, err := embeddedScripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[*registry.Script]bool{}
+	got, err := Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		if s == nil || listed[s] {
+			t.Fatalf("Scripts lists a nil or repeated script: %v", got)
+		}
+		listed[s] = true
+	}
+	v := reflect.ValueOf(set).Elem()
+	for i := range v.NumField() {
+		pinned := (*registry.Script)(v.Field(i).UnsafePointer())
+		if !listed[pinned] {
+			t.Errorf("scriptSet.%s (%s) is missing from scriptSet.list", v.Type().Field(i).Name, pinned.ID())
+		}
+	}
+	if len(got) != v.NumField() {
+		t.Errorf("Scripts lists %d scripts, scriptSet pins %d", len(got), v.NumField())
+	}
+}

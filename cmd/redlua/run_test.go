@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
@@ -91,6 +92,40 @@ func TestScriptsLoadAndVerifyLoaded(t *testing.T) {
 	}
 	if r := runHere(t, env, "scripts", "verify", "--loaded"); r.code != 0 {
 		t.Fatalf("verify --loaded after load: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// A server where a Mutex, an RWMutex and a Semaphore were just used holds
+// every script this release runs: the first NOSCRIPT loads the whole set.
+func TestVerifyLoadedAfterLocksWereUsed(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	lc, err := locks.New(rc, locks.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := lc.Mutex("verify-m")
+	rw, _ := lc.RWMutex("verify-rw")
+	sem, _ := lc.Semaphore("verify-s", 2)
+	for _, lock := range []func(context.Context) (*locks.Lease, error){m.Lock, rw.RLock, rw.Lock, func(ctx context.Context) (*locks.Lease, error) { return sem.Acquire(ctx, 1) }} {
+		l, err := lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lc.Close() // waits for the background load the first NOSCRIPT started
+	env := map[string]string{"REDIS_URL": "redis://" + srv.Addr}
+	r := runHere(t, env, "scripts", "verify", "--loaded")
+	if r.code != 0 {
+		t.Fatalf("verify --loaded after using the locks: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want, _ := locks.Scripts()
+	if !strings.Contains(r.stdout, fmt.Sprintf("the %d this release runs are cached", len(want))) {
+		t.Fatalf("verify --loaded says:\n%s", r.stdout)
 	}
 }
 

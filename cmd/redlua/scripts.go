@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/locks"
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
@@ -72,9 +73,12 @@ examples:
 
 const scriptsVerifyHelp = `redlua scripts verify [--dir DIR] [--sum FILE] [--loaded]
 
-Checks the scripts against the sum file: a released script changed, or one
-not recorded, fails (exit 1). --loaded also checks that the server has every
-script cached (SCRIPT EXISTS).
+Checks the scripts against the sum file: a recorded script changed, a
+released one missing, or one not recorded fails (exit 1). --loaded also
+checks that the server has cached (SCRIPT EXISTS) every script this
+release's locks run (with --dir: every script in DIR). A Client loads them
+all at the first NOSCRIPT it meets, so a server where any lock was used
+holds them.
 
 examples:
   redlua scripts verify
@@ -220,7 +224,11 @@ func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(str
 		problems = append(problems, fmt.Errorf("against %s:\n  %s", where, strings.ReplaceAll(err.Error(), "\n", "\n  ")))
 	}
 	if *loaded {
-		missing, err := notLoaded(ctx, c, reg)
+		want, err := src.running(reg)
+		if err != nil {
+			return err
+		}
+		missing, err := notLoaded(ctx, c, want)
 		if err != nil {
 			return err
 		}
@@ -233,7 +241,8 @@ func scriptsVerify(ctx context.Context, args []string, io stdio, getenv func(str
 	}
 	fmt.Fprintf(io.out, "%d scripts match %s", len(reg.Scripts()), where)
 	if *loaded {
-		fmt.Fprint(io.out, " and are cached on the server")
+		want, _ := src.running(reg)
+		fmt.Fprintf(io.out, "; the %d this release runs are cached on the server", len(want))
 	}
 	fmt.Fprintln(io.out)
 	return nil
@@ -266,13 +275,22 @@ func readSum(src scriptSource, file string) (registry.Sum, string, error) {
 // notLoaded returns the scripts the server does not have cached, by
 // SCRIPT EXISTS on the SHA1 it would have (the legacy one where the server
 // cannot compile "#!lua" and Load sent the legacy source).
-func notLoaded(ctx context.Context, c *command, reg *registry.Registry) ([]string, error) {
+// running is what a server must hold: for the embedded scripts, the
+// versions this release's locks run (older versions stay in lua/ for the
+// record, and no client of this release sends them); for a --dir, all.
+func (s *scriptSource) running(reg *registry.Registry) ([]*registry.Script, error) {
+	if s.dir != "" {
+		return reg.Scripts(), nil
+	}
+	return locks.Scripts()
+}
+
+func notLoaded(ctx context.Context, c *command, scripts []*registry.Script) ([]string, error) {
 	client, err := c.conn.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer client.Close()
-	scripts := reg.Scripts()
 	shas := make([]string, len(scripts))
 	legacy := make([]string, len(scripts))
 	for i, s := range scripts {
