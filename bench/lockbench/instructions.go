@@ -111,61 +111,41 @@ func costContenders() []costContender {
 		{"raw", "SET NX PX, then a compare-and-delete EVALSHA", lockerPair(newRaw)},
 		{"redsync", "redsync v4 defaults, one server", lockerPair(newRedsync)},
 		{"redislock", "bsm/redislock", lockerPair(newRedislock)},
-		{"mutex", "locks Mutex", redluaPair(nil, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+		{"mutex", "locks Mutex", redluaPair(nil, leaseOf(func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
 			m, err := c.Mutex("cost")
 			if err != nil {
 				return nil, err
 			}
-			l, err := m.Lock(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return l.Unlock, nil
-		})},
-		{"mutex-fair", "locks Mutex with WithFair", redluaPair([]locks.Option{locks.WithFair(0)}, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			return m.Lock(ctx)
+		}))},
+		{"mutex-fair", "locks Mutex with WithFair", redluaPair([]locks.Option{locks.WithFair(0)}, leaseOf(func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
 			m, err := c.Mutex("cost")
 			if err != nil {
 				return nil, err
 			}
-			l, err := m.Lock(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return l.Unlock, nil
-		})},
-		{"rw-write", "locks RWMutex Lock", redluaPair(nil, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			return m.Lock(ctx)
+		}))},
+		{"rw-write", "locks RWMutex Lock", redluaPair(nil, leaseOf(func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
 			rw, err := c.RWMutex("cost")
 			if err != nil {
 				return nil, err
 			}
-			l, err := rw.Lock(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return l.Unlock, nil
-		})},
-		{"rw-read", "locks RWMutex RLock", redluaPair(nil, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			return rw.Lock(ctx)
+		}))},
+		{"rw-read", "locks RWMutex RLock", redluaPair(nil, leaseOf(func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
 			rw, err := c.RWMutex("cost")
 			if err != nil {
 				return nil, err
 			}
-			l, err := rw.RLock(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return l.Unlock, nil
-		})},
-		{"semaphore", "locks Semaphore(4), 1 permit", redluaPair(nil, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+			return rw.RLock(ctx)
+		}))},
+		{"semaphore", "locks Semaphore(4), 1 permit", redluaPair(nil, leaseOf(func(ctx context.Context, c *locks.Client) (*locks.Lease, error) {
 			s, err := c.Semaphore("cost", 4)
 			if err != nil {
 				return nil, err
 			}
-			l, err := s.Acquire(ctx, 1)
-			if err != nil {
-				return nil, err
-			}
-			return l.Unlock, nil
-		})},
+			return s.Acquire(ctx, 1)
+		}))},
 		{"multilock-2", "locks MultiLock of 2 names", redluaPair(nil, func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
 			m, err := c.MultiLock([]string{"cost-a", "cost-b"})
 			if err != nil {
@@ -177,6 +157,17 @@ func costContenders() []costContender {
 			}
 			return l.Unlock, nil
 		})},
+	}
+}
+
+// leaseOf turns an acquisition into the release a pair calls.
+func leaseOf(take func(context.Context, *locks.Client) (*locks.Lease, error)) func(context.Context, *locks.Client) (func(context.Context) error, error) {
+	return func(ctx context.Context, c *locks.Client) (func(context.Context) error, error) {
+		l, err := take(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return l.Unlock, nil
 	}
 }
 
