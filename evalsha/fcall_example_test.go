@@ -28,7 +28,8 @@ func ExampleNewFunctionRunner() {
 		return
 	}
 	defer runner.Close()
-	acquire, _ := reg.Get("mutex.acquire")
-	reply, err := runner.Run(context.Background(), acquire, []string{"{orders}", "{orders}:fence"}, "alice", 30000, "0", "").Slice()
+	inspect, _ := reg.Get("mutex.inspect")
+	keys := []string{"{orders}", "{orders}:queue", "{orders}:readers", "{orders}:rholds", "{orders}:permits", "{orders}:limit", "{orders}:squeue", "{orders}:swaiters"}
+	reply, err := runner.Run(context.Background(), inspect, keys).Slice()
 	fmt.Println(reply, err)
 }

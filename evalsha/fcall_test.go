@@ -11,13 +11,14 @@ import (
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/redistest"
-	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
 
+// luaRegistry is the small lock scripts of internal/testscripts.
 func luaRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	reg, err := registry.New(lua.FS)
+	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

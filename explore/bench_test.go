@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/redlua/redlua/explore"
-	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
 
-// benchMutexModel is two clients taking and releasing this repository's
-// mutex (mutex.acquire@1, mutex.release@1) as the locks package calls it,
+// benchMutexModel is two clients taking and releasing the fixture mutex
+// (mutex.acquire@1, mutex.release@1 of internal/testscripts),
 // with leases running out: the model the speed target names.
 func benchMutexModel(tb testing.TB, steps, ticks int) *explore.Model {
-	reg, err := registry.New(lua.FS)
+	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -182,7 +182,7 @@ type keys struct {
 	readers, holds, writersWaiting string
 	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
 	permits, limit, gone           string
-	semQueue, semWaiters           string // a Semaphore's queue (sem.acquire@5)
+	semQueue, semWaiters           string // a Semaphore's queue
 	semOffers                      string // queued Semaphore calls a release may hand permits to (sem.acquire@6)
 	channel, grantPrefix           string
 }

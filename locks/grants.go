@@ -15,9 +15,9 @@ const grantLinger = 10 * time.Second
 
 // grantHub routes the release script's grant messages, published on this
 // Client's grant channel of a lock ("{name}:grant:<id>"), to the waiting
-// Lock call they name: "grant <token> <attempt> <owner>" (mutex.release@4 and later)
-// goes to the call of that attempt only, "granted <token> <owner>" (a
-// version-3 release, during a mixed deploy) to every call of the owner.
+// Lock call they name: "grant <token> <attempt> <owner>" goes to the call
+// of that attempt only, "granted <token> <owner>" (a grant that names no
+// attempt) to every call of the owner.
 // A Semaphore's queued Acquire calls wait on the same channel for
 // "wake <owner>" (the owner is the call's own token).
 // Each lock name has one subscription per Client, however many of its
@@ -181,8 +181,8 @@ func (h *grantHub) deliver(channel, payload string) {
 	}
 }
 
-// parseGrant parses "grant <token> <attempt> <owner>" (mutex.release@4 and later),
-// "granted <token> <owner>" (mutex.release@3, attempt "") and "wake <owner>"
+// parseGrant parses "grant <token> <attempt> <owner>", "granted <token>
+// <owner>" (a grant that names no attempt: attempt "") and "wake <owner>"
 // (a queued Semaphore call whose permits are free: token 0, look again).
 // The owner is the rest of the message: an owner token may contain spaces.
 func parseGrant(payload string) (token int64, attempt, owner string, ok bool) {

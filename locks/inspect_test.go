@@ -82,7 +82,7 @@ func TestInspectNilContext(t *testing.T) {
 }
 
 // After Unlock the lock hash stays, without owner, to keep the last token
-// for one lease (mutex.release@3): Inspect must still say "free", with no
+// for one lease: Inspect must still say "free", with no
 // token, holder or TTL left over from the released lease.
 func TestSuiteInspectAfterUnlock(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {

@@ -94,68 +94,32 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 	}
 }
 
+// mcGiveUpKinds are the Semaphore's and the MultiLock's give-ups (the
+// RWMutex's are in model_rwwake_test.go).
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@3", "rw.lock@3", "mutex.release@5", "rw.leave@2",
-		"sem.acquire@4", "sem.release@3", "multi.acquire@3", "sem.acquire@5", "sem.release@4", "sem.acquire@6", "sem.release@5")
-	rlock, runlock, wlock, release, leave, semAcquire, semRelease, multi := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
-	sem5 := semScripts{acquire: v[8], release: v[9], v2: true}
-	sem6 := semScripts{acquire: v[10], release: v[11], v2: true}
+	v := mcV2Lookup(t, "mutex.release@5", "multi.acquire@3", "sem.acquire@6", "sem.release@5")
+	release, multi := v[0], v[1]
+	sem := semScripts{acquire: v[2], release: v[3]}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
-	rw := rwScripts{rlock: rlock, runlock: runlock, wlock: wlock, wunlock: release, v2: true}
-	sem := semScripts{acquire: semAcquire, release: semRelease, v2: true}
 	g := []string{"{g}:a", "{g}:b"}
 	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
-	// The semaphore versions whose waiters queue differ only in their
-	// scripts, their rival and the hashes a given-up call must not stay in.
-	queuedSem := func(name string, sc semScripts, rival explore.Actor, hashes ...string) mcGiveUpKind {
-		return mcGiveUpKind{name: name, record: record,
-			late: explore.Step{Label: "acquire arrives", Script: sc.acquire, Keys: sc.keys(),
-				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
-			undo: []explore.Step{{Label: "give up", Script: sc.release, Keys: sc.releaseKeys(),
-				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
-			rival:    rival,
-			leftover: mcSemLeft(hashes...)}
-	}
 	giveUp := func(lock string) explore.Step {
 		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
 	}
 	return []mcGiveUpKind{
-		{name: "rw.rlock@3", record: record,
-			late: explore.Step{Label: "rlock arrives", Script: rlock, Keys: rw.keys(),
-				Args: []any{"a", mcTTL.Milliseconds(), "1", mcGiveUpAttempt}},
-			undo: []explore.Step{{Label: "give up", Script: runlock, Keys: rw.runlockKeys(),
-				Args: []any{"a", "{m}:released", "PUBLISH", mcGiveUpAttempt, goneTTL}}},
-			rival:    mcWriter("b", rw),
-			leftover: mcRWHeld},
-		{name: "rw.lock@3", record: record,
-			late: explore.Step{Label: "lock arrives", Script: wlock, Keys: rw.keys(),
-				Args: []any{"a", mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "", mcGiveUpAttempt}},
-			undo: []explore.Step{
-				giveUp("{m}"),
-				{Label: "leave", Script: leave, Keys: mcRWKeys[3:4], Args: []any{"a", "{m}:released", "PUBLISH"}},
-			},
-			rival:    mcReader("b", rw),
-			leftover: mcRWHeld},
-		{name: "sem.acquire@4", record: record,
-			late: explore.Step{Label: "acquire arrives", Script: semAcquire, Keys: sem.keys(),
-				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt}},
-			undo: []explore.Step{{Label: "give up", Script: semRelease, Keys: sem.releaseKeys(),
-				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL}}},
-			rival: mcSemClient("b", sem),
-			leftover: func(v *explore.View) string {
-				if mcLiveMember(v, "{s}:permits", "a:1") {
-					return "a holds a permit"
-				}
-				return ""
-			}},
-		queuedSem("sem.acquire@5", sem5, mcSemClient("b", sem5), "{s}:swaiters"),
-		queuedSem("sem.acquire@6", sem6, mcSemGrantClient("b", sem6), "{s}:swaiters", "{s}:soffers"),
-		{name: "multi.acquire@3", record: record,
+		{name: "sem.acquire", record: record,
+			late: explore.Step{Label: "acquire arrives", Script: sem.acquire, Keys: sem.keys(),
+				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
+			undo: []explore.Step{{Label: "give up", Script: sem.release, Keys: sem.releaseKeys(),
+				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
+			rival:    mcSemGrantClient("b", sem),
+			leftover: mcSemLeft("{s}:swaiters", "{s}:soffers")},
+		{name: "multi.acquire", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
 			undo:  []explore.Step{giveUp(g[0]), giveUp(g[1])},
-			rival: mcMultiClient("b", multi, release, g[1], "{g}:c", true),
+			rival: mcMultiClient("b", multi, release, g[1], "{g}:c"),
 			leftover: func(v *explore.View) string {
 				for _, k := range g {
 					if mcHashOwner(v, k) == "a" {

@@ -14,30 +14,9 @@ import (
 	"github.com/redlua/redlua/simulate"
 )
 
-// Model checks of the queueing mutexes: the fair mutex of version 1 and
-// the queue every mutex uses from version 2 on (see model_test.go).
+// Model checks of the mutex's queue, plain and fair (see model_test.go).
 
-// --- fair mutex --------------------------------------------------------------
-
-type fairScripts struct{ acquire, release *registry.Script }
-
-// mcFairClient calls fair.acquire until it holds (each call also refreshes
-// its place in the queue), then releases, which may hand the lock to the
-// next live waiter; that waiter learns it on its next call.
-func mcFairClient(name string, s fairScripts) explore.Actor {
-	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: mcFairKeys, Args: []any{name, mcTTL.Milliseconds(), mcFairWaitTTL.Milliseconds(), "0", ""},
-			Then: func(c *explore.Ctx) string {
-				if !mcTaken(c) {
-					return "acquire"
-				}
-				c.Acquire(mcTTL)
-				return "release"
-			}},
-		{Label: "release", Script: s.release, Keys: mcFairKeys, Args: []any{name, "{m}:released"},
-			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
-	}}
-}
+// --- the queue's invariants ------------------------------------------------
 
 // mcFairOrder: the owner of the lock (taken or handed over) has left the
 // queue, so it cannot be handed the lock a second time.
@@ -97,7 +76,7 @@ var mcFairFIFO = explore.Invariant{Name: "first come, first served", Step: func(
 }}
 
 // mcWaiterDeadlines lets the clock stop when a waiter's lease runs out:
-// fair.acquire keeps those deadlines in the waiters hash.
+// mutex.acquire keeps those deadlines in the waiters hash.
 func mcWaiterDeadlines(v *explore.View) []time.Duration {
 	w, ok := v.Key("{m}:waiters")
 	if !ok {
@@ -117,45 +96,15 @@ func mcWaiterDeadlines(v *explore.View) []time.Duration {
 	return out
 }
 
-func mcFairModel(name string, s fairScripts) *explore.Model {
-	return &explore.Model{
-		Name:       name,
-		Actors:     []explore.Actor{mcFairClient("a", s), mcFairClient("b", s), mcFairClient("c", s)},
-		Invariants: []explore.Invariant{explore.MutualExclusion(), mcFairOrder, mcFairFIFO},
-		Deadlines:  mcWaiterDeadlines,
-		Unobserved: []string{"{m}:fence"},
-		Progress:   []explore.Progress{{Name: "dead holders and waiters do not block", Actor: mcFairClient("late", s), Within: 6}},
-		Bounds:     explore.Bounds{MaxSteps: 3, MaxTicks: 2},
-	}
-}
+// --- the queueing mutex ---------------------------------------------------------
 
-func TestModelFairMutex(t *testing.T) {
-	get := mcScripts(t)
-	s := fairScripts{acquire: get("fair.acquire@1"), release: get("fair.release@1")}
-	explore.Check(t, mcFairModel("fair mutex", s))
-
-	broken := s
-	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
-	mcMustFail(t, mcFairModel("fair mutex, release ignores the owner", broken), "mutual exclusion")
-	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "if head == nil or head == owner then", "if true then")
-	mcMustFail(t, mcFairModel("fair mutex, newcomers barge in", broken), "first come, first served")
-	broken = s
-	broken.release = mcBreak(t, s.release, "if tonumber(deadline) > now then", "if true then")
-	mcMustFail(t, mcFairModel("fair mutex, hands over to dead waiters", broken), "first come, first served")
-}
-
-// --- mutex, version 2 -----------------------------------------------------------
-
-// Version 2 of mutex.acquire/release queues waiters in Redis in every mode,
-// hands the lock over inside the release, and undoes acquisitions whose
-// caller gave up. These models run once lua/ has version 2 (the lead adds
-// it in parallel); until then they skip, saying so.
+// mutex.acquire and mutex.release queue waiters in Redis in every mode,
+// hand the lock over inside the release, and undo acquisitions whose
+// caller gave up.
 
 // mcKeysOf is a script's KEYS for the lock under key lock, from the names
 // its header declares ("lock" is the lock itself, any other name a key
-// beside it), as the locks package builds them. Versions 2 and 3 of the
-// mutex scripts differ in their keys; the models run both.
+// beside it), as the locks package builds them.
 func mcKeysOf(s *registry.Script, lock string) []string {
 	keys := make([]string, len(s.Keys))
 	for i, name := range s.Keys {
@@ -167,9 +116,8 @@ func mcKeysOf(s *registry.Script, lock string) []string {
 	return keys
 }
 
-// mcV2ReleaseArgs is mutex.release@2's ARGV for an Unlock (no attempt to
-// undo), fitted to release's version (see mcFit): the seventh, the attempt
-// that took the hold, is version 4's.
+// mcV2ReleaseArgs is mutex.release's ARGV for an Unlock (no attempt to
+// undo) of the hold that leaseAttempt took.
 func mcV2ReleaseArgs(release *registry.Script, owner, leaseAttempt string) []any {
 	return mcFit(release, owner, "{m}:released", "{m}:grant:", "PUBLISH", "", 2*mcFairWaitTTL.Milliseconds(), leaseAttempt)
 }
@@ -191,8 +139,7 @@ func withThen(st explore.Step, then func(*explore.Ctx) string) explore.Step {
 	return st
 }
 
-// mcV2Lookup returns the scripts by ID, skipping the test while lua/ has
-// no version 2 yet.
+// mcV2Lookup returns the scripts of lua/ by ID.
 func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 	reg, err := registry.New(lua.FS)
 	if err != nil {
@@ -201,31 +148,20 @@ func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 	out := make([]*registry.Script, len(ids))
 	for i, id := range ids {
 		if out[i], err = reg.Lookup(id); err != nil {
-			t.Skipf("%s is not in lua/ yet: %v", id, err)
+			t.Fatalf("%s: %v", id, err)
 		}
 	}
 	return out
 }
 
-// mcQueueVersions are the versions of the queueing mutex scripts
-// (mutex.acquire and mutex.release from version 2 on) the models check.
-// "6" is mutex.acquire@6 with mutex.release@5, the pair the client runs.
-// release@5 differs from release@4 only in moving the gone hash's expiry
-// forward, acquire@5 from acquire@4 only in giving the queue keys an
-// expiry, and acquire@6 from acquire@5 only in its cheaper fast path and
-// the shape of its reply, so the models that ran on versions 4 and 5 when
-// they were released now run on the pair that replaced them (with
-// mcQueueExpiry besides).
-var mcQueueVersions = []string{"2", "3", "6"}
+// mcQueueVersions are the versions of mutex.acquire the models check: the
+// one the client runs (with mutex.release@5).
+var mcQueueVersions = []string{"6"}
 
-// mcV2Scripts is mutex.acquire@version with the release of that version;
-// from version 6 on, with mutex.release@5, which has no later version.
+// mcV2Scripts is mutex.acquire@version with the release the client runs
+// beside it.
 func mcV2Scripts(t *testing.T, version string) mutexScripts {
-	release := version
-	if version > "5" {
-		release = "5"
-	}
-	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@"+release)
+	v := mcV2Lookup(t, "mutex.acquire@"+version, "mutex.release@5")
 	return mutexScripts{acquire: v[0], release: v[1]}
 }
 
@@ -306,7 +242,7 @@ var mcV2Fencing = explore.Invariant{Name: "fencing token", Check: func(v *explor
 	return nil
 }}
 
-// mcQueueExpiry (mutex.acquire@5 and mutex.keepqueued@2 on): the queue
+// mcQueueExpiry: the queue
 // keys expire, so a name whose holder and waiters all died leaves nothing
 // behind, but never before a live waiter's deadline, and a live waiter
 // stays in the queue a release walks.
@@ -352,9 +288,7 @@ func mcV2Model(name string, s mutexScripts, fair bool) *explore.Model {
 	if fair {
 		invariants = append(invariants, mcFairFIFO)
 	}
-	if s.acquire.Version >= 5 {
-		invariants = append(invariants, mcQueueExpiry)
-	}
+	invariants = append(invariants, mcQueueExpiry)
 	return &explore.Model{
 		Name:       name,
 		Actors:     []explore.Actor{mcV2Client("a", s, fair), mcV2Client("b", s, fair), mcV2Client("c", s, fair)},
@@ -369,48 +303,48 @@ func TestModelMutexV2(t *testing.T) {
 	for _, version := range mcQueueVersions {
 		s := mcV2Scripts(t, version)
 		name := "mutex@" + version
-		explore.Check(t, mcV2Model(name, s, false))
+		// A release skips the queue unless a waiter marked the hash; a
+		// waiter that was not marked would be served only by its own
+		// refresh (mcHandOver).
+		plain := mcV2Model(name, s, false)
+		plain.Invariants = append(plain.Invariants, mcHandOver)
+		explore.Check(t, plain)
 		explore.Check(t, mcV2Model(name+", fair", s, true))
 
 		broken := s
 		broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
-		if version >= "4" {
-			// Version 4 also checks the hold's attempt, which no other owner has.
-			broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
-		}
+		// The release also checks the hold's attempt, which no other owner has.
+		broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
 		mcMustFail(t, mcV2Model(name+", release ignores the owner", broken, false), "mutual exclusion")
 		broken = s
 		broken.acquire = mcBreak(t, s.acquire, "if fair == '1' then", "if false then")
 		mcMustFail(t, mcV2Model(name+" fair, newcomers barge in", broken, true), "first come, first served")
+		broken = s
+		broken.release = mcBreak(t, s.release, "if deadline and tonumber(deadline) > now then", "if deadline then")
+		mcMustFail(t, mcV2Model(name+" fair, hands over to dead waiters", broken, true), "first come, first served")
 	}
-	// Version 3 keeps the last token in the released lock's hash; without
+	// A release keeps the last token in the released lock's hash; without
 	// it, a grant in the same microsecond (the model's clock stands still
 	// between steps) repeats the token.
-	s := mcV2Scripts(t, "3")
+	s := mcV2Scripts(t, "6")
 	s.release = mcBreak(t, s.release, "redis.call('HDEL', lock, 'owner', 'count', 'meta', 'kind', 'attempt', 'granted', 'waiting')", "redis.call('DEL', lock)")
-	mcMustFail(t, mcV2Model("mutex@3, release forgets the last token", s, false), "fencing token")
-	// From version 3 on, a release skips the queue unless a waiter marked
-	// the hash; a waiter that was not marked is served only by its own
-	// refresh.
-	for _, version := range []string{"3", "6"} {
-		m := mcV2Model("mutex@"+version, mcV2Scripts(t, version), false)
-		m.Invariants = append(m.Invariants, mcHandOver)
-		explore.Check(t, m)
-	}
+	mcMustFail(t, mcV2Model("mutex@6, release forgets the last token", s, false), "fencing token")
 	s = mcV2Scripts(t, "6")
 	s.acquire = mcBreak(t, s.acquire, "redis.call('HSET', lock, 'waiting', '1')", "redis.call('HSET', lock, 'waiting', '0')")
-	m := mcV2Model("mutex@4, waiters never marked", s, false)
+	m := mcV2Model("mutex@6, waiters never marked", s, false)
 	m.Invariants = append(m.Invariants, mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
+	// The fast path keeps tokens above the last one kept in the hash.
+	broken := mcV2Scripts(t, "6")
+	broken.acquire = mcBreak(t, broken.acquire, "if held_fence and held_fence + 1 > token then", "if false then")
+	mcMustFail(t, mcV2Model("mutex@6 whose fast path forgets the last token", broken, false), mcV2Fencing.Name)
 
 	// A Client's keeper refreshes its waiters with mutex.keepqueued@2 at any
 	// moment between the other scripts; it must break none of the above. A
 	// copy that also writes an entry for an owner that is not queued leaves
 	// a live waiter that no release can see (the queue does not have it).
-	// Version 4's entries end with the queued call's attempt, which the
-	// keeper keeps as it is. (With version 3, which the keeper also serves
-	// during a mixed deploy, the same models held when both were released;
-	// neither script can change since.)
+	// Entries end with the queued call's attempt, which the keeper keeps as
+	// it is.
 	keep := mcV2Lookup(t, "mutex.keepqueued@2")[0]
 	for _, fair := range []bool{false, true} {
 		m = mcV2Model(fmt.Sprintf("mutex@6 with the keeper, fair %v", fair), mcV2Scripts(t, "6"), fair)
@@ -418,23 +352,6 @@ func TestModelMutexV2(t *testing.T) {
 		m.Invariants = append(m.Invariants, mcHandOver)
 		explore.Check(t, m)
 	}
-	// A rolling deploy: a version-5 client (mutex.acquire@5) beside two of
-	// version 6. They share the lock hash's layout and differ only in the
-	// fast path and the reply, so every property holds for the mix, fair or
-	// not, and a version-6 fast path that skips the fencing floor breaks it.
-	for _, fair := range []bool{false, true} {
-		v5, v6 := mcV2Scripts(t, "5"), mcV2Scripts(t, "6")
-		m = mcV2Model(fmt.Sprintf("mutex@5 beside mutex@6, fair %v", fair), v6, fair)
-		m.Actors[0] = mcV2Client("a", v5, fair)
-		m.Invariants = append(m.Invariants, mcHandOver)
-		explore.Check(t, m)
-	}
-	broken := mcV2Scripts(t, "6")
-	broken.acquire = mcBreak(t, broken.acquire, "if held_fence and held_fence + 1 > token then", "if false then")
-	m = mcV2Model("mutex@5 beside a mutex@6 whose fast path forgets the last token", broken, false)
-	m.Actors[0] = mcV2Client("a", mcV2Scripts(t, "5"), false)
-	mcMustFail(t, m, mcV2Fencing.Name)
-
 	// mcQueueExpiry sees the entry outside the queue at once; without it,
 	// a release hands over past the live waiter.
 	queuesAnyone := mcBreak(t, keep, "  if entry then", "  entry = entry or '0 100 100 client-x '\n  if entry then")
@@ -446,8 +363,8 @@ func TestModelMutexV2(t *testing.T) {
 	m.Invariants = append(slices.DeleteFunc(m.Invariants, func(i explore.Invariant) bool { return i.Name == mcQueueExpiry.Name }), mcHandOver)
 	mcMustFail(t, m, "a release hands over to a live waiter")
 
-	// mutex.acquire@5 gives both queue keys an expiry and keepqueued@2
-	// moves it with the deadlines. A copy that forgets the queue key leaves
+	// mutex.acquire gives both queue keys an expiry and keepqueued moves it
+	// with the deadlines. A copy that forgets the queue key leaves
 	// it forever; one that sets half the waiter TTL, or a keeper that moves
 	// only the deadlines, lets the keys expire under a live waiter.
 	s = mcV2Scripts(t, "6")
@@ -473,7 +390,7 @@ func mcKeeper(keep *registry.Script) explore.Actor {
 }
 
 // A client whose Lock call failed with a timeout undoes the attempt
-// (mutex.release@2 with its attempt id) while the attempt itself may still
+// (mutex.release with its attempt id) while the attempt itself may still
 // be on its way and reach the server later ("late"). Whatever the order,
 // an abandoned attempt that arrives within gone_ttl of the give-up must
 // not end up holding the lock or waiting for it. (One that arrives later
@@ -528,7 +445,7 @@ func TestModelMutexV2GiveUp(t *testing.T) {
 		broken.acquire = mcBreak(t, s.acquire, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
 		mcMustFail(t, mcV2GiveUpModel("mutex@"+version+", gone attempts not checked", broken), "abandoned attempts take nothing")
 	}
-	// Version 6's fast path does not ask the gone hash about the attempt:
+	// The fast path does not ask the gone hash about the attempt:
 	// it is taken only while no gone hash exists. A fast path that ignores
 	// the gone hash lets the late attempt take a free lock.
 	broken := mcV2Scripts(t, "6")
@@ -542,9 +459,8 @@ func TestModelMutexV2GiveUp(t *testing.T) {
 // holders, and the queue keeps one entry per owner. A Lock call learns of
 // a hand-over from the grant message, without a round trip; mcGrantSeen
 // stands for that message: a step that reads the lock hash and finds the
-// grant the release made, at any point while it is still there. Version 4
-// names the call (attempt) in the grant, and a call takes only its own;
-// version 3's clients took any grant to their owner (attempt empty).
+// grant the release made, at any point while it is still there. The grant
+// names the call (attempt), and a call takes only its own.
 func mcGrantSeen(mine func(attempt, self string) bool, self string) explore.Step {
 	return explore.Step{Label: "grant message", Command: []any{"HMGET", "{m}", "owner", "granted", "attempt"},
 		Then: func(c *explore.Ctx) string {
@@ -607,12 +523,12 @@ func mcSameOwnerModel(name string, s mutexScripts, mine func(attempt, self strin
 	}
 }
 
-// byAttempt is how a version-4 client routes a grant: to the call named in
-// it. byOwner is how a version-3 client did: to any call of the owner.
+// byAttempt is how a client routes a grant: to the call named in it.
+// byOwner routes it to any call of the owner, a broken client.
 func byAttempt(attempt, self string) bool { return attempt == self }
 func byOwner(string, string) bool         { return true }
 
-// mcLeaseAttemptCheck is how mutex.release@4 and @5 test the hold's attempt.
+// mcLeaseAttemptCheck is how mutex.release tests the hold's attempt.
 const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt and held_attempt ~= '' and held_attempt ~= lease_attempt then"
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
@@ -622,10 +538,10 @@ func TestModelMutexSameOwnerCalls(t *testing.T) {
 	m := mcSameOwnerModel("mutex@6, two calls of one owner, with the keeper", mcV2Scripts(t, "6"), byAttempt)
 	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, "mutex.keepqueued@2")[0]))
 	explore.Check(t, m)
-	// Version 3 handed the lock to the owner, and the undo of the call that
-	// gave up released a grant another call of the owner had taken.
-	mcMustFail(t, mcSameOwnerModel("mutex@3, two calls of one owner, one gives up", mcV2Scripts(t, "3"), byOwner), "mutual exclusion")
-	// Version 4's undo releases only a hold its own attempt took.
+	// A client that routed a grant to any call of the owner would let two
+	// calls hold at once.
+	mcMustFail(t, mcSameOwnerModel("mutex@6, a grant routed to any call of the owner", mcV2Scripts(t, "6"), byOwner), "mutual exclusion")
+	// An undo releases only a hold its own attempt took.
 	broken := mcV2Scripts(t, "6")
 	broken.release = mcBreak(t, broken.release, "if attempt ~= '' and held_attempt ~= attempt and not (granted == '1' and held_attempt == '') then",
 		"if attempt ~= '' and held_attempt ~= attempt and granted ~= '1' then")

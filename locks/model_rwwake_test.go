@@ -6,13 +6,13 @@ import (
 	"github.com/redlua/redlua/explore"
 )
 
-// Give-up models (see model_giveup_test.go) of the RWMutex scripts this
-// release runs: a writer's undo is rw.unlock@1 with the attempt, then
+// Give-up models (see model_giveup_test.go) of the RWMutex scripts: a
+// writer's undo is rw.unlock@1 with the attempt, then
 // rw.leave@3; a reader's is rw.runlock@4 with the attempt. A late
 // rw.lock@4 or rw.rlock@3 of the given-up attempt takes nothing.
 func mcGiveUpRWv4(t *testing.T) []mcGiveUpKind {
 	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@4", "rw.lock@4", "rw.unlock@1", "rw.leave@3")
-	rw := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], v2: true}
+	rw := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3]}
 	leave := v[4]
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
@@ -48,7 +48,7 @@ func mcGiveUpRWv4(t *testing.T) []mcGiveUpKind {
 	}
 }
 
-func TestModelGiveUpRWMutexV4(t *testing.T) {
+func TestModelGiveUpRWMutex(t *testing.T) {
 	for _, k := range mcGiveUpRWv4(t) {
 		mcCheckGiveUp(t, k)
 	}

@@ -33,10 +33,8 @@ const (
 )
 
 var (
-	mcMutexKeys = []string{"{m}", "{m}:fence"}
-	mcFairKeys  = []string{"{m}", "{m}:fence", "{m}:queue", "{m}:waiters"}
-	mcRWKeys    = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
-	mcSemKeys   = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
+	mcRWKeys  = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
+	mcSemKeys = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
 )
 
 // mcScripts returns the repository's scripts by "name@version".
@@ -84,8 +82,8 @@ func mcMustFail(t *testing.T, m *explore.Model, property string) {
 	t.Logf("the broken copy fails as it should: a %d-step trace (%d states)", len(res.Violation.Trace), res.States)
 }
 
-// mcTaken reports whether a script's reply says "taken": {1, ...}, or
-// from mutex.acquire@6 on, the fencing token alone (an integer).
+// mcTaken reports whether a script's reply says "taken": {1, ...}, or (a
+// Mutex's acquire) the fencing token alone, an integer.
 func mcTaken(c *explore.Ctx) bool { return c.Reply.Kind == simulate.KindInt || c.Int() == 1 }
 
 // mcToken is the fencing token of a reply that says "taken".
@@ -100,46 +98,54 @@ func mcToken(c *explore.Ctx) int64 {
 
 type mutexScripts struct{ acquire, release *registry.Script }
 
-// mcMutexClient takes the mutex (reentrant: twice) and releases it as many
-// times, then starts over; "holds" counts the holds it believes it has.
-func mcMutexClient(name string, s mutexScripts, reentrant bool) explore.Actor {
-	re := "0"
-	if reentrant {
-		re = "1"
+// mcMutexArgs is mutex.acquire's ARGV for a TryLock-style call (no queue)
+// of owner with attempt id attempt.
+func mcMutexArgs(owner, reentrant, attempt string) []any {
+	return []any{owner, mcTTL.Milliseconds(), reentrant, "", 0, "0", "client-" + owner, attempt}
+}
+
+// mcReentrantClient takes the mutex twice (reentrant) and releases it as
+// many times, then starts over; "holds" counts the holds it believes it
+// has. A hold taken after its own lease ran out starts the count again.
+func mcReentrantClient(name string, s mutexScripts) explore.Actor {
+	attempt := func(c *explore.Ctx, label string) string {
+		return fmt.Sprintf("%s-%d-%s", name, c.Var("round"), label)
 	}
 	acquire := func(label, next string) explore.Step {
-		return explore.Step{Label: label, Script: s.acquire, Keys: mcMutexKeys, Args: []any{name, mcTTL.Milliseconds(), re, ""},
+		return explore.Step{Label: label, Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
+			Call: func(c *explore.Ctx) []any { return mcMutexArgs(name, "1", attempt(c, label)) },
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
 				}
+				holds := c.Var("holds") + 1
+				if c.Now().Milliseconds() >= c.Var("until") {
+					holds = 1 // the earlier hold ran out with its lease: a new one
+				}
 				c.Acquire(mcTTL)
-				c.SetVar("holds", c.Elem(2))
-				c.SetVar("token", mcToken(c))
+				c.SetVar("until", c.Now().Milliseconds()+mcTTL.Milliseconds())
+				c.SetVar("holds", holds)
 				return next
 			}}
 	}
-	release := func(label string) explore.Step {
-		return explore.Step{Label: label, Script: s.release, Keys: mcMutexKeys[:1], Args: []any{name, "{m}:released"},
-			Then: func(c *explore.Ctx) string {
-				// 1 or 2: this hold is given back; the client still has the
-				// others it took (each is its own Lease in the locks package).
-				if n := c.Int(); n == 1 || n == 2 {
-					c.SetVar("holds", c.Var("holds")-1)
-					if c.Var("holds") > 0 {
-						return "release"
-					}
+	release := explore.Step{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"),
+		Call: func(c *explore.Ctx) []any { return mcV2ReleaseArgs(s.release, name, "") },
+		Then: func(c *explore.Ctx) string {
+			// 1 or 2: this hold is given back; the client still has the
+			// others it took (each is its own Lease in the locks package).
+			if n := c.Int(); n == 1 || n == 2 {
+				c.SetVar("holds", c.Var("holds")-1)
+				if c.Var("holds") > 0 {
+					return "release"
 				}
-				c.Release()
-				c.SetVar("holds", 0)
-				return "acquire"
-			}}
-	}
-	steps := []explore.Step{acquire("acquire", "release"), release("release")}
-	if reentrant {
-		steps = []explore.Step{acquire("acquire", "reenter"), acquire("reenter", "release"), release("release")}
-	}
-	return explore.Actor{Name: name, Steps: steps, Vars: []string{"holds", "token"}}
+			}
+			c.Release()
+			c.SetVar("holds", 0)
+			c.SetVar("round", c.Var("round")+1)
+			return "acquire"
+		}}
+	return explore.Actor{Name: name, Vars: []string{"holds", "until", "round"},
+		Steps: []explore.Step{acquire("acquire", "reenter"), acquire("reenter", "release"), release}}
 }
 
 // mcHoldCount: an actor that believes it holds the lock has exactly the
@@ -158,65 +164,22 @@ var mcHoldCount = explore.Invariant{Name: "hold count", Check: func(v *explore.V
 	return nil
 }}
 
-// mcFencing: a holder's fencing token is the one the lock carries, and
-// every token another actor was given earlier is smaller (tokens only
-// grow, so a resource that checks them refuses the older holder).
-var mcFencing = explore.Invariant{Name: "fencing token", Check: func(v *explore.View) error {
-	for _, h := range v.Holders() {
-		token := v.Var(h, "token")
-		if d, ok := v.Key("{m}"); ok && d.Value.(map[string]string)["fence"] != fmt.Sprint(token) {
-			return fmt.Errorf("%s holds token %d, the lock carries %s", h, token, d.Value.(map[string]string)["fence"])
-		}
-		for _, other := range []string{"a", "b"} {
-			if t := v.Var(other, "token"); other != h && t != 0 && t >= token {
-				return fmt.Errorf("%s holds token %d, but %s was given %d before it", h, token, other, t)
-			}
-		}
-	}
-	return nil
-}}
-
-func mcMutexModel(name string, s mutexScripts, reentrant bool) *explore.Model {
-	invariants := []explore.Invariant{explore.MutualExclusion(), mcFencing}
-	if reentrant {
-		invariants = append(invariants, mcHoldCount)
-	}
+func mcReentrantModel(name string, s mutexScripts) *explore.Model {
 	return &explore.Model{
 		Name:       name,
-		Actors:     []explore.Actor{mcMutexClient("a", s, reentrant), mcMutexClient("b", s, reentrant)},
-		Invariants: invariants,
-		Progress:   []explore.Progress{{Name: "a crashed holder does not block", Actor: mcMutexClient("late", s, false), Within: 3}},
+		Actors:     []explore.Actor{mcReentrantClient("a", s), mcReentrantClient("b", s)},
+		Invariants: []explore.Invariant{explore.MutualExclusion(), mcHoldCount},
 		Bounds:     explore.Bounds{MaxSteps: 5, MaxTicks: 2},
 	}
 }
 
-func TestModelMutex(t *testing.T) {
-	get := mcScripts(t)
-	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
-	explore.Check(t, mcMutexModel("mutex", s, false))
-
-	broken := s
-	broken.acquire = mcBreak(t, s.acquire, "if not holder then", "if true then")
-	mcMustFail(t, mcMutexModel("mutex, acquire ignores the holder", broken, false), "mutual exclusion")
-	broken = s
-	broken.release = mcBreak(t, s.release, "if holder ~= owner then", "if false then")
-	mcMustFail(t, mcMutexModel("mutex, release ignores the owner", broken, false), "mutual exclusion")
-	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "local token = redis.call('INCR', fence)", "local token = redis.call('INCRBY', fence, 0) + 1")
-	mcMustFail(t, mcMutexModel("mutex, stale fencing token", broken, false), "fencing token")
-	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', lock, ttl)", "-- no lease")
-	mcMustFail(t, mcMutexModel("mutex without a lease", broken, false), "a crashed holder does not block")
-}
-
 func TestModelMutexReentrant(t *testing.T) {
-	get := mcScripts(t)
-	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
-	explore.Check(t, mcMutexModel("reentrant mutex", s, true))
+	s := mcV2Scripts(t, "6")
+	explore.Check(t, mcReentrantModel("reentrant mutex", s))
 
 	broken := s
-	broken.release = mcBreak(t, s.release, "'count', -1) > 0 then", "'count', -1) > 1 then")
-	mcMustFail(t, mcMutexModel("reentrant mutex, first release frees", broken, true), "hold count")
+	broken.release = mcBreak(t, s.release, "if count ~= '1' and tonumber(count) > 1 then", "if false then")
+	mcMustFail(t, mcReentrantModel("reentrant mutex, first release frees", broken), "hold count")
 }
 
 // --- replica-acknowledged mutex ---------------------------------------------
@@ -225,8 +188,10 @@ func TestModelMutexReentrant(t *testing.T) {
 // sends it in the acquire's pipeline) and believes it holds the lock only
 // when a replica acknowledged; its lease runs from the acquire request.
 func mcAckedClient(name string, s mutexScripts, waitForReplica bool) explore.Actor {
-	return explore.Actor{Name: name, Vars: []string{"sent"}, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: mcMutexKeys, Args: []any{name, mcTTL.Milliseconds(), "0", ""},
+	attempt := func(c *explore.Ctx) string { return fmt.Sprintf("%s-%d", name, c.Var("round")) }
+	return explore.Actor{Name: name, Vars: []string{"sent", "round"}, Steps: []explore.Step{
+		{Label: "acquire", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
+			Call: func(c *explore.Ctx) []any { return mcMutexArgs(name, "0", attempt(c)) },
 			Then: func(c *explore.Ctx) string {
 				c.SetVar("sent", c.Now().Milliseconds())
 				switch {
@@ -244,8 +209,13 @@ func mcAckedClient(name string, s mutexScripts, waitForReplica bool) explore.Act
 			}
 			return "release" // release either way: unacknowledged, it must not be used
 		}},
-		{Label: "release", Script: s.release, Keys: mcMutexKeys[:1], Args: []any{name, "{m}:released"},
-			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"),
+			Call: func(c *explore.Ctx) []any { return mcV2ReleaseArgs(s.release, name, attempt(c)) },
+			Then: func(c *explore.Ctx) string {
+				c.Release()
+				c.SetVar("round", c.Var("round")+1)
+				return "acquire"
+			}},
 	}}
 }
 
@@ -260,8 +230,7 @@ func mcAckedModel(name string, s mutexScripts, waitForReplica bool) *explore.Mod
 }
 
 func TestModelMutexReplicaAcknowledged(t *testing.T) {
-	get := mcScripts(t)
-	s := mutexScripts{acquire: get("mutex.acquire@1"), release: get("mutex.release@1")}
+	s := mcV2Scripts(t, "6")
 	explore.Check(t, mcAckedModel("mutex + WAIT 1 on primary+replica", s, true))
 	// Broken: believing the grant before the replica has it.
 	mcMustFail(t, mcAckedModel("mutex without WAIT on primary+replica", s, false), "mutual exclusion")

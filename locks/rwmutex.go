@@ -199,14 +199,11 @@ func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
 // write hold, fails or ctx ends, sleeping until a release wakes this call
 // ("wake <owner>" on the Client's grant channel of the lock, channel) or
 // the last attempt's hint runs out. It does not listen to the lock's
-// "released" channel: since rw.runlock@4 and rw.unlock@1 that carries a
-// writer's wake-up only when the head of the waiting set is a writer of
-// rw.lock@3, so listening would only wake every writer again whenever
-// readers are told to look. A release by a process of the release before
-// (rw.runlock@3, or mutex.release@5 for its writers) therefore reaches
-// this writer only through its hint: a lost wake-up costs latency, never
-// exclusion. sent is when the last attempt was sent: the lease counts from
-// there.
+// "released" channel: that carries a writer's wake-up only when the head
+// of the waiting set recorded no client, so listening would only wake
+// every writer again whenever readers are told to look. A lost wake-up
+// costs latency, never exclusion. sent is when the last attempt was sent:
+// the lease counts from there.
 func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wakes chan int64, subscribed bool,
 	a attempt, step func(context.Context) (attempt, error)) (attempt, time.Time, error) {
 	var sent time.Time

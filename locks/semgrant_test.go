@@ -16,11 +16,10 @@ import (
 // A release hands the freed permit to the next queued Acquire inside the
 // release script (sem.release@5): the waiters, each with its own Client as
 // separate processes have, run sem.acquire once to queue and once more
-// after subscribing, and not again when their turn comes. Waking every
-// waiter on every release (sem.release@2) cost 8+7+...+1 = 36 runs after
-// queueing; waking the next waiter only (sem.release@4), which then took
-// the permit itself, 8. Their fencing tokens grow from one holder to the
-// next.
+// after subscribing, and not again when their turn comes (waking every
+// waiter on every release would cost 8+7+...+1 = 36 runs after queueing;
+// waking the next waiter only, which then took the permit itself, 8).
+// Their fencing tokens grow from one holder to the next.
 func TestSuiteSemaphoreHandsPermitsOver(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 30*time.Second)

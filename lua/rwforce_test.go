@@ -76,8 +76,8 @@ func TestRWForceUnlock(t *testing.T) {
 	expect("a force unlock with no reader")
 
 	// A reader whose lease ran out holds nothing: not counted. With no
-	// writer waiting, "released" goes out, for readers and writers of
-	// rw.lock@3.
+	// writer waiting, "released" goes out, for readers and for writers that
+	// recorded no client.
 	rlock("{q}", "late", 1)
 	rlock("{q}", "r3", 60000)
 	time.Sleep(5 * time.Millisecond)

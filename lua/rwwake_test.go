@@ -14,9 +14,9 @@ import (
 // waiting writer records its client; a release that frees the lock wakes
 // only the oldest live waiting writer ("wake <owner>" on its client's
 // grant channel); the last reader out says "released" only when no writer
-// waits or the oldest is a writer of rw.lock@3 (no client), and the
-// writer's release says it every time (readers that prefer reading may go);
-// rw.unlock@1 keeps mutex.release@5's reentrancy and undo; rw.leave@3 and
+// waits or the oldest recorded no client, and the writer's release says it
+// every time (readers that prefer reading may go); rw.unlock@1 keeps
+// mutex.release's reentrancy and undo; rw.leave@3 and
 // taking the lock drop the writer's client; bad arguments are errors.
 func TestRWWakesOldestWriter(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -28,8 +28,8 @@ func TestRWWakesOldestWriter(t *testing.T) {
 	lock := func(owner string, waiterTTL int, client, attempt string) []any {
 		return run("rw.lock@4", keys, owner, 60000, waiterTTL, "", attempt, client)
 	}
-	lockV3 := func(owner string, waiterTTL int) []any {
-		return run("rw.lock@3", keys[:7], owner, 60000, waiterTTL, "", owner+"-attempt")
+	noClient := func(owner string, waiterTTL int) []any { // a writer that records no client
+		return lock(owner, waiterTTL, "", owner+"-attempt")
 	}
 	unlock := func(owner, attempt string) int64 {
 		return run("rw.unlock@1", []string{"{r}", "{r}:gone", "{r}:wwait", "{r}:wclients"},
@@ -86,8 +86,8 @@ func TestRWWakesOldestWriter(t *testing.T) {
 	if got := lock("w2", 9000, "c2", "a2"); got[0] != int64(0) {
 		t.Fatalf("w2 = %v, want {0, hint}", got)
 	}
-	if got := lockV3("old", 20000); got[0] != int64(0) {
-		t.Fatalf("old (rw.lock@3) = %v, want {0, hint}", got)
+	if got := noClient("old", 20000); got[0] != int64(0) {
+		t.Fatalf("old (no client) = %v, want {0, hint}", got)
 	}
 	if got := lock("try", 1000, "", "at"); got[0] != int64(0) {
 		t.Fatalf("try with no client = %v, want {0, hint}", got)
@@ -144,13 +144,13 @@ func TestRWWakesOldestWriter(t *testing.T) {
 	if got := lock("w2", 9000, "c2", "a2"); got[0] != int64(1) {
 		t.Fatalf("w2 after its wake-up = %v", got)
 	}
-	// Only old (rw.lock@3, no client) waits: "released" is its wake-up.
+	// Only old (no client) waits: "released" is its wake-up.
 	unlock("w2", "")
 	expect("w2's unlock", "{r}:released released")
 	rlock("r")
-	lockV3("old", 20000)
+	noClient("old", 20000)
 	runlock("r")
-	expect("a runlock with only a version-3 writer waiting", "{r}:released released")
+	expect("a runlock with only a writer without a client waiting", "{r}:released released")
 	run("rw.leave@3", []string{"{r}:wwait", "{r}:wclients"}, "old", "{r}:released", "PUBLISH")
 	expect("old left", "{r}:released released")
 	// No writer waits: the last reader out says "released", as before.

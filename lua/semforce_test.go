@@ -11,7 +11,7 @@ import (
 // sem.forceunlock@1 on a real server: it removes every live holder and
 // reports how many owners it removed, wakes the queued waiters that now fit
 // in order ("wake <owner>" on each one's client channel, not the one behind
-// that no longer fits), sends "released" for sem.acquire@4's waiters only
+// that no longer fits), sends "released" for waiters that do not queue only
 // when no live waiter is queued, and on a semaphore nobody holds changes
 // nothing and tells no one.
 func TestSemaphoreForceUnlock(t *testing.T) {
@@ -20,10 +20,10 @@ func TestSemaphoreForceUnlock(t *testing.T) {
 	rc := srv.Client()
 	runner, call := scriptCaller(t, srv)
 	run := mustRun(t, call)
-	keys := []string{"{f}:permits", "{f}:limit", "{f}:fence", "{f}", "{f}:readers", "{f}:gone", "{f}:squeue", "{f}:swaiters"}
+	keys := []string{"{f}:permits", "{f}:limit", "{f}:fence", "{f}", "{f}:readers", "{f}:gone", "{f}:squeue", "{f}:swaiters", "{f}:soffers"}
 	forceKeys := []string{"{f}:permits", "{f}:limit", "{f}:squeue", "{f}:swaiters"}
 	acquire := func(owner string, n int, client string) []any {
-		return run("sem.acquire@5", keys, owner, n, 60000, 2, owner, 60000, client, "{f}:grant:", "PUBLISH")
+		return run("sem.acquire@6", keys, owner, n, 60000, 2, owner, 60000, client, "{f}:grant:", "PUBLISH")
 	}
 	force := func() int64 {
 		t.Helper()

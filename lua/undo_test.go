@@ -11,13 +11,13 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// The undo of an acquisition whose caller gave up (rw.runlock@3,
-// sem.release@3, mutex.release@5 with an attempt id) against rw.rlock@3,
-// rw.lock@3, sem.acquire@4 and multi.acquire@3 on a real server: the undo
+// The undo of an acquisition whose caller gave up (rw.runlock, rw.unlock,
+// sem.release, mutex.release with an attempt id) against rw.rlock, rw.lock,
+// sem.acquire and multi.acquire on a real server: the undo
 // records the attempt, which then takes nothing and leaves no trace when it
 // arrives late, while another attempt of the same owner still takes the
 // lock; the record's expiry only moves forward; the undo drops a hold only
-// if its attempt took it; multi.acquire@3 keeps the fencing token in the
+// if its attempt took it; multi.acquire keeps the fencing token in the
 // lock hash and refuses another kind of lock.
 func TestUndoRefusesLateAttempts(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -32,9 +32,13 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		}
 		return n
 	}
-	runlockKeys := []string{"{r}:readers", "{r}:holds", "{r}:gone"}
+	runlockKeys := []string{"{r}:readers", "{r}:holds", "{r}:gone", "{r}:waiting", "{r}:wclients"}
 	runlock := func(owner, attempt string, goneTTL int) []any {
-		return run("rw.runlock@3", runlockKeys, owner, "{r}:released", "PUBLISH", attempt, goneTTL)
+		return run("rw.runlock@4", runlockKeys, owner, "{r}:released", "PUBLISH", attempt, goneTTL, "{r}:grant:")
+	}
+	writerUndo := func(owner, attempt string) int64 {
+		return run("rw.unlock@1", []string{"{w}", "{w}:gone", "{w}:waiting", "{w}:wclients"},
+			owner, "{w}:released", "{w}:grant:", "PUBLISH", attempt, 60000)[0].(int64)
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
 		return run("mutex.release@5", []string{lock, lock + ":queue", lock + ":waiters", lock + ":gone"},
@@ -43,7 +47,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 
 	// The record, and its expiry: an empty owner only records.
 	if got := runlock("", "x1", 60000); got[0] != int64(0) {
-		t.Fatalf("rw.runlock@3 with no owner = %v, want 0: recorded only", got)
+		t.Fatalf("rw.runlock with no owner = %v, want 0: recorded only", got)
 	}
 	runlock("", "x2", 1000)
 	if ttl := rc.PTTL(ctx, "{r}:gone").Val(); ttl < 50*time.Second {
@@ -52,28 +56,22 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if n := rc.HLen(ctx, "{r}:gone").Val(); n != 2 {
 		t.Fatalf("gone holds %d attempts, want 2", n)
 	}
-	if _, err := call("rw.runlock@3", runlockKeys, "", "{r}:released", "PUBLISH", "x3", 0); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+	if _, err := call("rw.runlock@4", runlockKeys, "", "{r}:released", "PUBLISH", "x3", 0, "{r}:grant:"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
-	if _, err := call("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "o", 1, "{s}:released", "PUBLISH", "x3", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
-		t.Fatalf("sem.release@3 with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
+	semReleaseKeys := []string{"{s}:permits", "{s}:gone", "{s}:limit", "{s}:squeue", "{s}:swaiters", "{s}:fence", "{s}:soffers"}
+	if _, err := call("sem.release@5", semReleaseKeys, "o", 1, "{s}:released", "PUBLISH", "x3", -5, "{s}:grant:"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+		t.Fatalf("sem.release with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
-	// mutex.release@5 moves the expiry only forward too; version 4 set it to
-	// each undo's own gone_ttl_ms.
+	// mutex.release moves the expiry only forward too.
 	undoKeys := []string{"{u}", "{u}:queue", "{u}:waiters", "{u}:gone"}
-	for _, tc := range []struct {
-		id      string
-		forward bool
-	}{{"mutex.release@4", false}, {"mutex.release@5", true}} {
-		rc.Del(ctx, "{u}:gone")
-		run(tc.id, undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u1", 60000, "")
-		run(tc.id, undoKeys, "bob", "{u}:released", "{u}:grant:", "PUBLISH", "u2", 1000, "")
-		if ttl := rc.PTTL(ctx, "{u}:gone").Val(); (ttl > 50*time.Second) != tc.forward {
-			t.Fatalf("%s: after a 60 s record, a 1 s one left PTTL %v (forward only: %v)", tc.id, ttl, tc.forward)
-		}
+	run("mutex.release@5", undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u1", 60000, "")
+	run("mutex.release@5", undoKeys, "bob", "{u}:released", "{u}:grant:", "PUBLISH", "u2", 1000, "")
+	if ttl := rc.PTTL(ctx, "{u}:gone").Val(); ttl < 50*time.Second {
+		t.Fatalf("after a 60 s record, a 1 s one left PTTL %v: the expiry moved back", ttl)
 	}
 	if _, err := call("mutex.release@5", undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u3", "soon", ""); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
-		t.Fatalf("mutex.release@5 with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
+		t.Fatalf("mutex.release with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
 	}
 	if n := rc.HLen(ctx, "{u}:gone").Val(); n != 2 {
 		t.Fatalf("the refused undo wrote: gone holds %d attempts, want 2", n)
@@ -89,19 +87,13 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		{"rw.rlock@3", "r", []string{"{r}", "{r}:readers", "{r}:holds", "{r}:waiting", "{r}:fence", "{r}:permits", "{r}:gone"},
 			func(a string) []any { return []any{"alice", 10000, "1", a} },
 			func(a string) { runlock("alice", a, 60000) }},
-		{"rw.lock@3", "w", []string{"{w}", "{w}:readers", "{w}:holds", "{w}:waiting", "{w}:fence", "{w}:permits", "{w}:gone"},
-			func(a string) []any { return []any{"alice", 10000, 3000, "", a} },
-			func(a string) { mutexUndo("{w}", "alice", a) }},
-		{"sem.acquire@4", "s", []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone"},
-			func(a string) []any { return []any{"alice", 1, 10000, 2, a} },
+		{"rw.lock@4", "w", []string{"{w}", "{w}:readers", "{w}:holds", "{w}:waiting", "{w}:fence", "{w}:permits", "{w}:gone", "{w}:wclients"},
+			func(a string) []any { return []any{"alice", 10000, 3000, "", a, "c1"} },
+			func(a string) { writerUndo("alice", a) }},
+		{"sem.acquire@6", "s", []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters", "{s}:soffers"},
+			func(a string) []any { return []any{"alice", 1, 10000, 2, a, 3000, "c1", "{s}:grant:", "PUBLISH"} },
 			func(a string) {
-				run("sem.release@3", []string{"{s}:permits", "{s}:gone"}, "alice", 1, "{s}:released", "PUBLISH", a, 60000)
-			}},
-		{"sem.acquire@5", "q", []string{"{q}:permits", "{q}:limit", "{q}:fence", "{q}", "{q}:readers", "{q}:gone", "{q}:squeue", "{q}:swaiters"},
-			func(a string) []any { return []any{"alice", 1, 10000, 2, a, 3000, "c1", "{q}:grant:", "PUBLISH"} },
-			func(a string) {
-				run("sem.release@4", []string{"{q}:permits", "{q}:gone", "{q}:limit", "{q}:squeue", "{q}:swaiters"},
-					"alice", 1, "{q}:released", "PUBLISH", a, 60000, "{q}:grant:")
+				run("sem.release@5", semReleaseKeys, "alice", 1, "{s}:released", "PUBLISH", a, 60000, "{s}:grant:")
 			}},
 		{"multi.acquire@3", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, "", a} },
@@ -132,7 +124,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 
 	// The undo of another attempt of the owner leaves the writer's hold and
 	// the MultiLock's holds, taken by "fresh" above, alone.
-	if got := mutexUndo("{w}", "alice", "other"); got != 2 {
+	if got := writerUndo("alice", "other"); got != 2 {
 		t.Errorf("undoing another attempt of the writer's owner = %d, want 2 (not this attempt's hold)", got)
 	}
 	if owner := rc.HGet(ctx, "{w}", "owner").Val(); owner != "alice" {
@@ -143,16 +135,16 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		t.Errorf("after another attempt's undo {m}a is held by %q, want alice", owner)
 	}
 
-	// multi.acquire@3: tokens continue from the fence kept in each lock hash.
+	// multi.acquire: tokens continue from the fence kept in each lock hash.
 	rc.Del(ctx, "{m}a", "{m}b")
 	future := time.Now().Add(time.Hour).UnixMicro()
 	rc.HSet(ctx, "{m}b", "fence", future)
 	got := run("multi.acquire@3", multiKeys, "bob", 10000, "", "b1")
 	if a := rc.HGet(ctx, "{m}b", "attempt").Val(); a != "b1" {
-		t.Errorf("multi.acquire@3 recorded attempt %q in the lock hash, want b1", a)
+		t.Errorf("multi.acquire recorded attempt %q in the lock hash, want b1", a)
 	}
 	if got[0] != int64(1) || got[2] != future+1 || got[1].(int64) >= future {
-		t.Fatalf("multi.acquire@3 = %v, want {1, server time, %d}: the token follows the hash's last fence", got, future+1)
+		t.Fatalf("multi.acquire = %v, want {1, server time, %d}: the token follows the hash's last fence", got, future+1)
 	}
 	if f := rc.HGet(ctx, "{m}a", "fence").Val(); f == "" {
 		t.Fatal("multi.acquire@3 left no fence field in the lock hash")

@@ -4,15 +4,15 @@ import (
 	"context"
 	"testing"
 
-	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
 
-// BenchmarkFunctionRunnerMutexAcquire runs redlua's mutex.acquire@1 on a
+// BenchmarkFunctionRunnerMutexAcquire runs the fixture mutex.acquire@1 on a
 // held lock through FunctionRunner (FCALL of the library function), to
 // compare with BenchmarkRunRedluaMutexAcquire/held (EVALSHA).
 func BenchmarkFunctionRunnerMutexAcquire(b *testing.B) {
-	reg, err := registry.New(lua.FS)
+	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		b.Fatal(err)
 	}

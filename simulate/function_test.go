@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -47,11 +47,11 @@ func TestFunctionsSurviveFlushAllAndScriptFlush(t *testing.T) {
 // (EVALSHA), loads the library once, and refuses bad calls alike.
 func TestFunctionRunnerMatchesRun(t *testing.T) {
 	ctx := context.Background()
-	reg, err := registry.New(lua.FS)
+	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acquire, _ := reg.Lookup("mutex.acquire@1") // the version-1 contract
+	acquire, _ := reg.Lookup("mutex.acquire@1")
 	inspect, _ := reg.Lookup("mutex.inspect@1")
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	viaRun := New(WithClock(NewVirtualClock(start)))

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -9,14 +10,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
 )
 
-// TestOwnScriptsMatchRedis runs the project's scripts (lua/) through one
-// lock's life on a real server and on the simulator, and compares every reply.
-func TestOwnScriptsMatchRedis(t *testing.T) {
-	get := ownScripts(t)
+// TestFixtureScriptsMatchRedis runs the small lock scripts of
+// internal/testscripts through one lock's life on a real server and on the
+// simulator, and compares every reply (scripts_current_diff_test.go does the
+// same for the scripts the locks run).
+func TestFixtureScriptsMatchRedis(t *testing.T) {
+	get := scriptsOf(t, testscripts.FS)
 	acquire, release := get("mutex.acquire@1"), get("mutex.release@1")
 	extend, inspect := get("mutex.extend@1"), get("mutex.inspect@1")
 
@@ -110,7 +114,14 @@ func TestOwnScriptsLoad(t *testing.T) {
 // fails the test on an unknown one.
 func ownScripts(t *testing.T) func(id string) *registry.Script {
 	t.Helper()
-	reg, err := registry.New(lua.FS)
+	return scriptsOf(t, lua.FS)
+}
+
+// scriptsOf returns a lookup of the scripts of fsys by ID that fails the
+// test on an unknown one.
+func scriptsOf(t *testing.T, fsys fs.FS) func(id string) *registry.Script {
+	t.Helper()
+	reg, err := registry.New(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 	"github.com/redlua/redlua/simulate"
 )
@@ -30,12 +30,12 @@ func BenchmarkRunMutexAcquire(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 }
 
-// BenchmarkRunRedluaMutexAcquire runs redlua's own mutex.acquire@1 from lua/
+// BenchmarkRunRedluaMutexAcquire runs the fixture mutex.acquire@1 (internal/testscripts)
 // on a held lock (the contended path: HGET, compare, PTTL) and on a free one
 // (acquire then release each round: HGET, INCR, HSET, PEXPIRE, then the
 // release script).
 func BenchmarkRunRedluaMutexAcquire(b *testing.B) {
-	reg, err := registry.New(lua.FS)
+	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		b.Fatal(err)
 	}
