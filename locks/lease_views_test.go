@@ -296,3 +296,44 @@ func TestQuorumUnlockRetriedAfterCancelled(t *testing.T) {
 		c.Close() // waits for the first call's releases still on their way
 	}
 }
+
+// WithMaxTTL bounds every lease of the Client: a lock with a longer TTL
+// and an Extend for longer are refused, naming the bound; it is given to
+// the Client only. A quorum Client without it bounds leases by
+// DefaultQuorumMaxTTL.
+func TestMaxTTLBoundsLeases(t *testing.T) {
+	ctx := timeout(t, 10*time.Second)
+	c, err := locks.NewWithBackend(simulate.New(), locks.WithMaxTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Mutex("long", locks.WithTTL(2*time.Minute)); err == nil || !strings.Contains(err.Error(), "WithMaxTTL(1m0s)") {
+		t.Errorf("a Mutex with a TTL beyond WithMaxTTL = %v, want it refused naming the bound", err)
+	}
+	if _, err := c.Mutex("m", locks.WithMaxTTL(time.Hour)); err == nil || !strings.Contains(err.Error(), "WithMaxTTL does not apply") {
+		t.Errorf("WithMaxTTL on a Mutex = %v, want it refused (Client only)", err)
+	}
+	l, err := mutex(t, c, "extended").TryLock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Extend(ctx, 2*time.Minute); err == nil || !strings.Contains(err.Error(), "WithMaxTTL(1m0s)") {
+		t.Errorf("Extend beyond WithMaxTTL = %v, want it refused naming the bound", err)
+	}
+	if err := l.Extend(ctx, time.Minute); err != nil {
+		t.Errorf("Extend to the bound = %v", err)
+	}
+	if _, err := locks.NewWithBackend(simulate.New(), locks.WithMaxTTL(time.Millisecond)); err == nil || !strings.Contains(err.Error(), "WithMaxTTL(1ms)") {
+		t.Errorf("WithMaxTTL(1ms) = %v, want it refused", err)
+	}
+
+	if _, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), simulate.New()}, locks.WithTTL(2*time.Minute)); err == nil || !strings.Contains(err.Error(), "WithMaxTTL") {
+		t.Errorf("a quorum Client with a TTL beyond DefaultQuorumMaxTTL = %v, want it refused naming WithMaxTTL", err)
+	}
+	q, err := locks.NewQuorumWithBackends([]locks.Backend{simulate.New(), simulate.New(), simulate.New()}, locks.WithTTL(2*time.Minute), locks.WithMaxTTL(2*time.Minute))
+	if err != nil {
+		t.Fatalf("a quorum Client with WithMaxTTL covering its TTL = %v", err)
+	}
+	q.Close()
+}

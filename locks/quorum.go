@@ -625,8 +625,12 @@ type notCounted struct {
 }
 
 func (e *notCounted) Error() string {
-	return fmt.Sprintf("restarted, not counted until %s (up since %s at the latest; a server without appendfsync always counts once up longer than the longest lease, WithMaxTTL %v, plus a drift margin: it may have forgotten holds it granted before)",
-		e.st.countsFrom.Format("15:04:05.000"), e.st.startedBy.Format("15:04:05.000"), e.max)
+	seen := ""
+	if e.st.restarted {
+		seen = ", with a new run id since this Client last asked"
+	}
+	return fmt.Sprintf("restarted, not counted until %s (up since %s at the latest%s; a server without appendfsync always counts once up longer than the longest lease, WithMaxTTL %v, plus a drift margin: it may have forgotten holds it granted before)",
+		e.st.countsFrom.Format("15:04:05.000"), e.st.startedBy.Format("15:04:05.000"), seen, e.max)
 }
 
 // check reports nil when server i counts towards a majority, or why not.
