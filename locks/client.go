@@ -57,6 +57,8 @@ type Client struct {
 	// encoded once: a Mutex made per request would otherwise encode it on
 	// every call.
 	defaultMeta string
+	// restarts decides when a quorum's server counts (nil unless quorum).
+	restarts *restartGuard
 }
 
 // meta is the holder metadata a lock with settings s records.

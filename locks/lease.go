@@ -46,6 +46,12 @@ type Lease struct {
 	dogStopped bool
 	dogCancel  context.CancelFunc // cancels a renewal in flight
 	renewing   sync.Mutex         // held while a renewal runs
+
+	// unconfirmed is set on a resumed lease until a server confirms its
+	// hold (see missing); unlockFailed once an Unlock failed after it may
+	// have sent its release.
+	unconfirmed  bool
+	unlockFailed bool
 }
 
 // holdKind is how one kind of hold is renewed and released: a lease gets its
@@ -64,7 +70,17 @@ func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Mill
 // newLease starts tracking a hold that the server granted for first (often
 // s.ttl) at the earliest at sent (on the Client's clock).
 func newLease(c *Client, k *keys, s *settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
-	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{}), expiryIndex: -1}
+	return startLease(c, k, s, hold, owner, token, count, sent, first, false)
+}
+
+// newResumedLease is newLease for Resume: no server has confirmed the
+// hold to this process yet.
+func newResumedLease(c *Client, k *keys, s *settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration) *Lease {
+	return startLease(c, k, s, hold, owner, token, count, sent, first, true)
+}
+
+func startLease(c *Client, k *keys, s *settings, hold holdKind, owner string, token int64, count int, sent time.Time, first time.Duration, unconfirmed bool) *Lease {
+	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{}), expiryIndex: -1, unconfirmed: unconfirmed}
 	l.deadline = sent.Add(first - driftMargin(first))
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -186,7 +202,11 @@ func (c *leaseContext) Err() error {
 	return c.Context.Err()
 }
 
-// end closes Done with err, once, and cancels the lease's contexts.
+// end ends the lease with err, once: it records err, cancels the lease's
+// contexts, and only then closes Done, so that whoever sees Done closed
+// also sees Err and every context of Context cancelled. A context that
+// Context makes meanwhile sees err set and is cancelled before it is
+// returned.
 func (l *Lease) end(err error) bool {
 	l.mu.Lock()
 	if l.err != nil {
@@ -197,11 +217,11 @@ func (l *Lease) end(err error) bool {
 	l.c.expiries.forget(l)
 	ctxs := l.contexts
 	l.contexts = nil
-	close(l.done)
 	l.mu.Unlock()
 	for lc := range ctxs {
 		lc.cancel(err)
 	}
+	close(l.done)
 	return true
 }
 
@@ -210,6 +230,64 @@ func (l *Lease) lost(cause string) {
 	if l.end(err) {
 		l.c.emit(l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
 	}
+}
+
+// missing ends the lease after the server said that its owner does not
+// hold the lock (result is outcomeTaken or outcomeExpired), and returns the
+// lease's Err. A lease that a server confirmed at least once (every lease
+// but a resumed one, until its first Extend) was held and is lost:
+// ErrLockLost. A resumed lease that no server confirmed was held only if
+// its owner token holds the lock now through another call (its own call's
+// hold ran out, and the owner took the lock again), which Inspect shows;
+// otherwise nothing says its owner ever held it (a lease made up, or one
+// that ended before Resume), and the answer is ErrNotHeld, as for an
+// Unlock of a lease that is not held.
+func (l *Lease) missing(ctx context.Context, result outcome) error {
+	l.mu.Lock()
+	unconfirmed := l.unconfirmed
+	l.mu.Unlock()
+	if !unconfirmed || (result == outcomeTaken && l.ownerHoldsNow(ctx)) {
+		l.lost(result.lostCause())
+		return l.Err()
+	}
+	cause := "another owner holds the lock"
+	if result != outcomeTaken {
+		cause = "no one holds the lock"
+	}
+	err := fmt.Errorf("locks: %s: the resumed lease's owner does not hold the lock (%s; it never held it, or its lease ended before Resume): %w", l.k.name, cause, ErrNotHeld)
+	l.forceEnd(err)
+	return err
+}
+
+// ownerHoldsNow reports whether the lease's owner token holds the lock
+// now, by Inspect (false when Inspect fails).
+func (l *Lease) ownerHoldsNow(ctx context.Context) bool {
+	info, err := l.c.Inspect(ctx, l.k.name)
+	if err != nil {
+		return false
+	}
+	owner := ownerToken(l.owner)
+	if info.Held && info.Owner == owner {
+		return true
+	}
+	for _, r := range info.Readers {
+		if r.Owner == owner {
+			return true
+		}
+	}
+	for _, p := range info.Permits {
+		if p.Owner == owner {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmed records that a server confirmed the lease's hold.
+func (l *Lease) confirmed() {
+	l.mu.Lock()
+	l.unconfirmed = false
+	l.mu.Unlock()
 }
 
 func (l *Lease) expireLocally() {
@@ -229,6 +307,9 @@ func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
 	if ttl < MinTTL {
 		return fmt.Errorf("locks: %s: Extend needs a TTL of at least %v, got %v", l.k.name, MinTTL, ttl)
 	}
+	if l.s.maxTTL > 0 && ttl > l.s.maxTTL {
+		return fmt.Errorf("locks: %s: Extend(%v) is longer than the Client's longest lease, WithMaxTTL(%v); pass a shorter TTL", l.k.name, ttl, l.s.maxTTL)
+	}
 	if err := l.Err(); err != nil {
 		return err
 	}
@@ -242,9 +323,9 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 		return wrapCtx(ctx, "locks: "+l.k.name+": extend", err)
 	}
 	if result != outcomeOK {
-		l.lost(result.lostCause())
-		return l.Err()
+		return l.missing(ctx, result)
 	}
+	l.confirmed()
 	if !replicated {
 		return fmt.Errorf("locks: %s: extend: %w", l.k.name, ErrNotReplicated)
 	}
@@ -271,17 +352,22 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 // Unlock releases this hold. The watchdog, if any, has stopped before the
 // release is sent, so no renewal can follow it. It returns ErrNotHeld when
 // the lease was already unlocked, and ErrLockLost when the lease had ended
-// on the server (expired or taken by another owner). When the release
+// on the server (expired or taken by another owner); for a resumed lease
+// that no server has confirmed yet, see Client.Resume. When the release
 // itself fails (network, context), the lease still ends here, with
 // ErrLockLost: the holder can no longer be sure it owns the lock, which
-// frees itself when its lease runs out; calling Unlock again retries.
+// frees itself when its lease runs out. Calling Unlock again retries: it
+// returns nil when the lock is then free (the failed call's release
+// landed after all, as a quorum's does once started, or the lease ran
+// out: either way no one holds it), and ErrLockLost when another owner
+// holds it.
 func (l *Lease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, l.k.name, "Unlock"); err != nil {
 		return err
 	}
 	l.stopWatchdog()
 	l.mu.Lock()
-	ended := l.err
+	ended, retry := l.err, l.unlockFailed
 	l.mu.Unlock()
 	if errors.Is(ended, ErrNotHeld) {
 		return ended
@@ -289,19 +375,34 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	result, err := l.hold.release(ctx, l)
 	if err != nil {
 		err = wrapCtx(ctx, "locks: "+l.k.name+": unlock", err)
+		l.mu.Lock()
+		l.unlockFailed = true
+		l.mu.Unlock()
 		l.lost(fmt.Sprintf("unlock failed (%v); the lock frees itself when its lease runs out", err))
 		return err
 	}
-	switch result {
-	case outcomeOK, outcomeStillHeld, outcomeHandedOn:
+	switch {
+	case result == outcomeOK, result == outcomeStillHeld, result == outcomeHandedOn,
+		// A retry after a failed Unlock that finds no one holding the lock:
+		// the failed call's release may well have landed (a quorum's goes
+		// on after its caller stopped waiting), or the lease ran out;
+		// either way the lock is no longer ours and no one else's. The
+		// stored failure (a context that ended, say) no longer says
+		// anything about the lock.
+		retry && result == outcomeExpired:
 		// Also after a failed Unlock or a local expiry: the server says the
 		// hold was still ours, and now it is released.
 		l.forceEnd(unlockedError{l.k.name})
 		l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		return nil
+	case retry:
+		// Another owner holds the lock now: this call's own finding
+		// replaces the stored failure.
+		err := fmt.Errorf("locks: %s: unlock after a failed Unlock: %s: %w", l.k.name, result.lostCause(), ErrLockLost)
+		l.forceEnd(err)
+		return err
 	}
-	l.lost(result.lostCause())
-	return l.Err()
+	return l.missing(ctx, result)
 }
 
 // unlockedError is a lease's end after its Unlock: ErrNotHeld, with the

@@ -52,7 +52,11 @@ const maxTTLMillis = math.MaxInt64 / int64(time.Millisecond)
 // Resume rebuilds a lease marshalled by Lease.Marshal, possibly in another
 // process, so it can be extended or released. The resumed lease has no
 // watchdog; its local deadline counts from now, so Done may close late:
-// call Extend to confirm ownership. A string that is not a marshalled lease
+// call Extend to confirm ownership. Until a server has confirmed it, an
+// Extend or Unlock that finds the owner not holding the lock returns
+// ErrNotHeld (nothing shows the owner ever held it), unless the owner token
+// holds the lock through another call, which means this hold ran out:
+// ErrLockLost. A string that is not a marshalled lease
 // is an error (it does not match ErrNotHeld: nothing was asked of the server).
 // A quorum Mutex's lease resumes on a quorum Client over the same servers
 // (NewQuorum, in the same order), and any other lease on a Client of its
@@ -125,5 +129,5 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond
 	st.fair = m.Fair
 	st.watchdog = false
-	return newLease(c, &k, &st, hold, m.Owner, m.Token, m.Count, c.clock.Now(), st.ttl), nil
+	return newResumedLease(c, &k, &st, hold, m.Owner, m.Token, m.Count, c.clock.Now(), st.ttl), nil
 }

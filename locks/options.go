@@ -46,6 +46,7 @@ type settings struct {
 	replicas       int
 	replicaTimeout time.Duration
 	clock          Clock
+	maxTTL         time.Duration // the longest lease or Extend; 0: no bound (see WithMaxTTL)
 
 	given []string // per-lock options, by name, for the kind check
 	errs  []error  // invalid option values, reported by validate
@@ -75,9 +76,34 @@ func WithTTL(ttl time.Duration) Option {
 	}
 }
 
+// WithMaxTTL bounds every lease the Client's locks take or extend: a lock
+// with a longer WithTTL, or an Extend for longer, is refused. On a quorum
+// Client (NewQuorum) it is also the promise on which a restarted server is
+// judged: the server counts towards a majority only once it has been up
+// for longer than d, when every lease it granted before it restarted has
+// ended (docs/failure-model.md), so every client of the same servers must
+// be given the same bound or a smaller one. A quorum Client without it uses
+// DefaultQuorumMaxTTL; other Clients have no bound. At least MinTTL.
+// Client only.
+func WithMaxTTL(d time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithMaxTTL")
+		if d < MinTTL {
+			s.invalid("WithMaxTTL(%v): the bound must be at least %v, such as WithMaxTTL(time.Minute)", d, MinTTL)
+			return
+		}
+		s.maxTTL = d
+	}
+}
+
 // WithWatchdog renews each lease in the background while it is held, every
 // fraction of its TTL: 0 means DefaultRenewFraction; otherwise it must be
-// above 0 and below 1. When a renewal cannot confirm ownership before the
+// above 0 and leave a renewal time before the lease's local deadline (the
+// TTL less a drift margin of 1% + 2ms): fraction × TTL plus TTL/20 (at
+// least 5ms, the time a renewal may take) must not pass that deadline,
+// which bounds the fraction by about 0.94 for TTLs of a second or more and
+// by less for the shortest ones; a larger fraction is refused with the
+// bound in the error. When a renewal cannot confirm ownership before the
 // lease would expire, Lease.Done closes with ErrLockLost and renewal stops.
 // Unlock stops the watchdog before releasing. All kinds.
 func WithWatchdog(fraction float64) Option {
@@ -242,11 +268,11 @@ const (
 
 // notFor lists, per kind, the options that make no sense for it.
 var notFor = map[lockKind][]string{
-	kindMutexK:  {"WithReaderPreference", "WithClock"},
-	kindRWK:     {"WithFair", "WithClock"},
-	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
-	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock"},
-	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock"},
+	kindMutexK:  {"WithReaderPreference", "WithClock", "WithMaxTTL"},
+	kindRWK:     {"WithFair", "WithClock", "WithMaxTTL"},
+	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL"},
+	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL"},
+	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock", "WithMaxTTL"},
 }
 
 // apply builds the settings of one lock of kind from the Client's defaults
@@ -302,7 +328,30 @@ func (s *settings) validate(kind lockKind, name string) error {
 	if every := time.Duration(float64(s.ttl) * s.renewAt); s.watchdog && every < minRenewEvery {
 		return fmt.Errorf("locks: %s: the watchdog would renew every %v (TTL %v × %v); use a larger fraction or TTL", what, every, s.ttl, s.renewAt)
 	}
+	if bound := maxRenewFraction(s.ttl); s.watchdog && s.renewAt > bound {
+		return fmt.Errorf("locks: %s: WithWatchdog(%v) leaves no time to renew: with TTL %v the lease ends locally after %v (the TTL less a drift margin of %v) and a renewal needs up to %v, so the fraction must be at most %.4f; use a smaller fraction, such as the default %.4f, or a longer TTL",
+			what, s.renewAt, s.ttl, s.ttl-driftMargin(s.ttl), driftMargin(s.ttl), renewalBudget(s.ttl), bound, DefaultRenewFraction)
+	}
+	if s.maxTTL > 0 && s.ttl > s.maxTTL {
+		return fmt.Errorf("locks: %s: the TTL %v is longer than the Client's longest lease, WithMaxTTL(%v); use a shorter TTL or give the Client a larger WithMaxTTL", what, s.ttl, s.maxTTL)
+	}
 	return nil
+}
+
+// renewalBudget is the time the watchdog leaves one renewal: the per-server
+// timeout of a quorum's calls (nodeTimeout), which is also ample for a
+// round trip to one server.
+func renewalBudget(ttl time.Duration) time.Duration { return nodeTimeout(ttl) }
+
+// maxRenewFraction is the largest WithWatchdog fraction that leaves a
+// renewal its budget before the lease's local deadline. The watchdog
+// renews fraction × TTL after the lease was granted (or last renewed),
+// and the lease ends locally TTL − driftMargin(TTL) after that moment, so
+// fraction × TTL + renewalBudget(TTL) ≤ TTL − driftMargin(TTL). For a TTL
+// of a second or more that is about 0.94 (0.9399 at the default TTL); for
+// the shortest TTLs it is lower (0.35 at 11ms).
+func maxRenewFraction(ttl time.Duration) float64 {
+	return float64(ttl-driftMargin(ttl)-renewalBudget(ttl)) / float64(ttl)
 }
 
 func hint(option string, kind lockKind) string {
@@ -311,6 +360,8 @@ func hint(option string, kind lockKind) string {
 		return " (an RWMutex has writer preference instead)"
 	case option == "WithClock":
 		return " (give it to locks.New or NewWithBackend)"
+	case option == "WithMaxTTL":
+		return " (give it to the Client: locks.New, NewQuorum)"
 	case option == "WithReplicas" && kind == kindQuorumK:
 		return " (a quorum of independent primaries replaces replicas)"
 	case option == "WithWaiterTTL" && kind == kindQuorumK:

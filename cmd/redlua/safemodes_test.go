@@ -58,11 +58,18 @@ func lockKeyOn(t *testing.T, srv *redistest.Server, name string) bool {
 	return n == 1
 }
 
+// fsyncAlways starts a server that persists every write, which a quorum
+// counts at once (a fresh server without it counts only once up for the
+// longest lease, a minute by default).
+var fsyncAlways = redistest.WithArgs("--appendonly", "yes", "--appendfsync", "always")
+
 // `redlua lock --quorum` holds the lock on every primary, refuses a second
 // holder, keeps working with a minority of the primaries down (the first
 // address among them), and fails fast, exit 69, without a majority.
 func TestLockQuorum(t *testing.T) {
-	srvs := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t), redistest.Standalone(t)}
+	// appendfsync always: a quorum counts a server only once it has been up
+	// for the longest lease, or at once when it persists every write.
+	srvs := []*redistest.Server{redistest.Standalone(t, fsyncAlways), redistest.Standalone(t, fsyncAlways), redistest.Standalone(t, fsyncAlways)}
 	addr := srvs[0].Addr + "," + srvs[1].Addr + "," + srvs[2].Addr
 	dir := t.TempDir()
 
@@ -195,7 +202,9 @@ func TestLockThroughSentinel(t *testing.T) {
 // others still decide; when the down one could decide, inspect shows what
 // it saw and exits 69.
 func TestInspectAndUnlockQuorum(t *testing.T) {
-	srvs := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t), redistest.Standalone(t)}
+	// appendfsync always: a quorum counts a server only once it has been up
+	// for the longest lease, or at once when it persists every write.
+	srvs := []*redistest.Server{redistest.Standalone(t, fsyncAlways), redistest.Standalone(t, fsyncAlways), redistest.Standalone(t, fsyncAlways)}
 	addr := srvs[0].Addr + "," + srvs[1].Addr + "," + srvs[2].Addr
 	quorum := func(args ...string) result {
 		return redlua(t, "", append([]string{args[0], "--quorum", "--addr", addr}, args[1:]...)...)
