@@ -15,6 +15,11 @@ import (
 	"github.com/redlua/redlua/locks"
 )
 
+// QuorumMaxTTL is the longest lease redlua's quorum Client may grant here
+// (locks.WithMaxTTL): the servers count towards a majority once they have
+// been up longer than this.
+const QuorumMaxTTL = ttl
+
 // QuorumContender is a lock kept on several independent Redis primaries.
 type QuorumContender struct {
 	Name, Settings string
@@ -46,7 +51,7 @@ func newRedluaQuorum(addrs []string) (Locker, error) {
 		r.rcs = append(r.rcs, rc)
 		clients = append(clients, rc)
 	}
-	c, err := locks.NewQuorum(clients, locks.WithTTL(ttl))
+	c, err := locks.NewQuorum(clients, locks.WithTTL(ttl), locks.WithMaxTTL(QuorumMaxTTL))
 	if err != nil {
 		for _, rc := range r.rcs {
 			rc.Close()

@@ -52,8 +52,13 @@ func startServer(extra ...string) (string, func(), error) {
 	return "", nil, fmt.Errorf("redis-server on %s did not start", addr)
 }
 
-// StartServers starts n independent scratch servers (for a quorum).
+// StartServers starts n independent scratch servers for a quorum, and
+// returns once they have been up for longer than QuorumMaxTTL: a quorum
+// Client counts a server towards a majority only then, since a server
+// restarted sooner may have forgotten a lease it granted (the same holds
+// for a new one, which the Client cannot tell from a restarted one).
 func StartServers(n int) ([]string, func(), error) {
+	started := time.Now()
 	var addrs []string
 	var stops []func()
 	stopAll := func() {
@@ -70,6 +75,7 @@ func StartServers(n int) ([]string, func(), error) {
 		addrs = append(addrs, a)
 		stops = append(stops, stop)
 	}
+	time.Sleep(time.Until(started.Add(QuorumMaxTTL + 1500*time.Millisecond)))
 	return addrs, stopAll, nil
 }
 
