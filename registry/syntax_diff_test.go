@@ -32,6 +32,18 @@ type syntaxCase struct {
 	lcNote    string
 }
 
+// names is prefix1 sep prefix2 ... prefixN.
+func names(prefix string, n int, sep string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(sep)
+		}
+		fmt.Fprintf(&b, "%s%d", prefix, i)
+	}
+	return b.String()
+}
+
 func nested(open, body, close string, n int) string {
 	return strings.Repeat(open, n) + body + strings.Repeat(close, n)
 }
@@ -128,7 +140,60 @@ var syntaxCorpus = []syntaxCase{
 	{name: "too many syntax levels in parentheses", src: "return " + nested("(", "1", ")", 199), luacheck: "", lcNote: "luacheck 1.1 has no nesting limit; lint keeps Lua 5.1's, as Redis rejects the script"},
 	{name: "too many syntax levels in blocks", src: nested("do ", "", " end", 200), luacheck: "", lcNote: "luacheck 1.1 has no nesting limit; lint keeps Lua 5.1's, as Redis rejects the script"},
 	{name: "too many syntax levels in tables", src: "return " + nested("{", "", "}", 200), luacheck: "", lcNote: "luacheck 1.1 has no nesting limit; lint keeps Lua 5.1's, as Redis rejects the script"},
+	{name: "too many locals in one statement", src: "local " + names("a", 201, ", ") + " = 1", luacheck: ""},
+	{name: "too many locals in a function", src: "local function f()\n" + names("local b", 201, " = 1\n") + " = 1\nend\nreturn f", luacheck: ""},
+	{name: "too many locals with a loop's hidden ones", src: names("local c", 198, " = 1\n") + " = 1\nfor i = 1, 2 do end", luacheck: ""},
+	{name: "too many upvalues", src: names("local u", 61, " = 1\n") + " = 1\nreturn function() return " + names("u", 61, " + ") + " end", luacheck: ""},
+	{name: "too many locals counting vararg's arg", src: "local function f(" + names("p", 200, ", ") + ", ...) end", luacheck: ""},
+	{name: "too many locals counting self", src: "local t = {}\nfunction t:m(" + names("p", 200, ", ") + ") end", luacheck: ""},
+	{name: "too many upvalues through a function", src: names("local w", 61, " = 1\n") + " = 1\nreturn function()\n  return function() return " + names("w", 61, " + ") + " end\nend", luacheck: ""},
+	{name: "too many variables in assignment", src: names("v", 201, ", ") + " = 1", luacheck: ""},
 	{name: "shebang line kept", src: "#!lua\nif x then\n", luacheck: "3:1 expected 'end' (to close 'if' on line 2) near <eof>"},
+}
+
+// syntaxAccepted are scripts at Lua 5.1's limits, or using what Redis's
+// Lua accepts and another Lua would not, which Redis compiles.
+var syntaxAccepted = []struct{ name, src string }{
+	{"198 parentheses", "return " + nested("(", "1", ")", 198)},
+	{"199 nested blocks", nested("do ", "", " end", 199)},
+	{"199 nested tables", "return " + nested("{", "", "}", 199)},
+	{"200 locals", "local " + names("a", 200, ", ") + " = 1"},
+	{"196 locals and a loop", names("local c", 196, " = 1\n") + " = 1\nfor i = 1, 2 do end"},
+	{"60 upvalues", names("local u", 60, " = 1\n") + " = 1\nreturn function() return " + names("u", 60, " + ") + " end"},
+	{"200 assignment targets", names("v", 200, ", ") + " = 1"},
+	{"hexadecimal float", "return 0x1p4"},
+	{"[[ inside a long string", "return [[a [[b]]"},
+	{"unknown escape", "return '\\q'"},
+	{"call on one line in a table", "return {f\n(1)}"},
+	{"goto as a name", "local goto = 1\nreturn goto"},
+	{"break then semicolon", "while true do break; end"},
+}
+
+// TestSyntaxAcceptedAsRedisDoes checks that what Redis compiles, the
+// strict parse and registration accept.
+func TestSyntaxAcceptedAsRedisDoes(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	for _, sc := range syntaxAccepted {
+		t.Run(sc.name, func(t *testing.T) {
+			if err := c.ScriptLoad(context.Background(), sc.src).Err(); err != nil {
+				t.Fatalf("Redis refused it: %v", err)
+			}
+			if e := luasyntax.CheckLua51("x.lua", []byte(sc.src)); e != nil {
+				t.Errorf("CheckLua51: %s", e.LuaText("user_script"))
+			}
+			for _, p := range registry.Problems(registryParse(sc.src)) {
+				if p.Part == registry.PartSyntax {
+					t.Errorf("registry: %v", p)
+				}
+			}
+		})
+	}
+}
+
+func registryParse(src string) error {
+	_, err := registry.ParseScript("x.v1.lua", []byte(withHeader(src)))
+	return err
 }
 
 var redisCompileErr = regexp.MustCompile(`^ERR Error compiling script \(new function\): user_script:(\d+): (.*)$`)

@@ -20,7 +20,9 @@ func (p *parser) exprList(kind string) []Expr {
 func (p *parser) primaryExpr(kind string) Expr {
 	switch p.tok.kind {
 	case tokName:
-		return p.name()
+		n := p.name()
+		p.reference(n.Name)
+		return n
 	case '(':
 		t := p.tok
 		p.advance()
@@ -49,9 +51,6 @@ func (p *parser) suffixedExpr(kind string) Expr {
 		case ':':
 			p.advance()
 			m := p.name()
-			if k := p.tok.kind; k != '(' && k != tokString && k != '{' {
-				p.fail("expected method arguments", "function arguments expected")
-			}
 			args, end := p.callArgs()
 			e = &MethodCallExpr{Span: Span{e.Start(), end}, Obj: e, Method: m.Name, Args: args}
 		case '(', tokString, '{':

@@ -35,7 +35,6 @@ type parser struct {
 	lx     *lexer
 	tok    token
 	ahead  *token
-	prev   token
 	// lastLine is Lua's lastline: the line the lexer stood on when the
 	// current token was read.
 	lastLine int
@@ -45,13 +44,6 @@ type parser struct {
 	// ('break' outside a loop, '...' outside a vararg function).
 	later *syntaxError
 	guess *guesser
-}
-
-// funcState is what the parser tracks per function being parsed.
-type funcState struct {
-	parent *funcState
-	vararg bool
-	loops  int // enclosing loops, for break
 }
 
 // File is a parsed chunk with what the checks need beside the tree.
@@ -162,7 +154,6 @@ func endColumn(lx *lexer, pos Pos, end int) int {
 type stopParse struct{}
 
 func (p *parser) advance() {
-	p.prev = p.tok
 	p.lastLine = p.luaLine()
 	if p.ahead != nil {
 		p.tok = *p.ahead
@@ -382,10 +373,19 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
-// block parses statements up to a block-closing token. open is the token
-// luacheck sees as the block's opener (nil for the main chunk) and name
-// what it calls it.
+// block parses statements up to a block-closing token, in a scope of
+// their own. open is the token luacheck sees as the block's opener (nil
+// for the main chunk).
 func (p *parser) block(open *blockOpen) *Block {
+	mark := p.scope()
+	b := p.blockBody(open)
+	p.unscope(mark)
+	return b
+}
+
+// blockBody is block without closing the block's scope (a repeat's
+// condition still sees its locals).
+func (p *parser) blockBody(open *blockOpen) *Block {
 	p.enter()
 	defer p.leave()
 	if p.guess != nil && open != nil {
@@ -481,14 +481,18 @@ func (p *parser) statement() Stmt {
 	case tokRepeat:
 		p.advance()
 		p.fs.loops++
-		body := p.block(&blockOpen{t, "repeat"})
+		mark := p.scope()
+		body := p.blockBody(&blockOpen{t, "repeat"})
 		p.fs.loops--
 		p.close(closer{k: tokUntil, luaWho: tokRepeat, luaWhere: t.endLine, lcOpen: &t, lcName: "repeat"})
 		cond := p.expr("condition")
+		p.unscope(mark)
 		return &RepeatStmt{Span: Span{t.Pos, cond.EndOffset()}, Body: body, Cond: cond}
 	case tokFunction:
 		p.advance()
-		var target Expr = p.name()
+		first := p.name()
+		p.reference(first.Name)
+		var target Expr = first
 		for p.tok.kind == '.' {
 			p.advance()
 			k := p.name()
@@ -509,6 +513,8 @@ func (p *parser) statement() Stmt {
 			ft := p.tok
 			p.advance()
 			n := p.name()
+			p.declare(0)
+			p.activate(n.Name)
 			// Lua names the line of the '(' after the name as the
 			// function's.
 			fn := p.funcBody(ft, p.luaLine(), false)
@@ -517,6 +523,7 @@ func (p *parser) statement() Stmt {
 		st := &LocalStmt{}
 		for {
 			st.Names = append(st.Names, p.name())
+			p.declare(len(st.Names) - 1)
 			if p.tok.kind == '<' && !p.strict { // Lua 5.4 attribute: local x <const>
 				lt := p.tok
 				p.advance()
@@ -534,6 +541,9 @@ func (p *parser) statement() Stmt {
 			p.advance()
 			st.Exprs = p.exprList("expression")
 			st.End = st.Exprs[len(st.Exprs)-1].EndOffset()
+		}
+		for _, n := range st.Names {
+			p.activate(n.Name)
 		}
 		return st
 	case tokDColon:
@@ -592,8 +602,14 @@ func (p *parser) ifStat() Stmt {
 
 func (p *parser) forStat() Stmt {
 	t := p.expect(tokFor)
+	mark := p.scope()
+	defer p.unscope(mark)
 	first := p.name()
 	if p.tok.kind == '=' {
+		// Lua declares three hidden control variables and the loop's.
+		for n := 0; n < 4; n++ {
+			p.declare(n)
+		}
 		p.advance()
 		st := &NumForStmt{Var: first}
 		st.Init = p.expr("expression")
@@ -603,29 +619,42 @@ func (p *parser) forStat() Stmt {
 			p.advance()
 			st.Step = p.expr("expression")
 		}
-		st.Body, st.Span = p.loopBody(t)
+		st.Body, st.Span = p.loopBody(t, st.Var.Name)
 		return st
 	}
 	st := &GenForStmt{Vars: []*NameExpr{first}}
 	if p.tok.kind != ',' && p.tok.kind != tokIn {
 		p.fail("expected '=', ',' or 'in'", "'=' or 'in' expected")
 	}
+	for n := 0; n < 4; n++ {
+		p.declare(n)
+	}
 	for p.tok.kind == ',' {
 		p.advance()
 		st.Vars = append(st.Vars, p.name())
+		p.declare(len(st.Vars) + 2)
 	}
 	p.expect(tokIn)
 	st.Exprs = p.exprList("expression")
-	st.Body, st.Span = p.loopBody(t)
+	names := make([]string, len(st.Vars))
+	for i, v := range st.Vars {
+		names[i] = v.Name
+	}
+	st.Body, st.Span = p.loopBody(t, names...)
 	return st
 }
 
-// loopBody parses "do block end" of a for loop opened by kw, and returns
-// the block and the whole loop's span.
-func (p *parser) loopBody(kw token) (*Block, Span) {
+// loopBody parses "do block end" of a for loop opened by kw, whose body
+// sees the loop's variables vars, and returns the block and the whole
+// loop's span.
+func (p *parser) loopBody(kw token, vars ...string) (*Block, Span) {
+	p.activate("(for 1)", "(for 2)", "(for 3)")
 	p.expect(tokDo)
 	p.fs.loops++
+	mark := p.scope()
+	p.activate(vars...)
 	body := p.block(&blockOpen{kw, "for"})
+	p.unscope(mark)
 	p.fs.loops--
 	e := p.close(closer{k: tokEnd, luaWho: tokFor, luaWhere: kw.endLine, lcOpen: &kw, lcName: "for"})
 	return body, Span{kw.Pos, e.End}
@@ -636,28 +665,43 @@ func (p *parser) loopBody(kw token) (*Block, Span) {
 func (p *parser) funcBody(kw token, line int, method bool) *FunctionExpr {
 	fn := &FunctionExpr{IsMethod: method}
 	open := p.expect('(')
+	p.fs = &funcState{parent: p.fs, line: line}
+	defer func() { p.fs = p.fs.parent }()
+	var params []string
+	if method {
+		params = append(params, "self")
+		p.activate("self")
+	}
 	if p.tok.kind != ')' {
-		for {
+		for n := 0; ; n++ {
 			if p.tok.kind == tokDots {
 				fn.IsVararg = true
 				fn.VarargAt = Span{p.tok.Pos, p.tok.End}
 				p.advance()
+				// Redis's Lua 5.1 (LUA_COMPAT_VARARG) declares "arg".
+				p.declare(n)
+				params = append(params, "arg")
 				break
 			}
 			if p.tok.kind != tokName {
 				p.fail("expected argument", "<name> or '...' expected")
 			}
 			fn.Params = append(fn.Params, p.name())
+			p.declare(n)
+			params = append(params, fn.Params[len(fn.Params)-1].Name)
 			if p.tok.kind != ',' {
 				break
 			}
 			p.advance()
 		}
 	}
+	if method {
+		params = params[1:]
+	}
+	p.activate(params...)
+	p.fs.vararg = fn.IsVararg
 	p.close(closer{k: ')', lcOpen: &open, lcName: "("})
-	p.fs = &funcState{parent: p.fs, vararg: fn.IsVararg}
 	fn.Body = p.block(&blockOpen{kw, "function"})
-	p.fs = p.fs.parent
 	e := p.close(closer{k: tokEnd, luaWho: tokFunction, luaWhere: line, lcOpen: &kw, lcName: "function"})
 	fn.Span = Span{kw.Pos, e.End}
 	return fn
@@ -678,6 +722,11 @@ func (p *parser) exprStat() Stmt {
 		p.advance()
 		start := p.tok
 		t := p.suffixedExpr("identifier or field")
+		// Lua checks the count of the targets before this one against
+		// what is left of its syntax levels.
+		if p.strict && len(st.Targets) > maxDepth-p.depth {
+			p.limitFail(p.fs, maxDepth-p.depth, "variables in assignment")
+		}
 		switch t.(type) {
 		case *ParenExpr:
 			p.assignTargetFail(start, "identifier or field")
