@@ -1,6 +1,9 @@
 package luasyntax
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Comment is one Lua comment; Text excludes the leading "--" and, for long
 // comments, the brackets.
@@ -46,7 +49,9 @@ type lexer struct {
 	// strict lexes as Lua 5.1 does: no Lua 5.2+ operators ("//", "<<",
 	// ">>", "::"); their bytes are single-byte tokens.
 	strict bool
-	err    *syntaxError
+	// validUTF8 is 1 when src is valid UTF-8, -1 when not, 0 until known.
+	validUTF8 int
+	err       *syntaxError
 }
 
 func newLexer(src string, strict bool) *lexer {
@@ -270,8 +275,8 @@ func (lx *lexer) scan() token {
 		}
 		return tok('[', 1)
 	case '.':
-		if peek(1) == '.' {
-			if peek(2) == '.' {
+		if lx.dotAt(lx.off + 1) {
+			if lx.dotAt(lx.off + 2) {
 				return tok(tokDots, 3)
 			}
 			return tok(tokConcat, 2)
@@ -310,6 +315,12 @@ func (lx *lexer) scan() token {
 	}
 	// Every other byte is a token of its own, as in Lua's lexer; the
 	// parser rejects the ones no rule accepts ("unexpected symbol").
+	// luacheck reads a UTF-8 file by characters, so the lenient lexer
+	// makes a non-ASCII character one token.
+	if c >= utf8.RuneSelf && !lx.strict && lx.utf8Src() {
+		_, n := utf8.DecodeRuneInString(lx.src[lx.off:])
+		return tok(tokKind(c), n)
+	}
 	return tok(tokKind(c), 1)
 }
 
@@ -385,6 +396,24 @@ func (lx *lexer) lcNumber(p Pos) token {
 	return token{kind: tokNumber, Pos: p, End: i - 1, text: src[p.Offset:i]}
 }
 
+// utf8Src reports whether the source is valid UTF-8, deciding it once.
+func (lx *lexer) utf8Src() bool {
+	if lx.validUTF8 == 0 {
+		lx.validUTF8 = -1
+		if utf8.ValidString(lx.src) {
+			lx.validUTF8 = 1
+		}
+	}
+	return lx.validUTF8 == 1
+}
+
+// dotAt reports whether the byte at i continues a ".." or "...". Lua 5.1
+// tests the next character against a set with strchr, which also matches
+// a NUL byte; the strict lexer does the same.
+func (lx *lexer) dotAt(i int) bool {
+	return i < len(lx.src) && (lx.src[i] == '.' || lx.strict && lx.src[i] == 0)
+}
+
 // number reads a numeral the way Lua 5.1's lexer does (digits and dots, an
 // optional exponent mark and sign, then any letters, digits and '_') and
 // validates it as Lua 5.1 converts it, with the C library's strtod.
@@ -393,9 +422,11 @@ func (lx *lexer) number(p Pos) token {
 	for i < len(lx.src) && (isDigit(lx.src[i]) || lx.src[i] == '.') {
 		i++
 	}
-	if i < len(lx.src) && (lx.src[i] == 'e' || lx.src[i] == 'E') {
+	// The exponent mark and sign are tested with strchr, which also
+	// matches a NUL byte; the numeral then ends, as a C string, there.
+	if i < len(lx.src) && (lx.src[i] == 'e' || lx.src[i] == 'E' || lx.src[i] == 0) {
 		i++
-		if i < len(lx.src) && (lx.src[i] == '+' || lx.src[i] == '-') {
+		if i < len(lx.src) && (lx.src[i] == '+' || lx.src[i] == '-' || lx.src[i] == 0) {
 			i++
 		}
 	}
@@ -404,6 +435,9 @@ func (lx *lexer) number(p Pos) token {
 	}
 	text := lx.src[lx.off:i]
 	lx.off = i
+	if n := strings.IndexByte(text, 0); n >= 0 {
+		text = text[:n]
+	}
 	if !validLua51Number(text) {
 		return lx.fail(p, i-1, "malformed number near '"+text+"'", "malformed number", text)
 	}

@@ -124,7 +124,7 @@ func tokenName(k tokKind) string {
 		}
 	}
 	if k < 256 {
-		return string(rune(k))
+		return string([]byte{byte(k)})
 	}
 	return "?"
 }
