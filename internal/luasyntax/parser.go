@@ -7,16 +7,23 @@ import (
 	"unicode/utf8"
 )
 
-// NewSyntax records a Lua 5.2+ construct that Redis's Lua 5.1 rejects;
-// the parser accepts it so the rest of the file is still checked.
+// NewSyntax records a construct of Lua 5.2+ (or of luacheck's extended
+// syntax) that Redis's Lua 5.1 rejects; the parser accepts it, as luacheck
+// does, so the rest of the file is still checked.
 type NewSyntax struct {
 	Span
 	// What names the construct ("goto", "the // operator", ...).
 	What string
+	// NotLua is set for syntax no Lua version has (luacheck's compound
+	// assignment "x += 1").
+	NotLua bool
 }
 
 // Message is how lint's E931 and the registry word the construct.
 func (n NewSyntax) Message() string {
+	if n.NotLua {
+		return n.What + " is not Lua syntax; Redis runs Lua 5.1, which rejects the script"
+	}
 	return n.What + " is Lua 5.2+ syntax; Redis runs Lua 5.1, which rejects the script"
 }
 
@@ -735,6 +742,9 @@ func (p *parser) exprStat() Stmt {
 		}
 		st.Targets = append(st.Targets, t)
 	}
+	if op, ok := compoundOps[p.tok.kind]; ok && !p.strict {
+		return p.compoundAssign(st, op)
+	}
 	p.expect('=')
 	st.Exprs = p.exprList("expression")
 	st.Span = spanOf(e, st.Exprs[len(st.Exprs)-1])
@@ -746,4 +756,42 @@ func (p *parser) exprStat() Stmt {
 // after it.
 func (p *parser) assignTargetFail(open token, kind string) {
 	p.raise(syntaxError{Pos: open.Pos, End: open.End, msg: "expected " + kind + " near '('", luaLine: p.luaLine(), luaMsg: "syntax error" + p.luaNear()})
+}
+
+// compoundOps are the operators luacheck accepts in a compound assignment
+// ("x += 1"), with the names its messages use.
+var compoundOps = map[tokKind]string{
+	'+': "add", '-': "sub", '*': "mul", '%': "mod", '^': "pow", '/': "div",
+	tokIDiv: "idiv", '&': "band", '|': "bor", '~': "bxor", tokShl: "shl",
+	tokShr: "shr", tokConcat: "concat",
+}
+
+// compoundAssign parses the rest of "target op= value" as luacheck does,
+// recording it as syntax Redis rejects (Lua's error is "'=' expected"),
+// and returns it as the assignment "target = target op value".
+func (p *parser) compoundAssign(st *AssignStmt, opName string) Stmt {
+	op := p.tok
+	if len(st.Targets) != 1 {
+		p.fail("compound assignment not allowed on tuples near "+opName+"=", "'=' expected")
+	}
+	p.advance()
+	eq := p.expect('=')
+	rhs := p.exprList("expression")
+	if len(rhs) != 1 {
+		p.fail("compound assignment not allowed on tuples near "+opName+"=", "'=' expected")
+	}
+	p.news = append(p.news, NewSyntax{Span: Span{op.Pos, eq.End}, What: "the compound assignment '" + tokenName(op.kind) + "='", NotLua: true})
+	target := st.Targets[0]
+	read := target
+	switch t := target.(type) {
+	case *NameExpr:
+		c := *t
+		read = &c
+	case *IndexExpr:
+		c := *t
+		read = &c
+	}
+	st.Exprs = []Expr{&BinaryExpr{Span: spanOf(read, rhs[0]), Op: tokenName(op.kind), L: read, R: rhs[0]}}
+	st.Span = spanOf(target, rhs[0])
+	return st
 }
