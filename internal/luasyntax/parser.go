@@ -68,7 +68,9 @@ type File struct {
 // Parse parses Lua source with Lua 5.1's grammar and limits, accepting
 // (and recording, see File.NewSyntax) the Lua 5.2+ constructs Redis
 // rejects. The error, if any, is the first syntax error, worded and
-// placed as luacheck reports it (E011), with Lua 5.1's own wording beside.
+// placed as luacheck reports it (E011), with Lua 5.1's own wording beside;
+// what Redis says about a script is CheckLua51's, since Lua stops earlier
+// on the constructs Parse accepts.
 func Parse(name string, src []byte) (*File, *SyntaxError) {
 	p := &parser{lx: newLexer(string(src), false)}
 	block := p.run()
