@@ -8,20 +8,33 @@ import (
 	"github.com/redlua/redlua/internal/luasyntax"
 )
 
-// body judges the Lua syntax with the same strict Lua 5.1 parser lint uses
-// (so Lua 5.2+ constructs such as goto, which Redis refuses to compile, fail
-// here with lint's wording and position) and every literal KEYS[i] and
-// ARGV[i] index against the counts the header declares.
+// body judges the Lua syntax as Redis's Lua 5.1 compiles it, and reports
+// an error in Redis's words and at Redis's line ("user_script:LINE: ..."),
+// so what registration says is what SCRIPT LOAD would say. Then every
+// literal KEYS[i] and ARGV[i] index is checked against the counts the
+// header declares.
 func (p *parser) body(s *Script) {
-	f, synErr := luasyntax.Parse(s.File, []byte(s.Source))
-	if synErr != nil {
-		e := p.errorf(synErr.Pos.Line, PartSyntax, "%s", synErr.Msg)
-		e.Column = synErr.Pos.Col
+	src := []byte(s.Source)
+	f, synErr := luasyntax.Parse(s.File, src)
+	if luaErr := luasyntax.CheckLua51(s.File, src); luaErr != nil {
+		// Redis's error reply turns line breaks into spaces.
+		msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(luaErr.LuaText(redisChunkName))
+		// The strict parse fails at a Lua 5.2+ construct the lenient one
+		// records: name it, since Lua's words do not.
+		if synErr == nil && f != nil && len(f.NewSyntax()) > 0 {
+			msg += " (" + f.NewSyntax()[0].Message() + ")"
+		}
+		e := p.errorf(luaErr.LuaLine, PartSyntax, "%s", msg)
+		if luaErr.Pos.Line == luaErr.LuaLine {
+			e.Column = luaErr.Pos.Col
+		}
 		return
 	}
-	for _, n := range f.NewSyntax() {
-		e := p.errorf(n.Pos.Line, PartSyntax, "%s", n.Message())
-		e.Column = n.Pos.Col
+	if synErr != nil {
+		// Redis compiles it, though luacheck's view of the syntax does
+		// not (a NUL byte Lua's lexer reads as part of a numeral, say):
+		// nothing to report, and no tree to check the indexes on.
+		return
 	}
 	luasyntax.WalkAllExprs(f.Block, func(x luasyntax.Expr) bool {
 		ix, ok := x.(*luasyntax.IndexExpr)
@@ -40,6 +53,10 @@ func (p *parser) body(s *Script) {
 		return true
 	})
 }
+
+// redisChunkName is the chunk name Redis compiles a script under, which
+// its error messages start with.
+const redisChunkName = "user_script"
 
 // IndexProblem is the one rule for a literal index of KEYS or ARGV: table
 // is "KEYS" or "ARGV" and raw the numeral as written. It returns "" when

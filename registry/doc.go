@@ -24,9 +24,11 @@
 //     names ("name..." for a variadic tail), each field once; a header
 //     that is there but malformed (misplaced, misspelt) is one problem
 //     saying so;
-//   - the Lua syntax, by the same strict Lua 5.1 parser the linter uses,
-//     so Lua 5.2+ syntax such as goto fails here with lint's words rather
-//     than at EVAL time;
+//   - the Lua syntax, as Redis's Lua 5.1 compiles it: an error is
+//     reported in Redis's words at Redis's line ("user_script:3: 'end'
+//     expected (to close 'if' at line 1) near 'print'"), naming the Lua
+//     5.2+ construct (goto, //, ...) when that is the cause, rather than
+//     failing at SCRIPT LOAD;
 //   - every literal KEYS[i] and ARGV[i] against the header (IndexProblem);
 //   - in New, the file name against the header's name@version.
 //

@@ -97,7 +97,7 @@ func TestParseScriptErrors(t *testing.T) {
 	cases := []struct {
 		name, src, wantPos, wantMsg string
 	}{
-		{"syntax error", header + "local x = \nif\n", "bad.lua:7:1:", "expected expression near 'if'"},
+		{"syntax error", header + "local x = \nif\n", "bad.lua:7:1:", "user_script:7: unexpected symbol near 'if'"},
 		{"KEYS beyond declared", header + "return redis.call('GET', KEYS[3])\n", "bad.lua:6:", "KEYS[3] is beyond the keys the header declares: 2 (a, b)"},
 		{"ARGV beyond declared", header + "local v = ARGV[1]\nreturn ARGV[2]\n", "bad.lua:7:", "ARGV[2] is beyond the args"},
 		{"KEYS[0]", header + "return KEYS[0]\n", "bad.lua:6:", "start at index 1"},
@@ -111,7 +111,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"unknown shebang option", "#!lua name=mylib\n" + header + "return 1\n", "bad.lua:1:", "unknown shebang option"},
 		{"not lua", "#!python\n" + header + "return 1\n", "bad.lua:1:", "names no engine"},
 		{"no header", "return 1\n", "bad.lua:1:", `no "name" field`},
-		{"unterminated string", header + "return 'abc\n", "bad.lua:6:8:", "unfinished string"},
+		{"unterminated string", header + "return 'abc\n", "bad.lua:6:8:", "user_script:6: unfinished string near ''abc'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -256,7 +256,6 @@ func TestCompatSyntaxErrors(t *testing.T) {
 	// Redis runs Lua 5.1, which rejects these, so our error is the right one.
 	justified := map[string]string{
 		"testdata/compat/floor_div.lua": "// is Lua 5.3 integer division; Redis's Lua 5.1 rejects it (our E931)",
-		"testdata/compat/hex_float.lua": "0x1p4 is a Lua 5.2 hex float; Redis's Lua 5.1 rejects it",
 	}
 	// The other way round: valid Lua 5.1 that luacheck's 5.2 parser rejects.
 	luacheckOnly := map[string]string{

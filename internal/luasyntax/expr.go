@@ -3,32 +3,39 @@ package luasyntax
 // Expressions: Lua 5.1's precedence climbing, with the Lua 5.3 operators
 // Redis rejects parsed (and recorded) so the rest of the file is checked.
 
-func (p *parser) exprList() []Expr {
-	list := []Expr{p.expr()}
+// exprList parses expressions separated by commas; kind is what luacheck
+// calls the first one when it is missing ("expression", "condition").
+func (p *parser) exprList(kind string) []Expr {
+	list := []Expr{p.expr(kind)}
 	for p.tok.kind == ',' {
 		p.advance()
-		list = append(list, p.expr())
+		list = append(list, p.expr("expression"))
 	}
 	return list
 }
 
-func (p *parser) primaryExpr() Expr {
+// primaryExpr parses a name or a parenthesized expression; kind is what
+// luacheck calls it when something else stands there ("statement",
+// "expression", ...), which Lua calls an "unexpected symbol".
+func (p *parser) primaryExpr(kind string) Expr {
 	switch p.tok.kind {
 	case tokName:
-		return p.name()
+		n := p.name()
+		p.reference(n.Name)
+		return n
 	case '(':
 		t := p.tok
 		p.advance()
-		x := p.expr()
-		e := p.expectClose(')', '(', t.Pos.Line)
+		x := p.expr("expression")
+		e := p.close(closer{k: ')', luaWho: '(', luaWhere: t.endLine, lcOpen: &t, lcName: "("})
 		return &ParenExpr{Span: Span{t.Pos, e.End}, X: x}
 	}
-	p.errorf("expected expression near %s", p.near())
+	p.fail("expected "+kind, "unexpected symbol")
 	return nil
 }
 
-func (p *parser) suffixedExpr() Expr {
-	e := p.primaryExpr()
+func (p *parser) suffixedExpr(kind string) Expr {
+	e := p.primaryExpr(kind)
 	for {
 		switch p.tok.kind {
 		case '.':
@@ -36,9 +43,10 @@ func (p *parser) suffixedExpr() Expr {
 			k := p.name()
 			e = &IndexExpr{Span: spanOf(e, k), Obj: e, Key: &StringExpr{Span: k.Span, Value: k.Name}}
 		case '[':
+			open := p.tok
 			p.advance()
-			k := p.expr()
-			c := p.expect(']')
+			k := p.expr("expression")
+			c := p.close(closer{k: ']', lcOpen: &open, lcName: "["})
 			e = &IndexExpr{Span: Span{e.Start(), c.End}, Obj: e, Key: k}
 		case ':':
 			p.advance()
@@ -64,20 +72,21 @@ func (p *parser) callArgs() ([]Expr, int) {
 		tb := p.table()
 		return []Expr{tb}, tb.End
 	case '(':
-		if p.tok.Pos.Line != p.prev.Pos.Line && p.prev.kind != 0 {
-			// Lua 5.1 rejects a call whose '(' starts a new line.
-			p.errorf("ambiguous syntax (function call x new statement) near %s", p.near())
+		if p.luaLine() != p.lastLine {
+			// Lua 5.1 rejects a call whose '(' is on another line than
+			// the end of what it calls.
+			p.fail("ambiguous syntax (function call x new statement)", "ambiguous syntax (function call x new statement)")
 		}
 		open := p.tok
 		p.advance()
 		var args []Expr
 		if p.tok.kind != ')' {
-			args = p.exprList()
+			args = p.exprList("expression")
 		}
-		c := p.expectClose(')', '(', open.Pos.Line)
+		c := p.close(closer{k: ')', luaWho: '(', luaWhere: open.endLine, lcOpen: &open, lcName: "("})
 		return args, c.End
 	}
-	p.errorf("function arguments expected near %s", p.near())
+	p.fail("expected method arguments", "function arguments expected")
 	return nil, 0
 }
 
@@ -87,17 +96,18 @@ func (p *parser) table() *TableExpr {
 	for p.tok.kind != '}' {
 		switch {
 		case p.tok.kind == '[':
+			kt := p.tok
 			p.advance()
-			k := p.expr()
-			p.expect(']')
+			k := p.expr("expression")
+			p.close(closer{k: ']', lcOpen: &kt, lcName: "["})
 			p.expect('=')
-			tb.Items = append(tb.Items, TableItem{Key: k, Value: p.expr()})
+			tb.Items = append(tb.Items, TableItem{Key: k, Value: p.expr("expression")})
 		case p.tok.kind == tokName && p.peek().kind == '=':
 			k := p.name()
 			p.advance()
-			tb.Items = append(tb.Items, TableItem{Key: &StringExpr{Span: k.Span, Value: k.Name}, Value: p.expr()})
+			tb.Items = append(tb.Items, TableItem{Key: &StringExpr{Span: k.Span, Value: k.Name}, Value: p.expr("expression")})
 		default:
-			tb.Items = append(tb.Items, TableItem{Value: p.expr()})
+			tb.Items = append(tb.Items, TableItem{Value: p.expr("expression")})
 		}
 		if p.tok.kind == ',' || p.tok.kind == ';' {
 			p.advance()
@@ -105,12 +115,12 @@ func (p *parser) table() *TableExpr {
 		}
 		break
 	}
-	c := p.expectClose('}', '{', open.Pos.Line)
+	c := p.close(closer{k: '}', luaWho: '{', luaWhere: open.endLine, lcOpen: &open, lcName: "{"})
 	tb.Span = Span{open.Pos, c.End}
 	return tb
 }
 
-func (p *parser) simpleExpr() Expr {
+func (p *parser) simpleExpr(kind string) Expr {
 	t := p.tok
 	s := Span{t.Pos, t.End}
 	switch t.kind {
@@ -130,8 +140,8 @@ func (p *parser) simpleExpr() Expr {
 		p.advance()
 		return &FalseExpr{s}
 	case tokDots:
-		if !p.vararg[len(p.vararg)-1] {
-			p.errorf("cannot use '...' outside a vararg function")
+		if !p.fs.vararg {
+			p.failLater(s, "cannot use '...' outside a vararg function", "cannot use '...' outside a vararg function")
 		}
 		p.advance()
 		return &VarargExpr{s}
@@ -139,9 +149,11 @@ func (p *parser) simpleExpr() Expr {
 		return p.table()
 	case tokFunction:
 		p.advance()
-		return p.funcBody(t, false)
+		// Lua names the line of the token after 'function' as the
+		// function's.
+		return p.funcBody(t, p.luaLine(), false)
 	}
-	return p.suffixedExpr()
+	return p.suffixedExpr(kind)
 }
 
 type binPrec struct{ left, right int }
@@ -165,38 +177,35 @@ func isLua53Op(k tokKind) bool {
 	return false
 }
 
-func (p *parser) expr() Expr { return p.subExpr(0) }
+// expr parses an expression; kind is what luacheck calls it when it is
+// missing.
+func (p *parser) expr(kind string) Expr { return p.subExpr(0, kind) }
 
-func (p *parser) enter() {
-	p.depth++
-	if p.depth > maxDepth {
-		p.errorf("chunk has too many syntax levels")
-	}
-}
-
-func (p *parser) leave() { p.depth-- }
-
-func (p *parser) subExpr(limit int) Expr {
+func (p *parser) subExpr(limit int, kind string) Expr {
 	p.enter()
 	defer p.leave()
 	var left Expr
 	t := p.tok
 	switch t.kind {
 	case tokNot, '-', '#', '~':
+		if t.kind == '~' && p.strict {
+			left = p.simpleExpr(kind)
+			break
+		}
 		p.advance()
 		if t.kind == '~' {
 			p.note(Span{t.Pos, t.End}, "the bitwise operator '~'")
 		}
-		x := p.subExpr(unaryPrec)
+		x := p.subExpr(unaryPrec, "expression")
 		op := tokenName(t.kind)
 		left = &UnaryExpr{Span: Span{t.Pos, x.EndOffset()}, Op: op, X: x}
 	default:
-		left = p.simpleExpr()
+		left = p.simpleExpr(kind)
 	}
 	for {
 		op := p.tok
 		prec, ok := binaryOps[op.kind]
-		if !ok || prec.left <= limit {
+		if !ok || prec.left <= limit || p.strict && isLua53Op(op.kind) {
 			return left
 		}
 		if isLua53Op(op.kind) {
@@ -207,7 +216,7 @@ func (p *parser) subExpr(limit int) Expr {
 			p.note(Span{op.Pos, op.End}, what)
 		}
 		p.advance()
-		right := p.subExpr(prec.right)
+		right := p.subExpr(prec.right, "expression")
 		left = &BinaryExpr{Span: spanOf(left, right), Op: tokenName(op.kind), L: left, R: right}
 	}
 }

@@ -5,19 +5,35 @@ import (
 	"sort"
 )
 
-// SyntaxError is the first syntax error of a source, with its position.
+// SyntaxError is the first syntax error of a source, as luacheck reports
+// it (Pos, EndColumn, Msg) and as Lua 5.1's compiler, and so Redis,
+// reports it (LuaLine, LuaMsg).
 type SyntaxError struct {
 	File string
 	// Pos is where the offending token starts; EndColumn is the column of
 	// its last byte on the same line, as luacheck reports ranges.
 	Pos       Pos
 	EndColumn int
-	Msg       string
+	// Msg is luacheck's wording (its E011).
+	Msg string
+	// LuaLine is the line Lua's message names: where its lexer stood,
+	// which is the end of the offending token.
+	LuaLine int
+	// LuaMsg is Lua 5.1's wording, e.g. "'end' expected (to close 'if' at
+	// line 1) near 'print'".
+	LuaMsg string
 }
 
 // Error gives "file:line:col: msg".
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// LuaText is the error as Lua 5.1 words it for a chunk of the given name:
+// "user_script:3: 'end' expected (to close 'if' at line 1) near 'print'"
+// is Redis's for a script.
+func (e *SyntaxError) LuaText(chunk string) string {
+	return fmt.Sprintf("%s:%d: %s", chunk, e.LuaLine, e.LuaMsg)
 }
 
 // NewSyntax returns the Lua 5.2+ constructs found, in source order.

@@ -1,5 +1,7 @@
 package luasyntax
 
+import "strconv"
+
 // tokKind classifies a token. Single-byte punctuation uses its own byte
 // value; everything else has a named kind above 255.
 type tokKind int
@@ -63,12 +65,28 @@ type Pos struct {
 type token struct {
 	kind tokKind
 	Pos  Pos
-	End  int    // offset of the token's last byte
-	text string // raw text (names, numbers) or decoded value (strings)
+	End  int // offset of the token's last byte
+	// endLine is the line of the token's last byte: the line Lua's lexer
+	// stands on, and names in a message, while the token is current.
+	endLine int
+	text    string // raw text (names, numbers) or decoded value (strings)
+	// luaText is how Lua's messages quote a string token: its delimiters
+	// around the decoded value.
+	luaText string
 }
 
-// tokenText is how an error message quotes a token, as Lua does: the
-// source text for names and numbers, the raw lexeme otherwise.
+// luaTokenName is how Lua 5.1 names a token kind in a message
+// (luaX_token2str): the keyword or operator, "<eof>", "<name>", ...; a
+// control byte as "char(N)".
+func luaTokenName(k tokKind) string {
+	if k < 256 && (k < 32 || k == 127) {
+		return "char(" + strconv.Itoa(int(k)) + ")"
+	}
+	return tokenName(k)
+}
+
+// tokenName is the text of a token kind: the keyword, the operator, or a
+// placeholder ("<eof>", "<name>", ...) for the kinds with a value.
 func tokenName(k tokKind) string {
 	switch k {
 	case tokEOF:
@@ -106,7 +124,7 @@ func tokenName(k tokKind) string {
 		}
 	}
 	if k < 256 {
-		return string(rune(k))
+		return string([]byte{byte(k)})
 	}
 	return "?"
 }
