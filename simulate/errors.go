@@ -52,6 +52,16 @@ const (
 	errZRangeLimit     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
 	errZRangeLexScores = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 
+	// Sets and sorted sets: algebra, random members, multi-key pops.
+	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errLimitNegative   = "ERR LIMIT can't be negative"
+	errCountRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errCountPositive   = "ERR count should be greater than 0"
+	errAtLeastOneKey   = "ERR at least 1 input key is needed for '%s' command"
+	errWeightNotFloat  = "ERR weight value is not a float"
+	errValueRange      = "ERR value is out of range"
+	errTooManyPicks    = "ERR simulate: %s count %d asks for more elements than the simulator answers at once (at most 4194304 repeated picks)"
+
 	// Streams.
 	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
 	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"

@@ -1,0 +1,74 @@
+package simulate
+
+import (
+	"math/rand"
+	"strconv"
+)
+
+// The generated corpus's set, sorted-set algebra, HyperLogLog and geo
+// commands. Set members are integers, so every set is an intset, whose
+// order Redis defines: a hash table's order differs between servers, and
+// the per-command tests (cmd_set_diff_test.go) cover that encoding.
+func init() {
+	corpusGroups = append(corpusGroups, corpusSetCommand)
+}
+
+var corpusSetMembers = []string{"1", "2", "3", "-1", "7", "42", "0", "10"}
+
+// corpusKeyList is numkeys (sometimes wrong) and that many keys, the
+// first k.
+func corpusKeyList(r *rand.Rand, k string) []string {
+	n := 1 + r.Intn(3)
+	keys := []string{k}
+	for len(keys) < n {
+		keys = append(keys, pick(r, corpusKeys))
+	}
+	num := strconv.Itoa(n)
+	if r.Intn(12) == 0 {
+		num = pick(r, []string{"0", "-1", "x"}) // not n+1: the option after the keys would become a key, in another slot
+	}
+	return append([]string{num}, keys...)
+}
+
+func corpusSetCommand(r *rand.Rand, k string) []string {
+	m := func() string { return pick(r, corpusSetMembers) }
+	others := func(cmd []string) []string {
+		for i, n := 0, r.Intn(3); i < n; i++ {
+			cmd = append(cmd, pick(r, corpusKeys))
+		}
+		return cmd
+	}
+	switch r.Intn(8) {
+	case 0, 1:
+		cmd := []string{"SADD", k, m()}
+		for i, n := 0, r.Intn(4); i < n; i++ {
+			cmd = append(cmd, m())
+		}
+		return cmd
+	case 2:
+		return others([]string{pick(r, []string{"SINTER", "SUNION", "SDIFF"}), k})
+	case 3:
+		return others([]string{pick(r, []string{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}), pick(r, corpusKeys), k})
+	case 4:
+		cmd := append([]string{"SINTERCARD"}, corpusKeyList(r, k)...)
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "2", "-1", "x"}))
+		}
+		if r.Intn(10) == 0 {
+			cmd = append(cmd, "LIMIT")
+		}
+		return cmd
+	case 5:
+		return []string{"SMOVE", k, pick(r, corpusKeys), pick(r, append(corpusSetMembers, "x"))}
+	case 6:
+		// Counts whose reply does not depend on the draw: none, the whole
+		// set, or invalid.
+		cmd := []string{"SRANDMEMBER", k, pick(r, []string{"0", "100", "9223372036854775807", "-0", "x", "-9223372036854775808"})}
+		if r.Intn(10) == 0 {
+			cmd = append(cmd, "1")
+		}
+		return cmd
+	default:
+		return []string{pick(r, []string{"SMEMBERS", "SCARD", "SREM", "SISMEMBER"}), k, m()}[:2+r.Intn(2)]
+	}
+}
