@@ -10,7 +10,7 @@ import (
 // order Redis defines: a hash table's order differs between servers, and
 // the per-command tests (cmd_set_diff_test.go) cover that encoding.
 func init() {
-	corpusGroups = append(corpusGroups, corpusSetCommand)
+	corpusGroups = append(corpusGroups, corpusSetCommand, corpusZSetCommand)
 }
 
 var corpusSetMembers = []string{"1", "2", "3", "-1", "7", "42", "0", "10"}
@@ -70,5 +70,64 @@ func corpusSetCommand(r *rand.Rand, k string) []string {
 		return cmd
 	default:
 		return []string{pick(r, []string{"SMEMBERS", "SCARD", "SREM", "SISMEMBER"}), k, m()}[:2+r.Intn(2)]
+	}
+}
+
+// corpusZSetCommand makes ZUNION/ZINTER/ZDIFF (and STORE forms),
+// ZINTERCARD, ZMSCORE, ZMPOP and ZRANDMEMBER calls. BZMPOP is left to the
+// per-command tests: called directly on empty keys, redis-server blocks.
+func corpusZSetCommand(r *rand.Rand, k string) []string {
+	switch r.Intn(6) {
+	case 0, 1:
+		name := pick(r, []string{"ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD"})
+		cmd := []string{name}
+		if len(name) > 6 && name[len(name)-5:] == "STORE" {
+			cmd = append(cmd, pick(r, corpusKeys))
+		}
+		keys := corpusKeyList(r, k)
+		cmd = append(cmd, keys...)
+		n := len(keys) - 1
+		for _, o := range r.Perm(5) {
+			if r.Intn(3) != 0 {
+				continue
+			}
+			switch o {
+			case 0:
+				cmd = append(cmd, "WEIGHTS")
+				for i := 0; i < n; i++ {
+					cmd = append(cmd, pick(r, []string{"1", "2", "0", "-1", "0.5", "inf", "-inf", "-0", "x", "1e308"}))
+				}
+			case 1:
+				cmd = append(cmd, "AGGREGATE", pick(r, []string{"SUM", "MIN", "MAX", "max", "avg"}))
+			case 2:
+				cmd = append(cmd, "WITHSCORES")
+			case 3:
+				cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1"}))
+			case 4:
+				cmd = append(cmd, pick(r, []string{"WEIGHTS", "AGGREGATE", "FOO"}))
+			}
+		}
+		return cmd
+	case 2:
+		return []string{"ZMSCORE", k, pick(r, corpusFields), pick(r, corpusFields)}
+	case 3:
+		cmd := append([]string{"ZMPOP"}, corpusKeyList(r, k)...)
+		cmd = append(cmd, pick(r, []string{"MIN", "MAX", "min", "FOO"}))
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, "COUNT", pick(r, []string{"1", "2", "10", "0", "-1", "x"}))
+		}
+		return cmd
+	case 4:
+		cmd := []string{"ZRANDMEMBER", k, pick(r, []string{"0", "100", "-0", "x", "9223372036854775807", "4611686018427387904"})}
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, pick(r, []string{"WITHSCORES", "withscores", "FOO"}))
+		}
+		return cmd
+	default:
+		// zsets of more types of score and member, and sets, to combine
+		if r.Intn(2) == 0 {
+			return []string{"SADD", k, pick(r, corpusSetMembers), pick(r, corpusSetMembers)}
+		}
+		return []string{"ZADD", k, pick(r, corpusValues), pick(r, append(corpusSetMembers, corpusFields...))}
 	}
 }
