@@ -10,7 +10,7 @@ import (
 // order Redis defines: a hash table's order differs between servers, and
 // the per-command tests (cmd_set_diff_test.go) cover that encoding.
 func init() {
-	corpusGroups = append(corpusGroups, corpusSetCommand, corpusZSetCommand)
+	corpusGroups = append(corpusGroups, corpusSetCommand, corpusZSetCommand, corpusHLLCommand)
 }
 
 var corpusSetMembers = []string{"1", "2", "3", "-1", "7", "42", "0", "10"}
@@ -129,5 +129,32 @@ func corpusZSetCommand(r *rand.Rand, k string) []string {
 			return []string{"SADD", k, pick(r, corpusSetMembers), pick(r, corpusSetMembers)}
 		}
 		return []string{"ZADD", k, pick(r, corpusValues), pick(r, append(corpusSetMembers, corpusFields...))}
+	}
+}
+
+// corpusHLLCommand makes PFADD, PFCOUNT and PFMERGE calls, and GETs that
+// compare a HyperLogLog's bytes.
+func corpusHLLCommand(r *rand.Rand, k string) []string {
+	switch r.Intn(5) {
+	case 0, 1:
+		cmd := []string{"PFADD", k}
+		for i, n := 0, r.Intn(6); i < n; i++ {
+			cmd = append(cmd, "e"+strconv.Itoa(r.Intn(40)))
+		}
+		return cmd
+	case 2:
+		cmd := []string{"PFCOUNT", k}
+		for i, n := 0, r.Intn(3); i < n; i++ {
+			cmd = append(cmd, pick(r, corpusKeys))
+		}
+		return cmd
+	case 3:
+		cmd := []string{"PFMERGE", k}
+		for i, n := 0, r.Intn(3); i < n; i++ {
+			cmd = append(cmd, pick(r, corpusKeys))
+		}
+		return cmd
+	default:
+		return []string{"GET", k}
 	}
 }

@@ -62,6 +62,10 @@ const (
 	errValueRange      = "ERR value is out of range"
 	errTooManyPicks    = "ERR simulate: %s count %d asks for more elements than the simulator answers at once (at most 4194304 repeated picks)"
 
+	// HyperLogLog.
+	errHLLWrongType = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	errHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
+
 	// Streams.
 	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
 	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
