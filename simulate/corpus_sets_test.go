@@ -10,7 +10,7 @@ import (
 // order Redis defines: a hash table's order differs between servers, and
 // the per-command tests (cmd_set_diff_test.go) cover that encoding.
 func init() {
-	corpusGroups = append(corpusGroups, corpusSetCommand, corpusZSetCommand, corpusHLLCommand)
+	corpusGroups = append(corpusGroups, corpusSetCommand, corpusZSetCommand, corpusHLLCommand, corpusGeoCommand)
 }
 
 var corpusSetMembers = []string{"1", "2", "3", "-1", "7", "42", "0", "10"}
@@ -156,5 +156,91 @@ func corpusHLLCommand(r *rand.Rand, k string) []string {
 		return cmd
 	default:
 		return []string{"GET", k}
+	}
+}
+
+var (
+	corpusLongs = []string{"13.361389", "15.087269", "-0.1", "180", "-180", "181", "x", "0"}
+	corpusLats  = []string{"38.115556", "37.502669", "51.5", "85.05112878", "-85.05112878", "86", "0", "x"}
+)
+
+// corpusGeoCommand makes GEOADD, GEOPOS, GEODIST, GEOHASH and the search
+// commands, with their options and some invalid arguments. Members are
+// the corpus fields, so a sorted set's ZADD scores (1.5, inf, -1, ...)
+// are decoded as positions too.
+func corpusGeoCommand(r *rand.Rand, k string) []string {
+	f := func() string { return pick(r, corpusFields) }
+	unit := func() string { return pick(r, []string{"m", "km", "mi", "ft", "KM", "yd"}) }
+	dist := func() string { return pick(r, []string{"0", "100", "200", "5000", "-1", "x"}) }
+	searchOpts := func(cmd []string, store bool) []string {
+		for _, o := range r.Perm(6) {
+			if r.Intn(3) != 0 {
+				continue
+			}
+			switch o {
+			case 0:
+				cmd = append(cmd, pick(r, []string{"WITHDIST", "WITHCOORD", "WITHHASH"}))
+			case 1:
+				cmd = append(cmd, pick(r, []string{"ASC", "DESC"}))
+			case 2:
+				cmd = append(cmd, "COUNT", pick(r, []string{"1", "2", "0", "x"}))
+				if r.Intn(2) == 0 {
+					cmd = append(cmd, "ANY")
+				}
+			case 3:
+				if store {
+					cmd = append(cmd, pick(r, []string{"STORE", "STOREDIST"}), pick(r, corpusKeys))
+				}
+			case 4:
+				cmd = append(cmd, pick(r, []string{"ANY", "FOO", "STOREDIST"}))
+			case 5:
+				cmd = append(cmd, "WITHDIST")
+			}
+		}
+		return cmd
+	}
+	switch r.Intn(7) {
+	case 0, 1:
+		cmd := []string{"GEOADD", k}
+		for _, o := range []string{"NX", "XX", "CH"} {
+			if r.Intn(5) == 0 {
+				cmd = append(cmd, o)
+			}
+		}
+		for i, n := 0, 1+r.Intn(2); i < n; i++ {
+			cmd = append(cmd, pick(r, corpusLongs), pick(r, corpusLats), f())
+		}
+		return cmd
+	case 2:
+		return []string{pick(r, []string{"GEOPOS", "GEOHASH"}), k, f(), f()}
+	case 3:
+		cmd := []string{"GEODIST", k, f(), f()}
+		if r.Intn(2) == 0 {
+			cmd = append(cmd, unit())
+		}
+		return cmd
+	case 4:
+		if r.Intn(2) == 0 {
+			return searchOpts([]string{pick(r, []string{"GEORADIUS", "GEORADIUS_RO"}), k, pick(r, corpusLongs), pick(r, corpusLats), dist(), unit()}, true)
+		}
+		return searchOpts([]string{pick(r, []string{"GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO"}), k, f(), dist(), unit()}, true)
+	default:
+		cmd := []string{"GEOSEARCH", k}
+		if r.Intn(3) == 0 {
+			cmd = []string{"GEOSEARCHSTORE", pick(r, corpusKeys), k}
+		}
+		switch r.Intn(5) {
+		case 0, 1:
+			cmd = append(cmd, "FROMMEMBER", f())
+		case 2, 3:
+			cmd = append(cmd, "FROMLONLAT", pick(r, corpusLongs), pick(r, corpusLats))
+		}
+		switch r.Intn(5) {
+		case 0, 1:
+			cmd = append(cmd, "BYRADIUS", dist(), unit())
+		case 2, 3:
+			cmd = append(cmd, "BYBOX", dist(), dist(), unit())
+		}
+		return searchOpts(cmd, false)
 	}
 }

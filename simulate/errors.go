@@ -66,6 +66,21 @@ const (
 	errHLLWrongType = "WRONGTYPE Key is not a valid HyperLogLog string value."
 	errHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
 
+	// Geo.
+	errGeoInvalidPair    = "ERR invalid longitude,latitude pair %s,%s"
+	errGeoUnit           = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	errGeoMember         = "ERR could not decode requested zset member"
+	errGeoRadius         = "ERR need numeric radius"
+	errGeoRadiusNegative = "ERR radius cannot be negative"
+	errGeoWidth          = "ERR need numeric width"
+	errGeoHeight         = "ERR need numeric height"
+	errGeoBoxNegative    = "ERR height or width cannot be negative"
+	errGeoCount          = "ERR COUNT must be > 0"
+	errGeoStoreWith      = "ERR %s is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	errGeoFrom           = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %s"
+	errGeoBy             = "ERR exactly one of BYRADIUS and BYBOX can be specified for %s"
+	errGeoAny            = "ERR the ANY argument requires COUNT argument"
+
 	// Streams.
 	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
 	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
