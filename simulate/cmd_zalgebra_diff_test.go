@@ -51,6 +51,14 @@ func TestZSetAlgebraInScripts(t *testing.T) {
 		{src: "redis.setresp(3) return redis.call('BZMPOP', 0, 1, KEYS[1], 'MIN')", keys: []string{"{k}a"}},
 		{src: "return redis.call('BZMPOP', 0, 1, KEYS[1], 'MIN')", keys: []string{"{k}a"}},
 		{src: "redis.setresp(3) redis.call('SADD', KEYS[1], 3, 1) return redis.call('SINTER', KEYS[1])", keys: []string{"{k}a"}},
+		{src: "redis.call('SADD', KEYS[1], 3, 1) return redis.call('SUNION', KEYS[1])", keys: []string{"{k}a"}},
+		{src: "redis.call('GEOADD', KEYS[1], 13.361389, 38.115556, 'p', 15.087269, 37.502669, 'c') return redis.call('GEOPOS', KEYS[1], 'p', 'nope')", keys: []string{"{k}a"}},
+		{src: "redis.setresp(3) redis.call('GEOADD', KEYS[1], 13.361389, 38.115556, 'p', 15.087269, 37.502669, 'c') return redis.call('GEOPOS', KEYS[1], 'p', 'nope')", keys: []string{"{k}a"}},
+		{src: "redis.call('GEOADD', KEYS[1], 13.361389, 38.115556, 'p', 15.087269, 37.502669, 'c') return redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', 15, 37, 'BYRADIUS', 200, 'km', 'WITHCOORD', 'WITHDIST', 'WITHHASH', 'ASC')", keys: []string{"{k}a"}},
+		{src: "redis.setresp(3) redis.call('GEOADD', KEYS[1], 13.361389, 38.115556, 'p', 15.087269, 37.502669, 'c') return redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', 15, 37, 'BYRADIUS', 200, 'km', 'WITHCOORD', 'WITHDIST', 'WITHHASH', 'ASC')", keys: []string{"{k}a"}},
+		{src: "redis.call('GEOADD', KEYS[1], 1, 2, 'p') return redis.call('GEODIST', KEYS[1], 'p', 'p', 'km')", keys: []string{"{k}a"}},
+		{src: "redis.call('PFADD', KEYS[1], 'a', 'b') return {redis.call('PFCOUNT', KEYS[1]), redis.call('GET', KEYS[1])}", keys: []string{"{k}a"}},
+		{src: "return redis.pcall('PFADD', KEYS[1], 'a') ", keys: []string{"{k}a"}},
 		{src: "redis.setresp(3) redis.call('SADD', KEYS[1], 3, 1) return redis.call('SRANDMEMBER', KEYS[1], 3)", keys: []string{"{k}a"}},
 	})
 }
