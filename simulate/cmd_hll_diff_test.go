@@ -32,6 +32,9 @@ func hllCases() [][]string {
 		// a valid sparse value written with SET: its cached cardinality is
 		// trusted, and PFCOUNT leaves it a raw string
 		{"PFADD h a b c", "GET h", "OBJECT ENCODING h", "PFCOUNT h", "PFADD g " + elements(0, 3), "PFCOUNT g h", "PFMERGE g h", "GET g"},
+		// a HyperLogLog written with SET is an embstr until a single-key
+		// PFCOUNT, PFADD or PFMERGE makes it raw
+		{"SET v 'HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff'", "OBJECT ENCODING v", "PFCOUNT v w", "OBJECT ENCODING v", "PFCOUNT v", "OBJECT ENCODING v", "SET w 'HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff'", "PFADD w", "OBJECT ENCODING w", "SET x 'HYLL\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x7f\xff'", "PFCOUNT x", "PFMERGE x", "OBJECT ENCODING x", "PFCOUNT x", "GET x"},
 		// corrupt sparse opcodes
 		{"SET c 'HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f'", "PFCOUNT c", "PFADD c a", "PFCOUNT c c", "PFMERGE d c", "EXISTS d"},
 		{"SET c 'HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xfe'", "PFCOUNT c", "PFADD c a", "GET c", "PFCOUNT c missing", "PFMERGE d c", "EXISTS d"},

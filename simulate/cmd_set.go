@@ -457,12 +457,12 @@ func cmdSRandMember(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if l == math.MinInt64 {
 		return errorReply(errCountRange)
 	}
-	if l < -maxRandomPicks {
-		return errorReply(fmt.Sprintf(errTooManyPicks, "srandmember", l))
-	}
 	v, done, ok := ks.lookupOrReply(cc, a[1], kindSet, arrayReply([]Reply{}))
 	if !ok {
 		return done
+	}
+	if l < -maxRandomPicks {
+		return errorReply(fmt.Sprintf(errTooManyPicks, "srandmember", l))
 	}
 	picked := randomPicks(ks.random(), ks.setMembers(v), l)
 	out := make([]Reply, len(picked))

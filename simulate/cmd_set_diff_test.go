@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -28,7 +29,7 @@ var setCases = [][]string{
 	{"SET s v", "SADD a 1", "SMOVE missing s 1", "SMOVE s a 1", "SMOVE a s 1", "SMOVE a s 2", "SMEMBERS a"},
 	// SRANDMEMBER: what does not depend on the draw
 	{"SADD a 3 1 2", "SRANDMEMBER a 3", "SRANDMEMBER a 100", "SRANDMEMBER a 0", "SRANDMEMBER missing", "SRANDMEMBER missing 5", "SRANDMEMBER missing -5", "SADD one 7", "SRANDMEMBER one", "SRANDMEMBER one -3", "SRANDMEMBER one 1", "SADD h x", "SRANDMEMBER h -2", "SRANDMEMBER h 5"},
-	{"SADD a 1", "SRANDMEMBER a x", "SRANDMEMBER a -0", "SRANDMEMBER a 1 2", "SRANDMEMBER a -9223372036854775808", "SRANDMEMBER a 9223372036854775807", "SRANDMEMBER a 1.5", "SET s v", "SRANDMEMBER s", "SRANDMEMBER s 2", "SRANDMEMBER s x"},
+	{"SADD a 1", "SRANDMEMBER a x", "SRANDMEMBER a -0", "SRANDMEMBER a 1 2", "SRANDMEMBER a -9223372036854775808", "SRANDMEMBER a 9223372036854775807", "SRANDMEMBER missing -9223372036854775807", "SRANDMEMBER a 1.5", "SET s v", "SRANDMEMBER s", "SRANDMEMBER s 2", "SRANDMEMBER s x"},
 }
 
 func TestSetCommandsMatchRedis(t *testing.T) { runCommandCases(t, setCases) }
@@ -77,5 +78,24 @@ func TestSRandMemberDraws(t *testing.T) {
 				t.Fatalf("draw %d differs between two fresh servers: %v and %v", i, got, second[i])
 			}
 		}
+	}
+}
+
+// TestRandomPicksBounded checks that a negative count too large to hold
+// in memory is refused with an error naming the bound, where Redis would
+// stream that many picks.
+func TestRandomPicksBounded(t *testing.T) {
+	ctx := context.Background()
+	s := New()
+	s.Do(ctx, "SADD", "s", "1")
+	s.Do(ctx, "ZADD", "z", "1", "m")
+	for _, args := range [][]any{{"SRANDMEMBER", "s", "-9223372036854775807"}, {"ZRANDMEMBER", "z", "-4194305"}} {
+		err := s.Do(ctx, args...).Err()
+		if err == nil || !strings.Contains(err.Error(), "at most 4194304") {
+			t.Fatalf("%v: got %v, want the simulator's bound", args, err)
+		}
+	}
+	if n, err := s.Do(ctx, "SRANDMEMBER", "s", "-100000").Slice(); err != nil || len(n) != 100000 {
+		t.Fatalf("a count within the bound: %d picks, %v", len(n), err)
 	}
 }
