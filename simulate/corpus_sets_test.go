@@ -3,6 +3,7 @@ package simulate
 import (
 	"math/rand"
 	"strconv"
+	"strings"
 )
 
 // The generated corpus's set, sorted-set algebra, HyperLogLog and geo
@@ -81,30 +82,55 @@ func corpusZSetCommand(r *rand.Rand, k string) []string {
 	case 0, 1:
 		name := pick(r, []string{"ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD"})
 		cmd := []string{name}
-		if len(name) > 6 && name[len(name)-5:] == "STORE" {
+		if strings.HasSuffix(name, "STORE") {
 			cmd = append(cmd, pick(r, corpusKeys))
 		}
 		keys := corpusKeyList(r, k)
 		cmd = append(cmd, keys...)
 		n := len(keys) - 1
+		store, card := strings.HasSuffix(name, "STORE"), name == "ZINTERCARD"
+		rare := func() bool { return r.Intn(10) == 0 }
 		for _, o := range r.Perm(5) {
 			if r.Intn(3) != 0 {
 				continue
 			}
 			switch o {
 			case 0:
+				if name[:5] == "ZDIFF" || card {
+					if !rare() {
+						continue
+					}
+				}
 				cmd = append(cmd, "WEIGHTS")
 				for i := 0; i < n; i++ {
-					cmd = append(cmd, pick(r, []string{"1", "2", "0", "-1", "0.5", "inf", "-inf", "-0", "x", "1e308"}))
+					w := pick(r, []string{"1", "2", "0", "-1", "0.5", "inf", "-inf", "-0", "1e308"})
+					if rare() {
+						w = "x"
+					}
+					cmd = append(cmd, w)
 				}
 			case 1:
-				cmd = append(cmd, "AGGREGATE", pick(r, []string{"SUM", "MIN", "MAX", "max", "avg"}))
+				if (name[:5] == "ZDIFF" || card) && !rare() {
+					continue
+				}
+				cmd = append(cmd, "AGGREGATE", pick(r, []string{"SUM", "MIN", "MAX", "max", "sum"}))
+				if rare() {
+					cmd[len(cmd)-1] = "avg"
+				}
 			case 2:
+				if (store || card) && !rare() {
+					continue
+				}
 				cmd = append(cmd, "WITHSCORES")
 			case 3:
-				cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1"}))
+				if !card && !rare() {
+					continue
+				}
+				cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "2", "-1"}))
 			case 4:
-				cmd = append(cmd, pick(r, []string{"WEIGHTS", "AGGREGATE", "FOO"}))
+				if rare() {
+					cmd = append(cmd, pick(r, []string{"WEIGHTS", "AGGREGATE", "FOO"}))
+				}
 			}
 		}
 		return cmd
@@ -170,31 +196,52 @@ var (
 // are decoded as positions too.
 func corpusGeoCommand(r *rand.Rand, k string) []string {
 	f := func() string { return pick(r, corpusFields) }
-	unit := func() string { return pick(r, []string{"m", "km", "mi", "ft", "KM", "yd"}) }
-	dist := func() string { return pick(r, []string{"0", "100", "200", "5000", "-1", "x"}) }
+	unit := func() string {
+		if r.Intn(10) == 0 {
+			return "yd"
+		}
+		return pick(r, []string{"m", "km", "mi", "ft", "KM"})
+	}
+	dist := func() string {
+		if r.Intn(10) == 0 {
+			return pick(r, []string{"-1", "x"})
+		}
+		return pick(r, []string{"0", "100", "200", "5000", "200000"})
+	}
 	searchOpts := func(cmd []string, store bool) []string {
-		for _, o := range r.Perm(6) {
+		rare := func() bool { return r.Intn(10) == 0 }
+		stored := false
+		for _, o := range r.Perm(5) {
 			if r.Intn(3) != 0 {
 				continue
 			}
 			switch o {
 			case 0:
-				cmd = append(cmd, pick(r, []string{"WITHDIST", "WITHCOORD", "WITHHASH"}))
+				if store && r.Intn(2) == 0 {
+					cmd = append(cmd, pick(r, []string{"STORE", "STOREDIST"}), pick(r, corpusKeys))
+					stored = true
+				}
 			case 1:
 				cmd = append(cmd, pick(r, []string{"ASC", "DESC"}))
 			case 2:
-				cmd = append(cmd, "COUNT", pick(r, []string{"1", "2", "0", "x"}))
-				if r.Intn(2) == 0 {
+				cmd = append(cmd, "COUNT", pick(r, []string{"1", "2", "3"}))
+				if rare() {
+					cmd[len(cmd)-1] = pick(r, []string{"0", "x"})
+				}
+				if r.Intn(3) == 0 {
 					cmd = append(cmd, "ANY")
 				}
 			case 3:
-				if store {
-					cmd = append(cmd, pick(r, []string{"STORE", "STOREDIST"}), pick(r, corpusKeys))
+				if rare() {
+					cmd = append(cmd, pick(r, []string{"ANY", "FOO", "STOREDIST"}))
 				}
-			case 4:
-				cmd = append(cmd, pick(r, []string{"ANY", "FOO", "STOREDIST"}))
-			case 5:
-				cmd = append(cmd, "WITHDIST")
+			}
+		}
+		if (!stored && !strings.HasPrefix(cmd[0], "GEOSEARCHSTORE")) || rare() {
+			for _, w := range []string{"WITHDIST", "WITHCOORD", "WITHHASH"} {
+				if r.Intn(3) == 0 {
+					cmd = append(cmd, w)
+				}
 			}
 		}
 		return cmd
@@ -229,16 +276,16 @@ func corpusGeoCommand(r *rand.Rand, k string) []string {
 		if r.Intn(3) == 0 {
 			cmd = []string{"GEOSEARCHSTORE", pick(r, corpusKeys), k}
 		}
-		switch r.Intn(5) {
-		case 0, 1:
+		switch r.Intn(10) {
+		case 0, 1, 2, 3, 4:
 			cmd = append(cmd, "FROMMEMBER", f())
-		case 2, 3:
+		case 5, 6, 7, 8:
 			cmd = append(cmd, "FROMLONLAT", pick(r, corpusLongs), pick(r, corpusLats))
 		}
-		switch r.Intn(5) {
-		case 0, 1:
+		switch r.Intn(10) {
+		case 0, 1, 2, 3, 4:
 			cmd = append(cmd, "BYRADIUS", dist(), unit())
-		case 2, 3:
+		case 5, 6, 7, 8:
 			cmd = append(cmd, "BYBOX", dist(), dist(), unit())
 		}
 		return searchOpts(cmd, false)
