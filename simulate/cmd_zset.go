@@ -1,8 +1,10 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 func init() {
@@ -21,6 +23,18 @@ func init() {
 	commands["zpopmin"] = cmdZPop(false)
 	commands["zpopmax"] = cmdZPop(true)
 	commands["zscan"] = cmdCollectionScan(kindZSet)
+	commands["zmscore"] = cmdZMScore
+	commands["zrandmember"] = cmdZRandMember
+	commands["zmpop"] = cmdZMPop(false)
+	commands["bzmpop"] = cmdZMPop(true)
+	// The algebra (zalgebra.go).
+	commands["zunion"] = cmdZSetAlgebra(zUnion, false, false)
+	commands["zunionstore"] = cmdZSetAlgebra(zUnion, true, false)
+	commands["zinter"] = cmdZSetAlgebra(zInter, false, false)
+	commands["zinterstore"] = cmdZSetAlgebra(zInter, true, false)
+	commands["zintercard"] = cmdZSetAlgebra(zInter, false, true)
+	commands["zdiff"] = cmdZSetAlgebra(zDiff, false, false)
+	commands["zdiffstore"] = cmdZSetAlgebra(zDiff, true, false)
 	// The range commands (zrange.go).
 	commands["zrange"] = cmdZRangeGeneric(byAuto, dirAuto)
 	commands["zrevrange"] = cmdZRangeGeneric(byRank, dirReverse)
@@ -248,5 +262,151 @@ func cmdZPop(max bool) handler {
 			return arrayReply([]Reply{bulkReply(popped[0].Member), doubleReply(popped[0].Score)})
 		}
 		return withScores(cc, popped, true)
+	}
+}
+
+// cmdZMScore implements ZMSCORE key member [member ...]: a missing key
+// answers a nil per member.
+func cmdZMScore(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, wrong := ks.zsetFor(cc, a[1], false)
+	if wrong != nil {
+		return *wrong
+	}
+	out := make([]Reply, 0, len(a)-2)
+	for _, m := range a[2:] {
+		s, ok := 0.0, false
+		if v != nil {
+			s, ok = v.zset[m]
+		}
+		if !ok {
+			out = append(out, nilReply())
+			continue
+		}
+		out = append(out, doubleReply(s))
+	}
+	return arrayReply(out)
+}
+
+// cmdZRandMember implements ZRANDMEMBER key [count [WITHSCORES]], with
+// SRANDMEMBER's rules for counts (randomPicks); when the count reaches
+// the size Redis lists the whole set from the highest score down.
+func cmdZRandMember(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) == 2 {
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
+		if !ok {
+			return done
+		}
+		ms := sortedMembers(v.zset)
+		return bulkReply(ms[ks.random().Intn(len(ms))].Member)
+	}
+	l, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	withScores := len(a) == 4
+	if len(a) > 4 || (withScores && !strings.EqualFold(a[3], "withscores")) {
+		return errorReply(errSyntax)
+	}
+	if withScores && (l < math.MinInt64/2 || l > math.MaxInt64/2) {
+		return errorReply(errValueRange)
+	}
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, arrayReply([]Reply{}))
+	if !ok {
+		return done
+	}
+	if l < -maxRandomPicks {
+		return errorReply(fmt.Sprintf(errTooManyPicks, "zrandmember", l))
+	}
+	ms := sortedMembers(v.zset)
+	reverseMembers(ms)
+	return withScoresReply(cc, randomPicks(ks.random(), ms, l), withScores)
+}
+
+func reverseMembers(ms []ZMember) {
+	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+}
+
+// withScoresReply is withScores, an empty array for no members.
+func withScoresReply(cc *CallContext, ms []ZMember, scores bool) Reply {
+	if len(ms) == 0 {
+		return arrayReply([]Reply{})
+	}
+	return withScores(cc, ms, scores)
+}
+
+// cmdZMPop implements ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
+// and BZMPOP timeout numkeys ...: the first non-empty sorted set gives up
+// to count members, answered as [key, [[member, score], ...]]; none gives
+// a null array. A script cannot block, so BZMPOP answers as if its timeout
+// had passed at once.
+func cmdZMPop(block bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		at := 1
+		if block {
+			at = 2
+		}
+		n, ok := parseInt(a[at])
+		if !ok || n < 1 {
+			return errorReply(errNumKeysPositive)
+		}
+		where := at + 1 + int(min(n, int64(len(a))))
+		if where >= len(a) {
+			return errorReply(errSyntax)
+		}
+		var max bool
+		switch strings.ToLower(a[where]) {
+		case "min":
+		case "max":
+			max = true
+		default:
+			return errorReply(errSyntax)
+		}
+		count := int64(-1)
+		for j := where + 1; j < len(a); j++ {
+			if count != -1 || !strings.EqualFold(a[j], "count") || j+1 >= len(a) {
+				return errorReply(errSyntax)
+			}
+			j++
+			c, ok := parseInt(a[j])
+			if !ok || c < 1 {
+				return errorReply(errCountPositive)
+			}
+			count = c
+		}
+		if count == -1 {
+			count = 1
+		}
+		if block {
+			timeout, ok := parseFloat(a[1])
+			if !ok {
+				return errorReply(errTimeoutNotFloat)
+			}
+			if timeout < 0 {
+				return errorReply(errTimeoutNegative)
+			}
+		}
+		for _, key := range a[at+1 : where] {
+			v, wrong := ks.zsetFor(cc, key, false)
+			if wrong != nil {
+				return *wrong
+			}
+			if v == nil {
+				continue
+			}
+			ms := sortedMembers(v.zset)
+			if max {
+				reverseMembers(ms)
+			}
+			popped := ms[:min(count, int64(len(ms)))]
+			ks.removeMembers(key, v, popped)
+			pairs := make([]Reply, len(popped))
+			for i, m := range popped {
+				pairs[i] = arrayReply([]Reply{bulkReply(m.Member), doubleReply(m.Score)})
+			}
+			return arrayReply([]Reply{bulkReply(key), arrayReply(pairs)})
+		}
+		return nilReply()
 	}
 }

@@ -52,6 +52,35 @@ const (
 	errZRangeLimit     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
 	errZRangeLexScores = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 
+	// Sets and sorted sets: algebra, random members, multi-key pops.
+	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errLimitNegative   = "ERR LIMIT can't be negative"
+	errCountRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errCountPositive   = "ERR count should be greater than 0"
+	errAtLeastOneKey   = "ERR at least 1 input key is needed for '%s' command"
+	errWeightNotFloat  = "ERR weight value is not a float"
+	errValueRange      = "ERR value is out of range"
+	errTooManyPicks    = "ERR simulate: %s count %d asks for more elements than the simulator answers at once (at most 4194304 repeated picks)"
+
+	// HyperLogLog.
+	errHLLWrongType = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	errHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
+
+	// Geo.
+	errGeoInvalidPair    = "ERR invalid longitude,latitude pair %s,%s"
+	errGeoUnit           = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	errGeoMember         = "ERR could not decode requested zset member"
+	errGeoRadius         = "ERR need numeric radius"
+	errGeoRadiusNegative = "ERR radius cannot be negative"
+	errGeoWidth          = "ERR need numeric width"
+	errGeoHeight         = "ERR need numeric height"
+	errGeoBoxNegative    = "ERR height or width cannot be negative"
+	errGeoCount          = "ERR COUNT must be > 0"
+	errGeoStoreWith      = "ERR %s is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	errGeoFrom           = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for %s"
+	errGeoBy             = "ERR exactly one of BYRADIUS and BYBOX can be specified for %s"
+	errGeoAny            = "ERR the ANY argument requires COUNT argument"
+
 	// Streams.
 	errStreamID         = "ERR Invalid stream ID specified as stream command argument"
 	errStreamTooLow     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"

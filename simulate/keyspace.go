@@ -17,6 +17,8 @@ type Keyspace struct {
 	// shuffle, when set, reorders the replies whose order Redis leaves
 	// undefined (see WithUndefinedOrder).
 	shuffle *rand.Rand
+	// rng picks the members SRANDMEMBER and ZRANDMEMBER answer; see random.
+	rng *rand.Rand
 }
 
 type kind uint8

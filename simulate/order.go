@@ -35,7 +35,8 @@ func (o Order) String() string {
 // ReplyOrder reports whether Redis defines the order of the reply the
 // command args (as for Do, e.g. "HGETALL", "h") would get from the
 // current keyspace. It runs nothing. Commands outside KEYS, SCAN,
-// HSCAN/SSCAN/ZSCAN, HGETALL/HKEYS/HVALS and SMEMBERS have a defined order.
+// HSCAN/SSCAN/ZSCAN, HGETALL/HKEYS/HVALS, SMEMBERS and SINTER/SUNION/SDIFF
+// have a defined order.
 func (s *Server) ReplyOrder(args ...any) Order {
 	argv, err := argStrings(nil, args, false)
 	if err != nil || len(argv) == 0 {
@@ -50,6 +51,8 @@ func (ks *Keyspace) replyOrder(nowMS int64, argv []string) Order {
 	switch strings.ToLower(argv[0]) {
 	case "keys", "scan":
 		return OrderUndefined
+	case "sinter", "sunion", "sdiff":
+		return ks.setAlgebraOrder(nowMS, strings.ToLower(argv[0]), argv[1:])
 	case "hgetall", "hkeys", "hvals", "hscan", "smembers", "sscan", "zscan":
 		if len(argv) < 2 {
 			return OrderDefined
@@ -105,4 +108,51 @@ func intsetOrder(members []string) {
 		b, _ := strconv.ParseInt(members[j], 10, 64)
 		return a < b
 	})
+}
+
+// setAlgebraOrder tells whether SINTER, SUNION or SDIFF over keys answers
+// in an intset's numeric order: SINTER lists its smallest input's members
+// in that set's order, SUNION and SDIFF their result's, which is a hash
+// table once an input is one (SDIFF: its first input) or the union may
+// pass 512 members.
+func (ks *Keyspace) setAlgebraOrder(nowMS int64, name string, keys []string) Order {
+	var sets []*value
+	total := 0
+	for _, k := range keys {
+		v := ks.keys[k]
+		if v == nil || v.expiredBy(nowMS) || v.kind != kindSet {
+			if name == "sinter" {
+				return OrderDefined // empty, or an error
+			}
+			v = &value{kind: kindSet}
+		}
+		sets = append(sets, v)
+		total += len(v.set)
+	}
+	switch name {
+	case "sinter":
+		smallest := sets[0]
+		for _, v := range sets[1:] {
+			if len(v.set) < len(smallest.set) {
+				smallest = v
+			}
+		}
+		if smallest.big {
+			return OrderUndefined
+		}
+	case "sdiff":
+		if len(sets) > 0 && sets[0].big {
+			return OrderUndefined
+		}
+	default:
+		for _, v := range sets {
+			if v.big {
+				return OrderUndefined
+			}
+		}
+		if total > setMaxIntsetEntries {
+			return OrderUndefined
+		}
+	}
+	return OrderDefined
 }
