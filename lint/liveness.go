@@ -8,13 +8,21 @@ import "github.com/redlua/redlua/internal/luasyntax"
 // used when the variable is live after the assignment: some path reads it
 // before overwriting it. Reads from other functions (closures) are handled
 // conservatively in markUsedValues.
+//
+// The analysis runs in time about linear in the function's size: a live
+// set is owned by one caller and updated in place along a sequence of
+// statements; it is copied only where paths split (the branches of an if,
+// a loop's head, a break). And a variable leaves the set at its
+// declaration (going backwards, before it no path can read or set it), so
+// a set holds only variables in scope, not every local seen so far.
 
 type liveSet struct {
 	all  bool // after a goto: assume everything is live
 	vars map[*Var]bool
 	// kill maps a dead variable to the one assignment every path meets
-	// before any read or the function's end, for luacheck's "is
-	// overwritten on line N before use"; absent: no single such assignment.
+	// before any read, the end of its scope or the function's end, for
+	// luacheck's "is overwritten on line N before use"; absent: no single
+	// such assignment.
 	kill map[*Var]*setSite
 }
 
@@ -35,18 +43,19 @@ func (s liveSet) clone() liveSet {
 	return c
 }
 
+// union adds o's paths to s, in place, and returns s: a variable is live
+// if it is on either, and killed by one assignment only if both agree.
 func (s liveSet) union(o liveSet) liveSet {
-	c := s.clone()
-	c.all = c.all || o.all
+	s.all = s.all || o.all
 	for v := range o.vars {
-		c.vars[v] = true
+		s.vars[v] = true
 	}
-	for v, k := range c.kill {
-		if o.kill[v] != k || c.vars[v] {
-			delete(c.kill, v)
+	for v, k := range s.kill {
+		if o.kill[v] != k || s.vars[v] {
+			delete(s.kill, v)
 		}
 	}
-	return c
+	return s
 }
 
 func (s liveSet) equal(o liveSet) bool {
@@ -89,11 +98,14 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 		l := &liveness{res: res, fn: fn, mark: true, heads: map[Stmt]liveSet{}, upvals: upvals}
 		in := l.block(fn.Body.Stmts, newLiveSet())
 		for _, p := range fn.Params {
-			l.set(p, in)
+			in = l.set(p, in)
+		}
+		if n := res.selfName[fn]; n != nil {
+			l.set(n, in)
 		}
 	}
 	// A closure reads the values its upvalues hold when it is created
-	// (collectReads counts those) and any value set after that; a value
+	// (reads counts those) and any value set after that; a value
 	// set inside a closure is seen by that closure's own later calls, by
 	// every other closure, and by the declaring function after the closure
 	// is created.
@@ -103,6 +115,9 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 				continue
 			}
 			for _, r := range v.reads {
+				if r.circular {
+					continue // luacheck's circular reference: no access
+				}
 				if r.recursive && s.at == v.Decl {
 					continue // a function reading itself does not use its own first value
 				}
@@ -163,6 +178,9 @@ func upvalueReads(res *resolution) map[*FunctionExpr][]*Var {
 	for _, v := range res.vars {
 		seen := map[*FunctionExpr]bool{}
 		for _, r := range v.reads {
+			if r.circular {
+				continue
+			}
 			for fn := r.fn; fn != nil && fn != v.Func; fn = res.parentOf[fn] {
 				if !seen[fn] {
 					seen[fn] = true
@@ -183,7 +201,9 @@ func (l *liveness) block(stmts []Stmt, out liveSet) liveSet {
 }
 
 // set handles a value given to n: the value is used if n's variable is
-// live afterwards; the variable is dead before the assignment.
+// live afterwards; the variable is dead before the assignment. It updates
+// live in place and returns it. At the variable's declaration it leaves
+// the set altogether.
 func (l *liveness) set(n *NameExpr, live liveSet) liveSet {
 	s := l.res.sets[n]
 	if s == nil {
@@ -196,53 +216,42 @@ func (l *liveness) set(n *NameExpr, live liveSet) liveSet {
 			s.overwrittenBy = k
 		}
 	}
-	live = live.clone()
 	delete(live.vars, s.v)
-	live.kill[s.v] = s
+	if s.at == s.v.Decl {
+		delete(live.kill, s.v)
+	} else {
+		live.kill[s.v] = s
+	}
 	return live
 }
 
+// reads adds the locals es read (and those closures created in es read
+// from enclosing functions) to live, in place, and returns it.
 func (l *liveness) reads(live liveSet, es ...Expr) liveSet {
-	var add []*Var
 	for _, e := range es {
-		collectReads(l.res, e, &add)
 		luasyntax.WalkExpr(e, func(e Expr) bool {
-			if f, ok := e.(*FunctionExpr); ok {
-				add = append(add, l.upvals[f]...)
+			switch e := e.(type) {
+			case *NameExpr:
+				if v := l.res.varOf(e); v != nil && !l.res.circular[e] {
+					live.vars[v] = true
+					delete(live.kill, v)
+				}
+			case *FunctionExpr:
+				for _, v := range l.upvals[e] {
+					live.vars[v] = true
+					delete(live.kill, v)
+				}
 				return false
 			}
 			return true
 		})
 	}
-	if len(add) == 0 {
-		return live
-	}
-	live = live.clone()
-	for _, v := range add {
-		live.vars[v] = true
-		delete(live.kill, v)
-	}
 	return live
 }
 
-// collectReads lists the locals an expression reads in its own function
-// (function bodies inside it are other functions).
-func collectReads(res *resolution, e Expr, out *[]*Var) {
-	luasyntax.WalkExpr(e, func(e Expr) bool {
-		switch e := e.(type) {
-		case *NameExpr:
-			if v := res.varOf(e); v != nil {
-				*out = append(*out, v)
-			}
-		case *FunctionExpr:
-			return false
-		}
-		return true
-	})
-}
-
 // loop computes the live set at a loop head: body(head ∪ exit) ∪ extra,
-// iterated to a fixpoint without marking, then once more marking.
+// iterated to a fixpoint without marking, then once more marking. body
+// owns the set it is given; out stays the caller's.
 func (l *liveness) loop(s Stmt, out liveSet, body func(next liveSet) liveSet) liveSet {
 	mark := l.mark
 	l.mark = false
@@ -252,7 +261,7 @@ func (l *liveness) loop(s Stmt, out liveSet, body func(next liveSet) liveSet) li
 	}
 	for i := 0; i < 50; i++ {
 		l.breaks = append(l.breaks, out)
-		next := body(head)
+		next := body(head.clone())
 		l.breaks = l.breaks[:len(l.breaks)-1]
 		if next.equal(head) {
 			break
@@ -263,10 +272,11 @@ func (l *liveness) loop(s Stmt, out liveSet, body func(next liveSet) liveSet) li
 	l.mark = mark
 	if mark {
 		l.breaks = append(l.breaks, out)
-		head = body(head)
+		head = body(head.clone())
 		l.breaks = l.breaks[:len(l.breaks)-1]
+		return head
 	}
-	return head
+	return head.clone() // the cached head stays unchanged
 }
 
 func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
@@ -303,7 +313,7 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		return l.reads(newLiveSet(), s.Exprs...)
 	case *BreakStmt:
 		if n := len(l.breaks); n > 0 {
-			return l.breaks[n-1]
+			return l.breaks[n-1].clone()
 		}
 		return out
 	case *GotoStmt, *LabelStmt:
@@ -314,21 +324,35 @@ func (l *liveness) stmt(s Stmt, out liveSet) liveSet {
 		return l.block(s.Body.Stmts, out)
 	case *IfStmt:
 		// Constant conditions are folded as the unreachable analyzer folds
-		// them: code no path reaches reads nothing.
-		acc := out
+		// them: code no path reaches reads nothing. Every branch starts
+		// from its own copy of out; the last one takes out itself.
+		n := len(s.Conds)
 		if s.Else != nil {
-			acc = l.block(s.Else.Stmts, out)
+			n++
+		}
+		from := func() liveSet {
+			n--
+			if n == 0 {
+				return out
+			}
+			return out.clone()
+		}
+		var acc liveSet
+		if s.Else != nil {
+			acc = l.block(s.Else.Stmts, from())
+		} else {
+			acc = out.clone()
 		}
 		for i := len(s.Conds) - 1; i >= 0; i-- {
 			switch {
 			case isFalsy(s.Conds[i]):
 				// dead, but analysed as code: its own values reach its reads
-				l.block(s.Blocks[i].Stmts, out)
+				l.block(s.Blocks[i].Stmts, from())
 				acc = l.reads(acc, s.Conds[i])
 			case isTruthy(s.Conds[i]):
-				acc = l.reads(l.block(s.Blocks[i].Stmts, out), s.Conds[i])
+				acc = l.reads(l.block(s.Blocks[i].Stmts, from()), s.Conds[i])
 			default:
-				acc = l.reads(l.block(s.Blocks[i].Stmts, out).union(acc), s.Conds[i])
+				acc = l.reads(l.block(s.Blocks[i].Stmts, from()).union(acc), s.Conds[i])
 			}
 		}
 		return acc
