@@ -82,7 +82,7 @@ pattern or a bad config file.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ca, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n%s", err, usage)
+		fmt.Fprintf(stderr, "luacheck: %s\n%s", escapeControls(err.Error()), usage)
 		return exitCritical
 	}
 	if ca.has("help") {
@@ -95,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	set, err := buildSettings(ca)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitCritical
 	}
 	if len(ca.files) == 0 {
@@ -109,7 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	results, srcs, err := checkAll(ca.files, stdin, filename, set)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitCritical
 	}
 	if code, ok := writeReport(stdout, stderr, formatter, results, opts); !ok {
@@ -119,7 +119,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if ca.has("sum") {
 		sumCode, err := verifySum(ca.last("sum"), results, srcs)
 		if err != nil {
-			fmt.Fprintf(stderr, "luacheck: %v\n", err)
+			fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		}
 		code = max(code, sumCode)
 	}
@@ -163,6 +163,7 @@ func reportSettings(ca *cliArgs, conf *rcConfig, terminal bool) (reportOpts, str
 // it says why and returns the exit code and false.
 func writeReport(stdout, stderr io.Writer, formatter string, results []fileResult, opts reportOpts) (int, bool) {
 	var err error
+	results = terminalSafe(results)
 	switch strings.ToLower(formatter) {
 	case "default":
 		writeDefault(stdout, results, opts)
@@ -181,7 +182,7 @@ func writeReport(stdout, stderr io.Writer, formatter string, results []fileResul
 		return exitCritical, false
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitIO, false
 	}
 	return exitOK, true
