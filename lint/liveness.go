@@ -110,42 +110,93 @@ func markUsedValues(res *resolution, dead func(off int) bool) {
 	// every other closure, and by the declaring function after the closure
 	// is created.
 	for _, v := range res.vars {
+		var c *closureReads
 		for _, s := range v.sets {
 			if s.used {
 				continue
 			}
-			for _, r := range v.reads {
-				if r.circular {
-					continue // luacheck's circular reference: no access
-				}
-				if r.recursive && s.at == v.Decl {
-					continue // a function reading itself does not use its own first value
-				}
-				// a closure created in unreachable code never runs for
-				// values set where code does run
-				if r.fn != v.Func && createdDead(res, r.fn, v.Func, dead) && !dead(s.at.Pos.Offset) {
-					continue
-				}
-				var seen bool
-				switch {
-				case r.fn == v.Func:
-				case s.fn == v.Func:
-					seen = outermostBelow(res, r.fn, v.Func).Pos.Offset < s.after
-				case r.fn == s.fn:
-					seen = true
-				default:
-					seen = r.fn != v.Func
-				}
-				if r.fn == v.Func && s.fn != v.Func {
-					seen = r.node == nil || r.node.Pos.Offset > s.fn.Pos.Offset
-				}
-				if seen {
-					s.used = true
-					break
-				}
+			if c == nil {
+				c = summarizeReads(res, v, dead)
+			}
+			s.used = c.reach(s, dead)
+		}
+	}
+}
+
+// closureReads summarizes a variable's reads for markUsedValues, so that
+// each of its unused values is judged in constant time, not by going
+// through every read. Reads from closures are grouped by whether they are
+// recursive (a local function reading itself, which does not use its own
+// first value) and whether their closure is created in unreachable code
+// (it never runs for values set where code does run).
+type closureReads struct {
+	// count and firstCreated: per [recursive][createdDead], how many reads
+	// come from closures and the lowest offset at which the closure
+	// bringing one into the declaring function is created
+	count        [2][2]int
+	firstCreated [2][2]int
+	// lastOwn is the offset of the last read in the declaring function
+	// itself (maxInt for a read without a node), -1 for none
+	lastOwn int
+}
+
+func summarizeReads(res *resolution, v *Var, dead func(int) bool) *closureReads {
+	c := &closureReads{lastOwn: -1}
+	for i := range c.firstCreated {
+		for j := range c.firstCreated[i] {
+			c.firstCreated[i][j] = int(^uint(0) >> 1)
+		}
+	}
+	for _, r := range v.reads {
+		switch {
+		case r.circular: // luacheck's circular reference: no access
+		case r.fn == v.Func:
+			off := int(^uint(0) >> 1)
+			if r.node != nil {
+				off = r.node.Pos.Offset
+			}
+			c.lastOwn = max(c.lastOwn, off)
+		default:
+			rec, dc := b2i(r.recursive), b2i(createdDead(res, r.fn, v.Func, dead))
+			c.count[rec][dc]++
+			c.firstCreated[rec][dc] = min(c.firstCreated[rec][dc], outermostBelow(res, r.fn, v.Func).Pos.Offset)
+		}
+	}
+	return c
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// reach reports whether some read sees the value s gives: for a value set
+// in the declaring function, a read from a closure created before the
+// assignment is done (the closure may run later); for one set in a
+// closure, any read from a closure, or a read in the declaring function
+// after that closure is created.
+func (c *closureReads) reach(s *setSite, dead func(int) bool) bool {
+	recs := 1 // a recursive read does not use the function's own first value
+	if s.at != s.v.Decl {
+		recs = 2
+	}
+	dcs := 1 // a closure created in unreachable code never runs, unless s is there too
+	if dead(s.at.Pos.Offset) {
+		dcs = 2
+	}
+	for rec := 0; rec < recs; rec++ {
+		for dc := 0; dc < dcs; dc++ {
+			if c.count[rec][dc] == 0 {
+				continue
+			}
+			if s.fn != s.v.Func || c.firstCreated[rec][dc] < s.after {
+				return true
 			}
 		}
 	}
+	return s.fn != s.v.Func && c.lastOwn > s.fn.Pos.Offset
 }
 
 // createdDead reports whether fn, or a function enclosing it below outer,
@@ -176,16 +227,19 @@ func outermostBelow(res *resolution, fn, outer *FunctionExpr) *FunctionExpr {
 func upvalueReads(res *resolution) map[*FunctionExpr][]*Var {
 	m := map[*FunctionExpr][]*Var{}
 	for _, v := range res.vars {
-		seen := map[*FunctionExpr]bool{}
+		var seen map[*FunctionExpr]bool // made for the few variables closures read
 		for _, r := range v.reads {
-			if r.circular {
+			if r.circular || r.fn == v.Func {
 				continue
 			}
-			for fn := r.fn; fn != nil && fn != v.Func; fn = res.parentOf[fn] {
-				if !seen[fn] {
-					seen[fn] = true
-					m[fn] = append(m[fn], v)
-				}
+			if seen == nil {
+				seen = map[*FunctionExpr]bool{}
+			}
+			for fn := r.fn; fn != nil && fn != v.Func && !seen[fn]; fn = res.parentOf[fn] {
+				// an enclosing function seen before has its own enclosing
+				// ones seen too
+				seen[fn] = true
+				m[fn] = append(m[fn], v)
 			}
 		}
 	}
