@@ -84,7 +84,7 @@ func runUnused(p *Pass) {
 		}
 		if !reached && v.isFunc {
 			for _, r := range v.reads {
-				if r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.Pos.Offset)) {
+				if !r.circular && r.fn != v.Func && (!createdDead(p.res, r.fn, v.Func, reach.isDead) || reach.isDead(v.Decl.Pos.Offset)) {
 					reached = true
 				}
 			}
@@ -118,7 +118,18 @@ func runUnused(p *Pass) {
 			laterSets-- // the declaration's own value
 		}
 		reads := len(v.reads)
-		if fn := funcOf[v]; fn != nil && reads > 0 && !used.marked[fn] {
+		if len(v.sets) == 1 {
+			// luacheck judges a variable with one value by that value,
+			// which circular reads ("Q.__index = Q") do not access; with
+			// several it asks whether the variable is read at all.
+			reads = 0
+			for _, r := range v.reads {
+				if !r.circular {
+					reads++
+				}
+			}
+		}
+		if fn := funcOf[v]; fn != nil && reads > 0 && used.reported[fn] {
 			if at, ok := functionVar(v, laterSets); ok {
 				// read only by closures nothing running reaches
 				msg := "unused mutually recursive function '" + v.Name + "'"
@@ -193,16 +204,20 @@ func functionVar(v *Var, laterSets int) (span, bool) {
 
 // closureUse is luacheck's graph of closures: a closure is used by its
 // parent when it is anonymous, and by each closure reading the local it is
-// the value of. marked holds the closures reachable from the main chunk,
-// or from a function value nobody reads (whose own warning covers them).
+// the value of. Closures reachable from the main chunk, or from a function
+// value nobody reads (whose own warning covers them), are in use; of the
+// others, reported holds those on a cycle (luacheck's groups of mutually
+// recursive functions, found as strongly connected components): a
+// function only called from an unused recursive one is not reported, as
+// fixing the recursive one fixes it.
 type closureUse struct {
-	marked map[*FunctionExpr]bool
-	self   map[*FunctionExpr]bool // reads its own variable from its body
+	reported map[*FunctionExpr]bool
+	self     map[*FunctionExpr]bool // reads its own variable from its body
 }
 
 func closuresInUse(res *resolution) closureUse {
 	edges := map[*FunctionExpr][]*FunctionExpr{}
-	u := closureUse{marked: map[*FunctionExpr]bool{}, self: map[*FunctionExpr]bool{}}
+	u := closureUse{reported: map[*FunctionExpr]bool{}, self: map[*FunctionExpr]bool{}}
 	for _, fn := range res.funcs {
 		if res.parentOf[fn] == nil {
 			continue // the main chunk
@@ -212,21 +227,37 @@ func closuresInUse(res *resolution) closureUse {
 			edges[res.parentOf[fn]] = append(edges[res.parentOf[fn]], fn)
 			continue
 		}
+		// A read from a closure nested in other closures of v's function
+		// is, as luacheck resolves upvalues, a use by each of them.
+		users := map[*FunctionExpr]bool{}
 		for _, r := range v.reads {
-			edges[r.fn] = append(edges[r.fn], fn)
-			if r.fn == fn {
-				u.self[fn] = true
+			if r.circular {
+				continue
+			}
+			for user := r.fn; user != nil && !users[user]; user = res.parentOf[user] {
+				users[user] = true
+				edges[user] = append(edges[user], fn)
+				if user == fn {
+					u.self[fn] = true
+				}
+				if user == v.Func || res.parentOf[user] == v.Func {
+					break
+				}
 			}
 		}
 	}
-	var mark func(fn *FunctionExpr)
-	mark = func(fn *FunctionExpr) {
-		if u.marked[fn] {
-			return
-		}
-		u.marked[fn] = true
-		for _, next := range edges[fn] {
-			mark(next)
+	marked := map[*FunctionExpr]bool{}
+	// mark walks iteratively: a chain of closures may be long
+	mark := func(fn *FunctionExpr) {
+		stack := []*FunctionExpr{fn}
+		for len(stack) > 0 {
+			fn := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if marked[fn] {
+				continue
+			}
+			marked[fn] = true
+			stack = append(stack, edges[fn]...)
 		}
 	}
 	for _, fn := range res.funcs {
@@ -239,7 +270,79 @@ func closuresInUse(res *resolution) closureUse {
 			mark(fn)
 		}
 	}
+	for _, comp := range components(res.funcs, edges, marked) {
+		if len(comp) > 1 || u.self[comp[0]] {
+			for _, fn := range comp {
+				u.reported[fn] = true
+			}
+		}
+	}
 	return u
+}
+
+// components returns the strongly connected components of the graph of
+// the closures not in skip (Tarjan's algorithm, iterative, linear time).
+func components(nodes []*FunctionExpr, edges map[*FunctionExpr][]*FunctionExpr, skip map[*FunctionExpr]bool) [][]*FunctionExpr {
+	index := map[*FunctionExpr]int{}
+	low := map[*FunctionExpr]int{}
+	onStack := map[*FunctionExpr]bool{}
+	var stack []*FunctionExpr
+	var comps [][]*FunctionExpr
+	type frame struct {
+		fn   *FunctionExpr
+		next int // the next edge of fn to follow
+	}
+	for _, root := range nodes {
+		if skip[root] {
+			continue
+		}
+		if _, seen := index[root]; seen {
+			continue
+		}
+		calls := []frame{{fn: root}}
+		index[root], low[root] = len(index), len(index)
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(calls) > 0 {
+			f := &calls[len(calls)-1]
+			if out := edges[f.fn]; f.next < len(out) {
+				w := out[f.next]
+				f.next++
+				if skip[w] {
+					continue
+				}
+				if _, seen := index[w]; !seen {
+					index[w], low[w] = len(index), len(index)
+					stack = append(stack, w)
+					onStack[w] = true
+					calls = append(calls, frame{fn: w})
+				} else if onStack[w] {
+					low[f.fn] = min(low[f.fn], index[w])
+				}
+				continue
+			}
+			fn := f.fn
+			calls = calls[:len(calls)-1]
+			if len(calls) > 0 {
+				parent := calls[len(calls)-1].fn
+				low[parent] = min(low[parent], low[fn])
+			}
+			if low[fn] == index[fn] {
+				var comp []*FunctionExpr
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == fn {
+						break
+					}
+				}
+				comps = append(comps, comp)
+			}
+		}
+	}
+	return comps
 }
 
 // redefinedFormats are luacheck's messages for the 4xx codes.

@@ -15,6 +15,7 @@ func HelpURL(code string) string { return CodesURL + "#" + strings.ToLower(code)
 var builtinDocs = map[string]string{
 	"syntax":         "Lua 5.1 syntax errors, which Redis's compiler rejects (reported alone, as luacheck does)",
 	"inline-options": "invalid or unpaired inline -- luacheck: comments",
+	"redis-registry": "what registry.New rejects in a directory of scripts beyond one file's contents: no redlua header, a file name that is not name.vVERSION.lua, a name@version declared twice (CheckRegistry)",
 }
 
 // AnalyzerDoc returns the doc of the analyzer named name (a

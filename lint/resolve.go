@@ -1,5 +1,7 @@
 package lint
 
+import "github.com/redlua/redlua/internal/luasyntax"
+
 // Name resolution: which NameExpr refers to which local, which are
 // globals, and which declarations shadow others. The unused, redefined and
 // globals analyzers read what this records.
@@ -36,6 +38,12 @@ type Var struct {
 	// onlyTables: every value it is given is a table constructor, so a
 	// mutation can only matter through a later read (W241).
 	onlyTables bool
+	// hidden: the local "arg" Lua 5.1 declares in every vararg function
+	// (LUA_COMPAT_VARARG, on in Redis); never reported, not in
+	// resolution.vars, and reading it reads the function's "...".
+	hidden bool
+	// dots is the "..." of the function a hidden "arg" belongs to.
+	dots *Var
 }
 
 // access is one read of a variable.
@@ -44,6 +52,9 @@ type access struct {
 	fn   *FunctionExpr
 	// recursive: a local function reading itself from its own body
 	recursive bool
+	// circular: a read in "t.k = ... t ..." (see circularTarget), which
+	// luacheck does not count as an access of t's value
+	circular bool
 }
 
 // setSite is one value given to a local: its declaration value or an
@@ -69,7 +80,7 @@ type setSite struct {
 type scope struct {
 	parent *scope
 	fn     *FunctionExpr
-	vars   []*Var
+	vars   []*Var // in declaration order, the hidden "arg" included
 }
 
 // globalUse is one reference to a global variable.
@@ -113,6 +124,11 @@ type resolution struct {
 	// refs maps each name that refers to a local to that local; names
 	// not in it are globals.
 	refs map[*NameExpr]*Var
+	// selfName is the implicit self parameter of each method, given its
+	// value (an implicit set) where the function starts.
+	selfName map[*FunctionExpr]*NameExpr
+	// circular holds the reads that are no access (access.circular).
+	circular map[*NameExpr]bool
 }
 
 // varOf is the local n refers to, or nil for a global.
@@ -124,33 +140,73 @@ type resolver struct {
 	sc      *scope
 	fn      *FunctionExpr
 	selfFns map[*Var]*FunctionExpr // local functions whose body is being walked
+	// visible maps a name to the locals of that name in scope, innermost
+	// last: lookups take constant time however many locals a chunk has.
+	visible map[string][]*Var
+	// circ are the variables whose reads in the statement being resolved
+	// (and in closures created there) are circular (see circularTarget).
+	circ []*Var
 }
 
 func resolve(f *File) *resolution {
-	r := &resolver{res: &resolution{sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}, funcValue: map[*FunctionExpr]*Var{}, refs: map[*NameExpr]*Var{}}}
+	r := &resolver{
+		res: &resolution{
+			sets: map[*NameExpr]*setSite{}, parentOf: map[*FunctionExpr]*FunctionExpr{}, funcValue: map[*FunctionExpr]*Var{},
+			refs: map[*NameExpr]*Var{}, selfName: map[*FunctionExpr]*NameExpr{}, circular: map[*NameExpr]bool{},
+		},
+		visible: map[string][]*Var{},
+	}
 	r.function(f.Main, nil)
 	return r.res
 }
 
+// lookup is the local a name refers to, nil for a global.
 func (r *resolver) lookup(name string) *Var {
-	for s := r.sc; s != nil; s = s.parent {
-		for i := len(s.vars) - 1; i >= 0; i-- {
-			if s.vars[i].Name == name {
-				return s.vars[i]
-			}
+	if vs := r.visible[name]; len(vs) > 0 {
+		return vs[len(vs)-1]
+	}
+	return nil
+}
+
+// lookupDeclared is lookup passing over the hidden "arg", which luacheck
+// does not know: redefinitions are judged against the declared locals.
+func (r *resolver) lookupDeclared(name string) *Var {
+	vs := r.visible[name]
+	for i := len(vs) - 1; i >= 0; i-- {
+		if !vs[i].hidden {
+			return vs[i]
 		}
 	}
 	return nil
 }
 
 func (r *resolver) push() { r.sc = &scope{parent: r.sc, fn: r.fn} }
-func (r *resolver) pop()  { r.sc = r.sc.parent }
+
+// pop leaves the current scope: its locals are no longer visible.
+func (r *resolver) pop() {
+	for i := len(r.sc.vars) - 1; i >= 0; i-- {
+		name := r.sc.vars[i].Name
+		vs := r.visible[name]
+		if len(vs) == 1 {
+			delete(r.visible, name)
+		} else {
+			r.visible[name] = vs[:len(vs)-1]
+		}
+	}
+	r.sc = r.sc.parent
+}
+
+// bind makes v visible in the current scope.
+func (r *resolver) bind(v *Var) {
+	r.sc.vars = append(r.sc.vars, v)
+	r.visible[v.Name] = append(r.visible[v.Name], v)
+}
 
 // declare adds a local to the current scope, noting what it redefines.
 func (r *resolver) declare(n *NameExpr, kind VarKind) *Var {
 	v := &Var{Name: n.Name, Kind: kind, Decl: n.Span, Func: r.fn, scope: r.sc}
 	r.res.refs[n] = v
-	if prev := r.lookup(n.Name); prev != nil && kind != VarargVar {
+	if prev := r.lookupDeclared(n.Name); prev != nil && kind != VarargVar {
 		var code string
 		series := map[VarKind]string{LocalVar: "1", ArgVar: "2", SelfVar: "2", LoopVar: "3"}[prev.Kind]
 		switch {
@@ -163,7 +219,7 @@ func (r *resolver) declare(n *NameExpr, kind VarKind) *Var {
 		}
 		r.res.redefs = append(r.res.redefs, redefinition{v: v, prev: prev, code: code})
 	}
-	r.sc.vars = append(r.sc.vars, v)
+	r.bind(v)
 	r.res.vars = append(r.res.vars, v)
 	return v
 }
@@ -184,24 +240,34 @@ func (r *resolver) addSet(v *Var, n *NameExpr) *setSite {
 func (r *resolver) function(fn *FunctionExpr, self *span) {
 	r.res.parentOf[fn] = r.fn
 	r.res.funcs = append(r.res.funcs, fn)
-	outerFn, outerSc := r.fn, r.sc
+	outerFn := r.fn
 	r.fn = fn
-	r.sc = &scope{parent: outerSc, fn: fn}
+	r.push()
 	if self != nil {
-		v := r.declare(&NameExpr{Span: *self, Name: "self"}, SelfVar)
+		n := &NameExpr{Span: *self, Name: "self"}
+		v := r.declare(n, SelfVar)
 		v.hasValue = true
+		r.addImplicit(v, n)
+		r.res.selfName[fn] = n
 	}
 	for _, p := range fn.Params {
 		v := r.declare(p, ArgVar)
 		v.hasValue = true
 		r.addImplicit(v, p)
 	}
-	if fn.IsVararg && fn != nil && fn.VarargAt.End > 0 {
+	if fn.IsVararg && fn.VarargAt.End > 0 {
 		v := r.declare(&NameExpr{Span: fn.VarargAt, Name: "..."}, VarargVar)
 		v.hasValue = true
+		if outerFn != nil {
+			// Lua 5.1 compiled with LUA_COMPAT_VARARG, as Redis is, gives
+			// every vararg function (not the main chunk) a local "arg"
+			// holding its extra arguments, declared after the parameters.
+			r.bind(&Var{Name: "arg", Kind: ArgVar, Decl: fn.VarargAt, Func: fn, scope: r.sc, hasValue: true, hidden: true, dots: v})
+		}
 	}
 	r.stmts(fn.Body.Stmts)
-	r.fn, r.sc = outerFn, outerSc
+	r.pop()
+	r.fn = outerFn
 }
 
 func (r *resolver) block(b *Block) {
@@ -276,6 +342,10 @@ func (r *resolver) stmt(s Stmt) {
 		}
 		r.function(s.Func, self)
 	case *AssignStmt:
+		if v := r.circularTarget(s); v != nil {
+			r.circ = append(r.circ, v)
+			defer func(n int) { r.circ = r.circ[:n] }(len(r.circ) - 1)
+		}
 		for _, e := range s.Exprs {
 			r.expr(e)
 		}
@@ -420,7 +490,54 @@ func (r *resolver) read(n *NameExpr) {
 	if fn, ok := r.selfFns[v]; ok && r.fn == fn {
 		a.recursive = true
 	}
+	for _, c := range r.circ {
+		if c == v {
+			a.circular = true
+			r.res.circular[n] = true
+		}
+	}
 	v.reads = append(v.reads, a)
+	if v.hidden {
+		// "arg" holds the extra arguments: reading it uses "..."
+		v.dots.reads = append(v.dots.reads, &access{fn: r.fn})
+	}
+}
+
+// circularTarget is the variable t of an assignment "t.k = v, ..." in
+// which neither the first target nor the first value contains a call
+// (function bodies aside): luacheck 1.1 does not count the reads of t in
+// such a statement, or in closures created there, as accesses of t's
+// value (its is_circular_reference), so "local Q = {} Q.__index = Q"
+// leaves Q mutated but never accessed (W241).
+func (r *resolver) circularTarget(s *AssignStmt) *Var {
+	if len(s.Targets) == 0 || len(s.Exprs) == 0 {
+		return nil
+	}
+	ix, ok := s.Targets[0].(*IndexExpr)
+	if !ok {
+		return nil
+	}
+	n, ok := ix.Obj.(*NameExpr)
+	if !ok || containsCall(ix) || containsCall(s.Exprs[0]) {
+		return nil
+	}
+	return r.lookup(n.Name)
+}
+
+// containsCall reports whether e calls a function outside the bodies of
+// the functions it creates.
+func containsCall(e Expr) bool {
+	found := false
+	luasyntax.WalkExpr(e, func(e Expr) bool {
+		switch e.(type) {
+		case *CallExpr, *MethodCallExpr:
+			found = true
+		case *FunctionExpr:
+			return false
+		}
+		return !found
+	})
+	return found
 }
 
 func (r *resolver) expr(e Expr) {

@@ -34,6 +34,7 @@ var argSpecs = []argSpec{
 	{"default-config", 0, argOne}, {"no-default-config", 0, argBool},
 	{"exclude-files", 0, argMany}, {"include-files", 0, argMany},
 	{"no-cache", 0, argBool}, {"jobs", 'j', argOne},
+	{"registry", 0, argBool}, {"no-registry", 0, argBool},
 }
 
 // cliArgs is the parsed command line: for each option given, its values

@@ -19,6 +19,9 @@ type rcConfig struct {
 	quiet                *int
 	color, codes, ranges *bool
 	formatter            *string
+	// registry: the registry mode (checkRegistry); nil leaves it to the
+	// command line or the automatic rule.
+	registry *bool
 }
 
 type override struct {

@@ -67,7 +67,7 @@ func (ev *evaluated) convertStds(c *rcConfig, fail failFunc) error {
 }
 
 // convertReportOptions reads the top-level-only options about the report
-// (quiet, color, codes, ranges, formatter) and checks cache and jobs,
+// (quiet, color, codes, ranges, formatter, and redlua's registry) and checks cache and jobs,
 // which are accepted for compatibility.
 func (ev *evaluated) convertReportOptions(c *rcConfig, fail failFunc) error {
 	get := func(name string) lua.LValue { return ev.vals.RawGetString(name) }
@@ -82,7 +82,7 @@ func (ev *evaluated) convertReportOptions(c *rcConfig, fail failFunc) error {
 	for _, b := range []struct {
 		name string
 		dst  **bool
-	}{{"color", &c.color}, {"codes", &c.codes}, {"ranges", &c.ranges}} {
+	}{{"color", &c.color}, {"codes", &c.codes}, {"ranges", &c.ranges}, {"registry", &c.registry}} {
 		if v := get(b.name); v != lua.LNil {
 			bv, ok := v.(lua.LBool)
 			if !ok {

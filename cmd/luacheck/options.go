@@ -168,6 +168,9 @@ type settings struct {
 	stds map[string]*stdDef
 	// exclude/include globs, absolute.
 	exclude, include []string
+	// registry is the registry mode: "on", "off", or "" for the
+	// automatic rule (see checkRegistry).
+	registry string
 }
 
 // optionsFor returns the options for one file (its reported name).

@@ -69,6 +69,10 @@ Output:
   -q, -qq, -qqq             hide clean files / diagnostics / per-file lines
   --sum FILE                verify a redlua sum file: every released name@version
                             it records must be among the scripts, unchanged
+  --registry                report what registry.New rejects (W943 no header,
+                            W944 file name, W945 name@version twice); by default
+                            on where a directory's scripts have redlua headers
+  --no-registry             never
   --no-cache, -j N          accepted for compatibility (files are always checked in parallel)
   -v, --version             print the version
   -h, --help                print this help
@@ -82,7 +86,7 @@ pattern or a bad config file.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ca, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n%s", err, usage)
+		fmt.Fprintf(stderr, "luacheck: %s\n%s", escapeControls(err.Error()), usage)
 		return exitCritical
 	}
 	if ca.has("help") {
@@ -95,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	set, err := buildSettings(ca)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitCritical
 	}
 	if len(ca.files) == 0 {
@@ -109,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	results, srcs, err := checkAll(ca.files, stdin, filename, set)
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitCritical
 	}
 	if code, ok := writeReport(stdout, stderr, formatter, results, opts); !ok {
@@ -119,7 +123,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if ca.has("sum") {
 		sumCode, err := verifySum(ca.last("sum"), results, srcs)
 		if err != nil {
-			fmt.Fprintf(stderr, "luacheck: %v\n", err)
+			fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		}
 		code = max(code, sumCode)
 	}
@@ -163,6 +167,7 @@ func reportSettings(ca *cliArgs, conf *rcConfig, terminal bool) (reportOpts, str
 // it says why and returns the exit code and false.
 func writeReport(stdout, stderr io.Writer, formatter string, results []fileResult, opts reportOpts) (int, bool) {
 	var err error
+	results = terminalSafe(results)
 	switch strings.ToLower(formatter) {
 	case "default":
 		writeDefault(stdout, results, opts)
@@ -181,7 +186,7 @@ func writeReport(stdout, stderr io.Writer, formatter string, results []fileResul
 		return exitCritical, false
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "luacheck: %v\n", err)
+		fmt.Fprintf(stderr, "luacheck: %s\n", escapeControls(err.Error()))
 		return exitIO, false
 	}
 	return exitOK, true
@@ -257,6 +262,17 @@ func buildSettings(ca *cliArgs) (*settings, error) {
 	}
 	for _, g := range ca.vals["include-files"] {
 		s.include = append(s.include, absPath(g))
+	}
+	if conf != nil && conf.registry != nil {
+		s.registry = map[bool]string{true: "on", false: "off"}[*conf.registry]
+	}
+	switch {
+	case ca.has("registry") && ca.has("no-registry"):
+		return nil, fmt.Errorf("--registry and --no-registry contradict each other; give one")
+	case ca.has("registry"):
+		s.registry = "on"
+	case ca.has("no-registry"):
+		s.registry = "off"
 	}
 	return s, nil
 }
@@ -337,6 +353,7 @@ func exitCode(rs []fileResult) int {
 // input order in the result.
 func checkAll(args []string, stdin io.Reader, stdinName string, set *settings) ([]fileResult, map[string][]byte, error) {
 	var files []string
+	var places []registryPlace
 	var stdinSrc []byte
 	for _, a := range args {
 		if a == "-" {
@@ -347,6 +364,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string, set *settings) (
 			stdinSrc = b
 			if set.selected(stdinName) {
 				files = append(files, "-")
+				places = append(places, placeOf(stdinName, ""))
 			}
 			continue
 		}
@@ -354,9 +372,14 @@ func checkAll(args []string, stdin io.Reader, stdinName string, set *settings) (
 		if err != nil {
 			return nil, nil, err
 		}
+		dir := ""
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dir = a
+		}
 		for _, f := range ex {
 			if set.selected(f) {
 				files = append(files, f)
+				places = append(places, placeOf(f, dir))
 			}
 		}
 	}
@@ -384,6 +407,7 @@ func checkAll(args []string, stdin io.Reader, stdinName string, set *settings) (
 		}()
 	}
 	wg.Wait()
+	checkRegistry(results, srcList, places, set)
 	srcs := map[string][]byte{}
 	for i, r := range results {
 		if r.IOErr == nil {

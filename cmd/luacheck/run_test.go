@@ -65,14 +65,14 @@ func TestExitCodes(t *testing.T) {
 		args  []string
 		want  int
 	}{
-		{"clean file", "", []string{"testdata/src/ok.lua"}, exitOK},
+		{"clean file", "", []string{"testdata/src/ok.v1.lua"}, exitOK},
 		{"shebang skipped", "#!lua flags=no-writes\nreturn 1\n", []string{"-"}, exitOK},
 		{"syntax error", "local = 1\n", []string{"-"}, exitErrors},
 		{"missing file", "", []string{"testdata/src/does-not-exist.lua"}, exitIO},
 		{"io error beats syntax error", "", []string{"testdata/src", "testdata/nope.lua"}, exitIO},
 		{"no files", "", nil, exitCritical},
 		{"unknown flag", "", []string{"--bogus", "x.lua"}, exitCritical},
-		{"unknown formatter", "", []string{"--formatter", "xml", "testdata/src/ok.lua"}, exitCritical},
+		{"unknown formatter", "", []string{"--formatter", "xml", "testdata/src/ok.v1.lua"}, exitCritical},
 		{"help", "", []string{"--help"}, exitOK},
 	}
 	for _, c := range cases {
@@ -92,9 +92,9 @@ func TestStdinFilename(t *testing.T) {
 }
 
 func TestGlobStar(t *testing.T) {
-	out, _, code := runCLI(t, "", "--formatter", "plain", "testdata/**/ok.lua")
+	out, _, code := runCLI(t, "", "--formatter", "plain", "testdata/**/ok.v1.lua")
 	if code != exitOK || out != "" {
-		t.Errorf("glob should select only ok.lua: exit %d, out %q", code, out)
+		t.Errorf("glob should select only ok.v1.lua: exit %d, out %q", code, out)
 	}
 	out, _, _ = runCLI(t, "", "--formatter", "plain", "testdata/**/*.lua")
 	if !strings.Contains(out, "syntax.lua") {
