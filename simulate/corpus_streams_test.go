@@ -14,8 +14,8 @@ import (
 func init() { corpusGroups = append(corpusGroups, corpusStreamGroup) }
 
 var (
-	corpusGroupIDs   = []string{"0", "0-0", "1-1", "2", "3-0", "5-1", "9-9", "$", "-", "+", "x"}
-	corpusConsumers  = []string{"c1", "c2"}
+	corpusGroupIDs  = []string{"0", "0-0", "1-1", "2", "3-0", "5-1", "9-9", "$", "-", "+", "x"}
+	corpusConsumers = []string{"c1", "c2"}
 )
 
 // corpusStreamGroup makes one consumer-group or stream-reading command,
