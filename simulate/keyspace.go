@@ -17,6 +17,9 @@ type Keyspace struct {
 	// shuffle, when set, reorders the replies whose order Redis leaves
 	// undefined (see WithUndefinedOrder).
 	shuffle *rand.Rand
+	// started is when the first command ran (Unix ms): LASTSAVE and INFO's
+	// uptime count from it.
+	started int64
 }
 
 type kind uint8
@@ -176,6 +179,9 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	h, ok := commands[name]
 	if !ok {
 		return errorReply(fmt.Sprintf(errNotImplemented, name))
+	}
+	if ks.started == 0 {
+		ks.started = cc.Now.UnixMilli()
 	}
 	return h(ks, cc, argv)
 }

@@ -267,17 +267,24 @@ func (s *stream) delivered(g *streamGroup, id streamID) {
 func (s *stream) radixNodes() int64 {
 	keys := make([][16]byte, len(s.nodes))
 	for i, n := range s.nodes {
-		for b := 0; b < 8; b++ {
-			keys[i][b] = byte(n.master.ms >> (56 - 8*b))
-			keys[i][8+b] = byte(n.master.seq >> (56 - 8*b))
-		}
+		keys[i] = n.master.key()
 	}
-	sort.Slice(keys, func(i, j int) bool { return string(keys[i][:]) < string(keys[j][:]) })
 	return raxCount(keys, 0)
 }
 
+// key is the ID as Redis keys radix trees by it: big-endian, so that
+// byte order is ID order.
+func (id streamID) key() [16]byte {
+	var k [16]byte
+	for b := 0; b < 8; b++ {
+		k[b] = byte(id.ms >> (56 - 8*b))
+		k[8+b] = byte(id.seq >> (56 - 8*b))
+	}
+	return k
+}
+
 // raxCount counts the nodes of the subtree whose root stands after depth
-// bytes of the sorted keys it holds: one compressed node for a prefix all
+// bytes of the keys it holds (sorted, as IDs in order are): one compressed node for a prefix all
 // keys share, else one node branching on the next byte; a key's end is a
 // node of its own.
 func raxCount(keys [][16]byte, depth int) int64 {
