@@ -27,6 +27,15 @@ func init() {
 	registerSubcommands("memory", cmdMemory)
 	commands["command"] = cmdCommand
 	registerSubcommands("command", cmdCommand)
+	// FUNCTION and SCRIPT from a client are the Server's (scriptCommand);
+	// these entries answer a script, which may call only their HELP.
+	for container := range helpTexts {
+		commands[container] = cmdServerContainer
+		commands[container+"|help"] = cmdServerContainer
+	}
+	commands["slowlog|get"] = cmdServerContainer
+	commands["slowlog|len"] = cmdServerContainer
+	commands["slowlog|reset"] = cmdServerContainer
 }
 
 // cmdTime reads the clock, not the frozen script time, as Redis's TIME does.
@@ -810,4 +819,34 @@ func variableKeyFlags(argv []string) []string {
 		}
 	}
 	return []string{"RO", "access"}
+}
+
+// cmdServerContainer answers HELP of the containers in helpTexts, and
+// SLOWLOG, whose log stays empty: the simulator has no slow commands to
+// record. Their other subcommands (noscript ones a script cannot reach)
+// are not implemented.
+func cmdServerContainer(ks *Keyspace, cc *CallContext, a []string) Reply {
+	sub, bad := subcommand(a)
+	if bad != nil {
+		return *bad
+	}
+	container := strings.ToLower(a[0])
+	switch {
+	case sub == "help":
+		return helpReply(a, helpTexts[container]...)
+	case container == "slowlog" && sub == "len":
+		return intReply(0)
+	case container == "slowlog" && sub == "reset":
+		return okReply()
+	case container == "slowlog" && sub == "get" && len(a) <= 3:
+		if len(a) == 3 {
+			if n, ok := parseInt(a[2]); !ok || n < -1 {
+				return errorReply("ERR count should be greater than or equal to -1")
+			}
+		}
+		return arrayReply([]Reply{})
+	case container == "slowlog":
+		return subcommandSyntax(a)
+	}
+	return errorReply(fmt.Sprintf(errNotImplemented, container+"|"+sub))
 }

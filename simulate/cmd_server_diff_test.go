@@ -28,7 +28,9 @@ var serverCases = [][]string{
 		"COMMAND GETKEYSANDFLAGS zunionstore d 2 a b", "COMMAND GETKEYS sort a BY x LIMIT 0 1 GET y STORE b", "COMMAND GETKEYS sort_ro a", "COMMAND GETKEYS migrate h p '' 0 5 KEYS a b", "COMMAND GETKEYS migrate h p k 0 5",
 		"COMMAND GETKEYS eval s 0", "COMMAND GETKEYS eval s 2 a b c", "COMMAND GETKEYS georadius k 0 0 1 km STORE d", "COMMAND GETKEYS lmpop 2 a b LEFT", "COMMAND GETKEYS xgroup create s g 0", "COMMAND GETKEYSANDFLAGS set a b", "COMMAND GETKEYSANDFLAGS set a b get", "COMMAND GETKEYSANDFLAGS bitfield a GET u8 0", "COMMAND GETKEYSANDFLAGS bitfield a SET u8 0 1", "COMMAND GETKEYSANDFLAGS bitfield_ro a GET u8 0",
 		"COMMAND LIST x", "COMMAND LIST FILTERBY foo x", "COMMAND LIST FILTERBY module x", "COMMAND LIST FILTERBY pattern x"},
+	{"ACL HELP", "CLIENT HELP", "CONFIG HELP", "LATENCY HELP", "MODULE HELP", "SLOWLOG HELP", "SLOWLOG HELP x", "SLOWLOG FOO", "SLOWLOG RESET", "SLOWLOG GET 0", "SLOWLOG GET -2", "SLOWLOG GET x", "SLOWLOG GET 1 2", "SLOWLOG RESET x"},
 	// From scripts.
+	{"EVAL \"return redis.call('function', 'help')\" 0", "EVAL \"return redis.call('script', 'help')\" 0", "EVAL \"return redis.call('pubsub', 'help')\" 0", "EVAL \"return redis.call('acl', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'get', '0')\" 0", "EVAL \"return redis.pcall('config', 'help', 'x')\" 0"},
 	{"EVAL \"return redis.pcall('cluster', 'info')\" 0", "EVAL \"return redis.pcall('cluster', 'foo')\" 0", "EVAL \"return redis.pcall('readonly')\" 0", "EVAL \"return redis.pcall('asking')\" 0",
 		"EVAL \"return redis.call('command', 'count')\" 0", "EVAL \"return redis.call('command', 'getkeys', 'set', 'a', 'b')\" 0", "EVAL \"return redis.call('lolwut')\" 0", "EVAL \"return redis.pcall('ping', 'a', 'b')\" 0",
 		"EVAL \"return redis.pcall('flushall', 'x')\" 0", "EVAL \"return redis.call('memory', 'usage', KEYS[1])\" 1 nokey", "EVAL \"return redis.pcall('memory', 'purge')\" 0"},
