@@ -163,6 +163,13 @@ func (g *streamGroup) removePending(id streamID) bool {
 	if c := g.pel[i].consumer; c != nil {
 		c.pending--
 	}
+	if i == 0 {
+		// Acknowledging the oldest entry, as a queue's workers mostly do,
+		// costs no copy.
+		g.pel[0] = nil
+		g.pel = g.pel[1:]
+		return true
+	}
 	g.pel = append(g.pel[:i], g.pel[i+1:]...)
 	return true
 }
