@@ -30,7 +30,9 @@ var serverCases = [][]string{
 		"COMMAND LIST x", "COMMAND LIST FILTERBY foo x", "COMMAND LIST FILTERBY module x", "COMMAND LIST FILTERBY pattern x"},
 	{"ACL HELP", "CLIENT HELP", "CONFIG HELP", "LATENCY HELP", "MODULE HELP", "SLOWLOG HELP", "SLOWLOG HELP x", "SLOWLOG FOO", "SLOWLOG RESET", "SLOWLOG GET 0", "SLOWLOG GET -2", "SLOWLOG GET x", "SLOWLOG GET 1 2", "SLOWLOG RESET x"},
 	// From scripts.
-	{"EVAL \"return redis.call('function', 'help')\" 0", "EVAL \"return redis.call('script', 'help')\" 0", "EVAL \"return redis.call('pubsub', 'help')\" 0", "EVAL \"return redis.call('acl', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'get', '0')\" 0", "EVAL \"return redis.pcall('config', 'help', 'x')\" 0"},
+	{"EVAL \"return redis.call('function', 'help')\" 0", "EVAL \"return redis.call('script', 'help')\" 0", "EVAL \"return redis.call('pubsub', 'help')\" 0", "EVAL \"return redis.call('acl', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'get', '0')\" 0", "EVAL \"return redis.pcall('config', 'help', 'x')\" 0",
+		"EVAL \"redis.setresp(3); return redis.call('lolwut')\" 0", "EVAL \"redis.setresp(3); local t = redis.call('lolwut'); return {t.verbatim_string.format, t.verbatim_string.string}\" 0",
+		"EVAL \"redis.setresp(3); local t = redis.call('memory', 'doctor'); return t.verbatim_string.format\" 0", "EVAL \"return string.sub(redis.call('info', 'server'), 1, 8)\" 0"},
 	{"EVAL \"return redis.pcall('cluster', 'info')\" 0", "EVAL \"return redis.pcall('cluster', 'foo')\" 0", "EVAL \"return redis.pcall('readonly')\" 0", "EVAL \"return redis.pcall('asking')\" 0",
 		"EVAL \"return redis.call('command', 'count')\" 0", "EVAL \"return redis.call('command', 'getkeys', 'set', 'a', 'b')\" 0", "EVAL \"return redis.call('lolwut')\" 0", "EVAL \"return redis.pcall('ping', 'a', 'b')\" 0",
 		"EVAL \"return redis.pcall('flushall', 'x')\" 0", "EVAL \"return redis.call('memory', 'usage', KEYS[1])\" 1 nokey", "EVAL \"return redis.pcall('memory', 'purge')\" 0"},
