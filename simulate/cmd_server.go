@@ -18,7 +18,10 @@ func init() {
 	commands["time"] = cmdTime
 	commands["ping"] = cmdPing
 	commands["echo"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return bulkReply(a[1]) }
-	commands["dbsize"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return intReply(int64(len(ks.Dump(cc.Now)))) }
+	commands["dbsize"] = func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		keys, _, _ := ks.liveKeys(cc.Now)
+		return intReply(keys)
+	}
 	commands["flushall"] = cmdFlushAll
 	commands["lastsave"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return intReply(ks.started / 1000) }
 	commands["lolwut"] = cmdLolwut
@@ -196,14 +199,7 @@ func infoFields(ks *Keyspace, cc *CallContext, section string) [][2]string {
 // keyspaceInfo is INFO's keyspace line: live keys, those with a TTL, and
 // their average remaining TTL in milliseconds.
 func (ks *Keyspace) keyspaceInfo(now time.Time) [][2]string {
-	var keys, expires, ttlSum int64
-	for _, d := range ks.Dump(now) {
-		keys++
-		if d.PTTL >= 0 {
-			expires++
-			ttlSum += d.PTTL
-		}
-	}
+	keys, expires, ttlSum := ks.liveKeys(now)
 	if keys == 0 {
 		return nil
 	}
@@ -212,6 +208,23 @@ func (ks *Keyspace) keyspaceInfo(now time.Time) [][2]string {
 		avg = ttlSum / expires
 	}
 	return [][2]string{{"db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", keys, expires, avg)}}
+}
+
+// liveKeys counts the live keys and those with a TTL, and sums the TTLs
+// (ms); it deletes the expired keys it meets, as a lookup does.
+func (ks *Keyspace) liveKeys(now time.Time) (keys, expires, ttlSum int64) {
+	for k := range ks.keys {
+		v := ks.lookup(now, k)
+		if v == nil {
+			continue
+		}
+		keys++
+		if v.exp != 0 {
+			expires++
+			ttlSum += pttl(now, v)
+		}
+	}
+	return keys, expires, ttlSum
 }
 
 // bytesToHuman is Redis's bytesToHuman.
