@@ -362,6 +362,9 @@ func cmdXDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 		for j, e := range v.stream.entries {
 			if e.id == id {
 				v.stream.remove(j)
+				if v.stream.maxDeleted.less(id) {
+					v.stream.maxDeleted = id
+				}
 				n++
 				break
 			}

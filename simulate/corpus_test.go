@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/redlua/redlua/internal/cmdtable"
 	"github.com/redlua/redlua/internal/redistest"
 )
 
@@ -256,7 +255,7 @@ func corpusScript(r *rand.Rand) (string, []string, []any) {
 	// Every key argument goes in KEYS, as a well-behaved script passes it.
 	argv := corpusCommand(r)
 	isKey := map[int]bool{}
-	if c, ok := cmdtable.Lookup(argv[0]); ok {
+	if c, ok := lookupCommand(argv); ok { // a subcommand has its own key positions
 		for _, p := range c.KeyPositionsArgs(argv) {
 			isKey[p] = true
 		}

@@ -99,6 +99,42 @@
 // server; WithUndefinedOrder(UndefinedOrderShuffled) shuffles such replies
 // so an accidental order assertion fails.
 //
+// # Commands that differ
+//
+// Every command a Redis 7.0 script may call is implemented but MIGRATE (the
+// simulator is one server). Where Redis itself answers from its clock,
+// machine or configuration, the simulator answers in Redis's format about
+// itself:
+//
+//   - Stream consumer groups record delivery and seen times from the
+//     simulator's clock, so XPENDING's idle times and XAUTOCLAIM's
+//     min-idle-time follow VirtualClock.Advance.
+//   - Blocking forms never wait. From a script, XREAD and XREADGROUP with
+//     BLOCK fail as in Redis; from Do, a read with nothing to serve answers
+//     at once with the null a timeout gives.
+//   - INFO has Redis's sections and fields users read (redis_version,
+//     used_memory, role, the keyspace line); counters the simulator does not
+//     keep are 0 and avg_ttl is exact. MEMORY USAGE follows Redis's
+//     accounting: exact for small encodings and streams, close for large
+//     hash tables, lists and skiplists; MEMORY STATS and DOCTOR derive from
+//     it, MALLOC-STATS answers as a server without jemalloc, and SLOWLOG is
+//     always empty. LASTSAVE is the time of the first command.
+//   - COMMAND and its subcommands come from redis-server 7.0.15's command
+//     table, in name order, without command tips, key-spec notes or DOCS
+//     fields. LOLWUT prints the version line but not VERSION 5 or 6's art.
+//   - ASKING, READONLY, READWRITE and CLUSTER answer as a server without
+//     cluster support.
+//   - SRANDMEMBER, ZRANDMEMBER, SPOP, HRANDFIELD and RANDOMKEY follow
+//     Redis's rules for counts and repeats but draw from a fixed-seed
+//     generator: reproducible, not Redis's picks. SINTER, SUNION and SDIFF
+//     over hashtable-encoded sets answer in a stable order of their own, an
+//     order Redis leaves undefined (ReplyOrder reports it).
+//   - GEO scores stored with STOREDIST may differ from Redis's in the last
+//     binary digit (the C library's sin, cos and asin are not exactly
+//     rounded); distances and coordinates as Redis prints them agree.
+//     Members at exactly equal distance under COUNT may come in another
+//     order.
+//
 // Redis 7 Functions (FUNCTION LOAD/DELETE/LIST/FLUSH/DUMP/RESTORE, FCALL,
 // FCALL_RO) run with the functions engine's own load-time sandbox and error
 // texts; FunctionRunner runs registry scripts through them.

@@ -19,6 +19,9 @@ type Keyspace struct {
 	shuffle *rand.Rand
 	// rng picks the members SRANDMEMBER and ZRANDMEMBER answer; see random.
 	rng *rand.Rand
+	// started is when the first command ran (Unix ms): LASTSAVE and INFO's
+	// uptime count from it.
+	started int64
 }
 
 type kind uint8
@@ -178,6 +181,9 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	h, ok := commands[name]
 	if !ok {
 		return errorReply(fmt.Sprintf(errNotImplemented, name))
+	}
+	if ks.started == 0 {
+		ks.started = cc.Now.UnixMilli()
 	}
 	return h(ks, cc, argv)
 }

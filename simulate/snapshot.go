@@ -237,7 +237,7 @@ func (v *value) clone() *value {
 
 // clone copies a stream, its nodes included (entries point at their node).
 func (st *stream) clone() *stream {
-	c := &stream{last: st.last, nodes: make([]*streamNode, len(st.nodes)), entries: make([]streamEntry, len(st.entries))}
+	c := &stream{last: st.last, added: st.added, maxDeleted: st.maxDeleted, groups: st.cloneGroups(), nodes: make([]*streamNode, len(st.nodes)), entries: make([]streamEntry, len(st.entries))}
 	moved := make(map[*streamNode]*streamNode, len(st.nodes))
 	for i, n := range st.nodes {
 		nn := *n
@@ -294,6 +294,7 @@ func (v *value) appendCanonical(b []byte) []byte {
 				b = str(b, f)
 			}
 		}
+		b = v.stream.appendGroups(b)
 	}
 	return append(b, ';')
 }

@@ -32,6 +32,12 @@ type stream struct {
 	entries []streamEntry
 	nodes   []*streamNode
 	last    streamID
+	// added counts every entry ever added (XSETID may set it), and
+	// maxDeleted is the largest ID XDEL removed: Redis derives a consumer
+	// group's lag from them.
+	added      uint64
+	maxDeleted streamID
+	groups     []*streamGroup // by name, in byte order, as Redis's radix tree lists them
 }
 
 // streamNode is one node of a Redis stream's radix tree: a listpack
@@ -148,6 +154,7 @@ func (s *stream) add(id streamID, fields []string) {
 	tail.last = id
 	s.entries = append(s.entries, streamEntry{id: id, fields: append([]string(nil), fields...), node: tail})
 	s.last = id
+	s.added++
 }
 
 // remove deletes entry j, as XDEL marks it deleted in its node; a node

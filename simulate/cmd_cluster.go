@@ -1,0 +1,35 @@
+package simulate
+
+import "github.com/redlua/redlua/internal/cmdtable"
+
+// The cluster commands a script may call. The simulator is one
+// redis-server without cluster support, so they answer as such a server
+// does: after the usual subcommand and arity checks, an error.
+
+const errClusterDisabled = "ERR This instance has cluster support disabled"
+
+func init() {
+	disabled := func(ks *Keyspace, cc *CallContext, a []string) Reply { return errorReply(errClusterDisabled) }
+	for _, name := range []string{"asking", "readonly", "readwrite"} {
+		commands[name] = disabled
+	}
+	commands["cluster"] = cmdCluster
+	registerSubcommands("cluster", cmdCluster)
+}
+
+func cmdCluster(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if _, bad := subcommand(a); bad != nil {
+		return *bad
+	}
+	return errorReply(errClusterDisabled)
+}
+
+// registerSubcommands registers h under every subcommand of container
+// that scripts may call, the names scripts check.
+func registerSubcommands(container string, h handler) {
+	for _, c := range cmdtable.All() {
+		if c.Container == container && !c.DeniedInScripts() {
+			commands[c.Name] = h
+		}
+	}
+}
