@@ -25,6 +25,16 @@ const (
 	errStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 	errOffsetRange   = "ERR offset is out of range"
 	errInvalidSetEx  = "ERR invalid expire time in 'set' command"
+	errLCSNotStrings = "ERR The specified keys must contain string values"
+	errLCSLenAndIdx  = "ERR If you want both the length and indexes, please just use IDX."
+	errLCSMemory     = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	errBitOffset     = "ERR bit offset is not an integer or out of range"
+	errBitValue      = "ERR bit is not an integer or out of range"
+	errBitposBit     = "ERR The bit argument must be 1 or 0."
+	errBitopNot      = "ERR BITOP NOT must be called with a single source key."
+	errBitfieldType  = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errBitfieldOver  = "ERR Invalid OVERFLOW type specified"
+	errBitfieldRO    = "ERR BITFIELD_RO only supports the GET subcommand"
 
 	// Keys and expiry.
 	errExpireRange       = "ERR invalid expire time in '%s' command"
