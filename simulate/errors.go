@@ -46,10 +46,14 @@ const (
 	// Hashes.
 	errHashNotInt   = "ERR hash value is not an integer"
 	errHashNotFloat = "ERR hash value is not a float"
+	errValueRange   = "ERR value is out of range"
+	errRandCount    = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 
 	// Lists.
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
+	errNumKeysPositive = "ERR numkeys should be greater than 0"
+	errCountPositive   = "ERR count should be greater than 0"
 	errLPosRankZero    = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 
 	// Sorted sets.
@@ -153,6 +157,7 @@ const (
 	// The simulator's own: a command Redis has that the simulator lacks.
 	errNotImplemented  = "ERR simulate: command '%s' is not implemented"
 	errTableWithoutErr = "ERR simulate: the script raised an error table without an err field"
+	errRandTooMany     = "ERR simulate: a random reply of %d elements is more than the simulator builds (at most %d)"
 )
 
 func errorReply(text string) Reply { return Reply{Kind: KindError, Str: text} }

@@ -17,6 +17,20 @@ type Keyspace struct {
 	// shuffle, when set, reorders the replies whose order Redis leaves
 	// undefined (see WithUndefinedOrder).
 	shuffle *rand.Rand
+	// rnd draws the replies Redis draws at random (RANDOMKEY, HRANDFIELD),
+	// from a fixed seed so that a run reproduces; see random.
+	rnd *rand.Rand
+}
+
+// randomSeed seeds the generator behind RANDOMKEY and HRANDFIELD.
+const randomSeed = 1
+
+// random returns the keyspace's generator for random replies.
+func (ks *Keyspace) random() *rand.Rand {
+	if ks.rnd == nil {
+		ks.rnd = rand.New(rand.NewSource(randomSeed))
+	}
+	return ks.rnd
 }
 
 type kind uint8
