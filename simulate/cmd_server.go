@@ -1,13 +1,16 @@
 package simulate
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 func init() {
 	commands["time"] = cmdTime
 	commands["ping"] = cmdPing
 	commands["echo"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return bulkReply(a[1]) }
 	commands["dbsize"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return intReply(int64(len(ks.Dump(cc.Now)))) }
-	commands["flushall"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { ks.FlushAll(); return okReply() }
+	commands["flushall"] = cmdFlush(true)
 }
 
 // cmdTime reads the clock, not the frozen script time, as Redis's TIME does.
@@ -21,6 +24,9 @@ func cmdTime(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdPing(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) > 2 {
+		return errorReply(fmt.Sprintf(errWrongArgs, "ping"))
+	}
 	if len(a) > 1 {
 		return bulkReply(a[1])
 	}

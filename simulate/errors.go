@@ -42,6 +42,12 @@ const (
 	errExpireNXXX        = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
 	errInvalidCursor     = "ERR invalid cursor"
+	errSameObject        = "ERR source and destination objects are the same"
+	errIntRange          = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errDBRange           = "ERR DB index is out of range"
+	errSwapDBFirst       = "ERR invalid first DB index"
+	errSwapDBSecond      = "ERR invalid second DB index"
+	errMigrate           = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 
 	// Hashes.
 	errHashNotInt   = "ERR hash value is not an integer"
