@@ -157,7 +157,49 @@ func corpusStrings(r *rand.Rand, k string) []string {
 			return []string{pick(r, []string{"FLUSHDB", "FLUSHALL"}), pick(r, []string{"ASYNC", "SYNC", "x"})}
 		}
 		return []string{"PING", "a", "b"}
+	case 23, 24:
+		return corpusSort(r, k)
 	default:
 		return []string{"HSTRLEN", k, f()}
 	}
+}
+
+// corpusSort makes a SORT or SORT_RO call whose patterns reach the corpus
+// keys: element "1" weighs {c}s1 or {c}h1's field f1. A constant BY comes
+// only with STORE, which sorts a set: unsorted, a set of strings lists in
+// the server's own hash order.
+func corpusSort(r *rand.Rand, k string) []string {
+	name := pick(r, []string{"SORT", "SORT", "SORT_RO"})
+	cmd := []string{name, k}
+	store := name == "SORT" && r.Intn(3) == 0
+	for _, o := range r.Perm(6) {
+		if r.Intn(3) != 0 {
+			continue
+		}
+		switch o {
+		case 0:
+			by := pick(r, []string{"{c}s*", "{c}h*->f1", "{c}h*->n", "{c}t*", "nosort", "{c}x*->"})
+			if by == "nosort" && !store {
+				by = "{c}s*"
+			}
+			cmd = append(cmd, "BY", by)
+		case 1:
+			cmd = append(cmd, "LIMIT", pick(r, []string{"0", "1", "-1", "x"}), pick(r, []string{"1", "2", "-1", "0"}))
+		case 2:
+			cmd = append(cmd, "GET", pick(r, []string{"#", "{c}s*", "{c}h*->f2", "nostar"}))
+			if r.Intn(2) == 0 {
+				cmd = append(cmd, "GET", "#")
+			}
+		case 3:
+			cmd = append(cmd, pick(r, []string{"ASC", "DESC"}))
+		case 4:
+			cmd = append(cmd, "ALPHA")
+		case 5:
+			cmd = append(cmd, pick(r, []string{"FOO", "LIMIT", "BY"}))
+		}
+	}
+	if store {
+		cmd = append(cmd, "STORE", pick(r, corpusKeys))
+	}
+	return cmd
 }

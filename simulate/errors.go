@@ -47,6 +47,7 @@ const (
 	errDBRange           = "ERR DB index is out of range"
 	errSwapDBFirst       = "ERR invalid first DB index"
 	errSwapDBSecond      = "ERR invalid second DB index"
+	errSortScore         = "ERR One or more scores can't be converted into double"
 	errMigrate           = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 
 	// Hashes.
