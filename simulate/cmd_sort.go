@@ -281,4 +281,3 @@ func mantissa(body string, hex bool) string {
 	}
 	return body
 }
-
