@@ -48,6 +48,13 @@ const (
 	errSwapDBFirst       = "ERR invalid first DB index"
 	errSwapDBSecond      = "ERR invalid second DB index"
 	errSortScore         = "ERR One or more scores can't be converted into double"
+	errBusyKey           = "BUSYKEY Target key name already exists."
+	errRestoreTTL        = "ERR Invalid TTL value, must be >= 0"
+	errRestoreIdle       = "ERR Invalid IDLETIME value, must be >= 0"
+	errRestoreFreq       = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+	errRestoreBadData    = "ERR Bad data format"
+	errDumpStream        = "ERR simulate: DUMP of a stream is not supported (its RDB form is not reproduced); copy it with XRANGE and XADD"
+	errRestoreStream     = "ERR simulate: RESTORE of a stream payload is not supported; recreate the stream with XADD"
 	errMigrate           = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 
 	// Hashes.
