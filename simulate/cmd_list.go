@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 )
 
@@ -114,12 +116,8 @@ func cmdLMPop(block bool) handler {
 			count = 1
 		}
 		if block {
-			timeout, ok := parseFloat(a[1])
-			if !ok {
-				return errorReply(errTimeoutNotFloat)
-			}
-			if timeout < 0 {
-				return errorReply(errTimeoutNegative)
+			if bad := blockTimeout(a[1]); bad != nil {
+				return *bad
 			}
 		}
 		for _, key := range a[numIdx+1 : whereIdx] {
@@ -202,12 +200,8 @@ func cmdPop(left bool) handler {
 
 func cmdBPop(left bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		timeout, ok := parseFloat(a[len(a)-1])
-		if !ok {
-			return errorReply(errTimeoutNotFloat)
-		}
-		if timeout < 0 {
-			return errorReply(errTimeoutNegative)
+		if bad := blockTimeout(a[len(a)-1]); bad != nil {
+			return *bad
 		}
 		for _, key := range a[1 : len(a)-1] {
 			v, wrong := ks.listFor(cc, key, false)
@@ -442,4 +436,28 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return nilReply()
 	}
 	return arrayReply(append([]Reply{}, out...))
+}
+
+// blockTimeout checks a blocking command's timeout in seconds as Redis's
+// getTimeoutFromObjectOrReply does: a long double (hex too, as strtold
+// reads it) made milliseconds rounded up, so -0.0001 is 0; one too large
+// for int64 milliseconds converts, on x86, to the most negative and is
+// refused as negative.
+func blockTimeout(arg string) *Reply {
+	f, ok := parseLongDouble(arg)
+	if !ok {
+		body := strings.TrimLeft(strings.ToLower(arg), "+-")
+		h, hexOK := strtod(arg)
+		if !strings.HasPrefix(body, "0x") || !hexOK || arg[0] == ' ' {
+			r := errorReply(errTimeoutNotFloat)
+			return &r
+		}
+		f = new(big.Float).SetPrec(longDoublePrec).SetFloat64(h)
+	}
+	ms := new(big.Float).SetPrec(longDoublePrec).Mul(f, big.NewFloat(1000))
+	if ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 || ms.Cmp(big.NewFloat(-1)) <= 0 {
+		r := errorReply(errTimeoutNegative)
+		return &r
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ var listCases = [][]string{
 	{"RPUSH a 1 2 3", "RPUSH b 4 5", "LMPOP 2 a b LEFT", "LMPOP 2 a b RIGHT COUNT 5", "EXISTS a", "LMPOP 2 a b LEFT COUNT 1", "LMPOP 2 a b LEFT", "LMPOP 1 a LEFT", "RPUSH c x y", "LMPOP 3 a b c right count 1", "LRANGE c 0 -1"},
 	{"RPUSH a 1", "LMPOP 0 a LEFT", "LMPOP -1 a LEFT", "LMPOP x a LEFT", "LMPOP 2 a LEFT", "LMPOP 5 a LEFT", "LMPOP 1 a UP", "LMPOP 1 a LEFT COUNT 0", "LMPOP 1 a LEFT COUNT -1", "LMPOP 1 a LEFT COUNT x", "LMPOP 1 a LEFT COUNT", "LMPOP 1 a LEFT COUNT 1 COUNT 1", "LMPOP 1 a LEFT FOO", "SET s v", "LMPOP 2 missing s LEFT", "LMPOP 2 a s LEFT", "LMPOP 9223372036854775807 a LEFT", "LMPOP 1 a"},
 	{"RPUSH a 1 2 3", "BLMPOP 0 1 a LEFT COUNT 2", "BLMPOP 0.5 1 a RIGHT", "BLMPOP x 1 a LEFT", "BLMPOP -1 1 a LEFT", "BLMPOP 0 0 a LEFT", "BLMPOP 0 1 a FOO", "BLMPOP x 1 a FOO", "BLMPOP x 0 a LEFT", "SET s v", "BLMPOP 0 1 s LEFT", "BLMPOP 0 1 a"},
+	{"RPUSH a 1 2 3 4 5 6 7 8 9 10 11 12 13 14", "BLMPOP inf 1 a LEFT", "BLMPOP 1e20 1 a LEFT", "BLMPOP 0x10 1 a LEFT", "BLMPOP -0.0001 1 a LEFT", "BLMPOP -0.001 1 a LEFT", "BLMPOP ' 1' 1 a LEFT", "BLMPOP nan 1 a LEFT", "BLMPOP 1e3 1 a LEFT", "BLPOP a -0.0001", "BLPOP a inf", "BLPOP a 0x1", "BRPOP a 9223372036854775", "BRPOP a 9223372036854776"},
 }
 
 func TestListCommandsMatchRedis(t *testing.T) { runCommandCases(t, listCases) }
