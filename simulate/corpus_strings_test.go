@@ -166,7 +166,7 @@ func corpusStrings(r *rand.Rand, k string) []string {
 	case 23, 24:
 		return corpusSort(r, k)
 	case 25:
-		cmd := []string{pick(r, []string{"RESTORE", "RESTORE", "RESTORE-ASKING"}), k, pick(r, []string{"0", "0", "100000", "-1", "x", "1"}), pick(r, corpusPayloads())}
+		cmd := []string{pick(r, []string{"RESTORE", "RESTORE", "RESTORE-ASKING"}), k, pick(r, []string{"0", "0", "100000", "-1", "x"}), pick(r, corpusPayloads())}
 		cmd = opt(cmd, 2, "REPLACE")
 		cmd = opt(cmd, 4, "ABSTTL")
 		cmd = opt(cmd, 5, pick(r, []string{"IDLETIME", "FREQ"}), pick(r, []string{"0", "5", "300", "-1", "x"}))
