@@ -60,7 +60,7 @@ func cmdHRandField(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(errNotInteger)
 	}
 	if l == math.MinInt64 {
-		return errorReply(errRandCount)
+		return errorReply(errHRandCount)
 	}
 	withValues := false
 	if len(a) > 4 || (len(a) == 4 && !strings.EqualFold(a[3], "withvalues")) {
@@ -68,7 +68,7 @@ func cmdHRandField(ks *Keyspace, cc *CallContext, a []string) Reply {
 	} else if len(a) == 4 {
 		withValues = true
 		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			return errorReply(errValueRange)
+			return errorReply(errHRandRange)
 		}
 	}
 	v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, arrayReply([]Reply{}))
@@ -87,7 +87,7 @@ func cmdHRandField(ks *Keyspace, cc *CallContext, a []string) Reply {
 			n = -n
 		}
 		if n > hrandfieldMaxCount {
-			return errorReply(fmt.Sprintf(errRandTooMany, n, hrandfieldMaxCount))
+			return errorReply(fmt.Sprintf(errHRandTooMany, n, hrandfieldMaxCount))
 		}
 		rng := ks.random()
 		picked = make([]string, n)

@@ -65,7 +65,7 @@ func dbIndex(arg, notInt string) (int, *Reply) {
 		return 0, &r
 	}
 	if n < math.MinInt32 || n > math.MaxInt32 {
-		r := errorReply(cmp.Or(notInt, errIntRange))
+		r := errorReply(cmp.Or(notInt, errDBIndexInt))
 		return 0, &r
 	}
 	if n < 0 || n >= numDBs {

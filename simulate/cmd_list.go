@@ -91,7 +91,7 @@ func cmdLMPop(block bool) handler {
 		}
 		numKeys, ok := parseInt(a[numIdx])
 		if !ok || numKeys < 1 {
-			return errorReply(errNumKeysPositive)
+			return errorReply(errListNumKeys)
 		}
 		whereIdx := int64(numIdx) + numKeys + 1
 		if numKeys >= int64(len(a)) || whereIdx >= int64(len(a)) {
@@ -106,7 +106,7 @@ func cmdLMPop(block bool) handler {
 			if count == -1 && strings.EqualFold(a[j], "COUNT") && j+1 < int64(len(a)) {
 				j++
 				if count, ok = parseInt(a[j]); !ok || count < 1 {
-					return errorReply(errCountPositive)
+					return errorReply(errListCount)
 				}
 				continue
 			}

@@ -43,7 +43,7 @@ const (
 	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
 	errInvalidCursor     = "ERR invalid cursor"
 	errSameObject        = "ERR source and destination objects are the same"
-	errIntRange          = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errDBIndexInt        = "ERR value is out of range, value must between -2147483648 and 2147483647"
 	errDBRange           = "ERR DB index is out of range"
 	errSwapDBFirst       = "ERR invalid first DB index"
 	errSwapDBSecond      = "ERR invalid second DB index"
@@ -53,22 +53,19 @@ const (
 	errRestoreIdle       = "ERR Invalid IDLETIME value, must be >= 0"
 	errRestoreFreq       = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 	errRestoreBadData    = "ERR Bad data format"
-	errDumpStream        = "ERR simulate: DUMP of a stream is not supported (its RDB form is not reproduced); copy it with XRANGE and XADD"
-	errRestoreStream     = "ERR simulate: RESTORE of a stream payload is not supported; recreate the stream with XADD"
-	errMigrate           = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 
 	// Hashes.
 	errHashNotInt   = "ERR hash value is not an integer"
 	errHashNotFloat = "ERR hash value is not a float"
-	errValueRange   = "ERR value is out of range"
-	errRandCount    = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errHRandRange   = "ERR value is out of range"
+	errHRandCount   = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 
 	// Lists.
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
-	errNumKeysPositive = "ERR numkeys should be greater than 0"
-	errCountPositive   = "ERR count should be greater than 0"
 	errLPosRankZero    = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errListNumKeys     = "ERR numkeys should be greater than 0"
+	errListCount       = "ERR count should be greater than 0"
 
 	// Sorted sets.
 	errZaddNXXX        = "ERR XX and NX options at the same time are not compatible"
@@ -171,7 +168,10 @@ const (
 	// The simulator's own: a command Redis has that the simulator lacks.
 	errNotImplemented  = "ERR simulate: command '%s' is not implemented"
 	errTableWithoutErr = "ERR simulate: the script raised an error table without an err field"
-	errRandTooMany     = "ERR simulate: a random reply of %d elements is more than the simulator builds (at most %d)"
+	errHRandTooMany    = "ERR simulate: a random reply of %d elements is more than the simulator builds (at most %d)"
+	errDumpStream      = "ERR simulate: DUMP of a stream is not supported (its RDB form is not reproduced); copy it with XRANGE and XADD"
+	errRestoreStream   = "ERR simulate: RESTORE of a stream payload is not supported; recreate the stream with XADD"
+	errMigrate         = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 )
 
 func errorReply(text string) Reply { return Reply{Kind: KindError, Str: text} }
