@@ -306,27 +306,16 @@ func lzfCompress(in []byte, outLen int) []byte {
 			if lit == 0 {
 				op--
 			}
-			for {
-				if maxLen > 16 {
-					mismatch := false
-					for k := 0; k < 16; k++ {
-						length++
-						if in[ref+length] != in[ip+length] {
-							mismatch = true
-							break
-						}
-					}
-					if mismatch {
-						break
-					}
-				}
-				for {
-					length++
-					if !(length < maxLen && in[ref+length] == in[ip+length]) {
-						break
-					}
-				}
-				break
+			// liblzf compares 16 bytes unchecked when that many are left,
+			// then byte by byte up to maxLen.
+			mismatch := false
+			for k := 0; maxLen > 16 && k < 16 && !mismatch; k++ {
+				length++
+				mismatch = in[ref+length] != in[ip+length]
+			}
+			for !mismatch {
+				length++
+				mismatch = length >= maxLen || in[ref+length] != in[ip+length]
 			}
 			length -= 2
 			ip++
