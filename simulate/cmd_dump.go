@@ -502,7 +502,9 @@ func (r *dumpReader) str() string {
 		return strconv.Itoa(int(int32(binary.LittleEndian.Uint32(take(4)))))
 	case rdbEncLZF:
 		clen, ulen := r.length(), r.length()
-		if r.bad || uint64(len(r.b)) < clen {
+		// A back reference of 3 bytes expands to at most 264: a longer
+		// claimed length is corrupt, and is refused before any allocation.
+		if r.bad || uint64(len(r.b)) < clen || ulen > clen*88 {
 			r.bad = true
 			return ""
 		}

@@ -34,3 +34,44 @@ func TestLZFRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreSurvivesCorruptPayloads: RESTORE of payloads with damaged
+// bodies (and a correct checksum) answers an error or a value, never a
+// panic.
+func TestRestoreSurvivesCorruptPayloads(t *testing.T) {
+	vals := []*value{
+		{kind: kindString, str: "hello hello hello hello hello"},
+		{kind: kindList, list: []string{"a", "1", "-5000", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}},
+		{kind: kindHash, hash: map[string]string{"f": "123456789012"}, fields: []string{"f"}},
+		{kind: kindZSet, zset: map[string]float64{"m": 1.5, "n": 3}},
+		{kind: kindZSet, zset: map[string]float64{"m": 1.5}, big: true},
+		{kind: kindSet, set: map[string]struct{}{"1": {}, "70000": {}}},
+		{kind: kindSet, set: map[string]struct{}{"x": {}}, big: true},
+	}
+	r := rand.New(rand.NewSource(2))
+	ks := NewKeyspace()
+	cc := &CallContext{}
+	for i := 0; i < 3000; i++ {
+		body, _ := dumpObject(vals[r.Intn(len(vals))])
+		for n := 1 + r.Intn(3); n > 0 && len(body) > 0; n-- {
+			switch r.Intn(3) {
+			case 0:
+				body[r.Intn(len(body))] = byte(r.Intn(256))
+			case 1:
+				body = body[:r.Intn(len(body))]
+			default:
+				body = append(body, byte(r.Intn(256)))
+			}
+		}
+		if len(body) == 0 {
+			continue
+		}
+		p := append([]byte(nil), body...)
+		p = append(p, rdbVersion, 0)
+		crc := redisCRC64(p)
+		for k := 0; k < 8; k++ {
+			p = append(p, byte(crc>>(8*k)))
+		}
+		ks.Exec(cc, []string{"RESTORE", "k", "0", string(p), "REPLACE"})
+	}
+}
