@@ -2,8 +2,11 @@ package simulate
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 func init() {
@@ -21,6 +24,107 @@ func init() {
 	commands["hincrby"] = cmdHIncrBy
 	commands["hincrbyfloat"] = cmdHIncrByFloat
 	commands["hscan"] = cmdCollectionScan(kindHash)
+	commands["hstrlen"] = cmdHStrLen
+	commands["hrandfield"] = cmdHRandField
+}
+
+func cmdHStrLen(ks *Keyspace, cc *CallContext, a []string) Reply {
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, intReply(0))
+	if !ok {
+		return done
+	}
+	return intReply(int64(len(v.hash[a[2]])))
+}
+
+// hrandfieldMaxCount bounds how many fields one HRANDFIELD with a negative
+// count may return: Redis would build the reply however large, the
+// simulator refuses one that could not fit in memory.
+const hrandfieldMaxCount = 1 << 24
+
+// cmdHRandField implements HRANDFIELD key [count [WITHVALUES]] with
+// Redis's rules: a positive count gives distinct fields (the whole hash
+// when count is at least its size, in listing order), a negative one
+// -count fields that may repeat, in random order. The choice comes from
+// the keyspace's seeded generator, so a run reproduces.
+func cmdHRandField(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) == 2 {
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, nilReply())
+		if !ok {
+			return done
+		}
+		fs := ks.hashFields(v)
+		return bulkReply(fs[ks.random().Intn(len(fs))])
+	}
+	l, ok := parseInt(a[2])
+	if !ok {
+		return errorReply(errNotInteger)
+	}
+	if l == math.MinInt64 {
+		return errorReply(errHRandCount)
+	}
+	withValues := false
+	if len(a) > 4 || (len(a) == 4 && !strings.EqualFold(a[3], "withvalues")) {
+		return errorReply(errSyntax)
+	} else if len(a) == 4 {
+		withValues = true
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			return errorReply(errHRandRange)
+		}
+	}
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindHash, arrayReply([]Reply{}))
+	if !ok {
+		return done
+	}
+	if l == 0 {
+		return arrayReply([]Reply{})
+	}
+	fs := ks.hashFields(v)
+	var picked []string
+	switch {
+	case l < 0 || l == 1:
+		n := l
+		if n < 0 {
+			n = -n
+		}
+		if n > hrandfieldMaxCount {
+			return errorReply(fmt.Sprintf(errHRandTooMany, n, hrandfieldMaxCount))
+		}
+		rng := ks.random()
+		picked = make([]string, n)
+		for i := range picked {
+			picked[i] = fs[rng.Intn(len(fs))]
+		}
+	case l >= int64(len(fs)):
+		picked = fs
+	default:
+		// Distinct fields, kept in listing order (as a listpack's sampling keeps them).
+		keep := ks.random().Perm(len(fs))[:l]
+		sort.Ints(keep)
+		for _, i := range keep {
+			picked = append(picked, fs[i])
+		}
+	}
+	out := make([]Reply, 0, len(picked))
+	for _, f := range picked {
+		if withValues {
+			out = append(out, arrayReply([]Reply{bulkReply(f), bulkReply(v.hash[f])}))
+		} else {
+			out = append(out, bulkReply(f))
+		}
+	}
+	if withValues && cc.RESP != 3 {
+		return flattenPairs(out)
+	}
+	return arrayReply(out)
+}
+
+// flattenPairs turns RESP3's [[a, b], [c, d]] into RESP2's [a, b, c, d].
+func flattenPairs(pairs []Reply) Reply {
+	flat := make([]Reply, 0, 2*len(pairs))
+	for _, p := range pairs {
+		flat = append(flat, p.Elems...)
+	}
+	return arrayReply(flat)
 }
 
 func (ks *Keyspace) hashFor(cc *CallContext, key string, create bool) (*value, *Reply) {

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 )
 
@@ -24,6 +26,124 @@ func init() {
 	// Blocking pops never block inside a script: they act as their plain form.
 	commands["blpop"] = cmdBPop(true)
 	commands["brpop"] = cmdBPop(false)
+	commands["lpushx"] = cmdPushX(true)
+	commands["rpushx"] = cmdPushX(false)
+	commands["linsert"] = cmdLInsert
+	commands["lmpop"] = cmdLMPop(false)
+	commands["blmpop"] = cmdLMPop(true)
+}
+
+// cmdPushX implements LPUSHX and RPUSHX: a push that only an existing
+// list takes.
+func cmdPushX(left bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		v, done, ok := ks.lookupOrReply(cc, a[1], kindList, intReply(0))
+		if !ok {
+			return done
+		}
+		for _, x := range a[2:] {
+			if left {
+				v.list = append([]string{x}, v.list...)
+			} else {
+				v.list = append(v.list, x)
+			}
+		}
+		return intReply(int64(len(v.list)))
+	}
+}
+
+// cmdLInsert implements LINSERT key BEFORE|AFTER pivot element: the
+// list's new length, 0 for a missing key and -1 when pivot is not found.
+func cmdLInsert(ks *Keyspace, cc *CallContext, a []string) Reply {
+	where := strings.ToUpper(a[2])
+	if where != "BEFORE" && where != "AFTER" {
+		return errorReply(errSyntax)
+	}
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindList, intReply(0))
+	if !ok {
+		return done
+	}
+	for i, x := range v.list {
+		if x != a[3] {
+			continue
+		}
+		if where == "AFTER" {
+			i++
+		}
+		v.list = append(v.list, "")
+		copy(v.list[i+1:], v.list[i:])
+		v.list[i] = a[4]
+		return intReply(int64(len(v.list)))
+	}
+	return intReply(-1)
+}
+
+// cmdLMPop implements LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT n]
+// and (block) BLMPOP timeout numkeys ...: up to n elements from the first
+// non-empty list, as [key, [elements]]. A script never blocks, so BLMPOP
+// answers a null array at once when every list is empty, as Redis does
+// for a client that may not block.
+func cmdLMPop(block bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		numIdx := 1
+		if block {
+			numIdx = 2
+		}
+		numKeys, ok := parseInt(a[numIdx])
+		if !ok || numKeys < 1 {
+			return errorReply(errListNumKeys)
+		}
+		whereIdx := int64(numIdx) + numKeys + 1
+		if numKeys >= int64(len(a)) || whereIdx >= int64(len(a)) {
+			return errorReply(errSyntax)
+		}
+		where := strings.ToUpper(a[whereIdx])
+		if where != "LEFT" && where != "RIGHT" {
+			return errorReply(errSyntax)
+		}
+		count := int64(-1)
+		for j := whereIdx + 1; j < int64(len(a)); j++ {
+			if count == -1 && strings.EqualFold(a[j], "COUNT") && j+1 < int64(len(a)) {
+				j++
+				if count, ok = parseInt(a[j]); !ok || count < 1 {
+					return errorReply(errListCount)
+				}
+				continue
+			}
+			return errorReply(errSyntax)
+		}
+		if count == -1 {
+			count = 1
+		}
+		if block {
+			if bad := blockTimeout(a[1]); bad != nil {
+				return *bad
+			}
+		}
+		for _, key := range a[numIdx+1 : whereIdx] {
+			v, wrong := ks.listFor(cc, key, false)
+			if wrong != nil {
+				return *wrong
+			}
+			if v == nil {
+				continue
+			}
+			n := min(count, int64(len(v.list)))
+			popped := make([]Reply, 0, n)
+			for i := int64(0); i < n; i++ {
+				var x string
+				if where == "LEFT" {
+					x, v.list = v.list[0], v.list[1:]
+				} else {
+					x, v.list = v.list[len(v.list)-1], v.list[:len(v.list)-1]
+				}
+				popped = append(popped, bulkReply(x))
+			}
+			ks.dropIfEmpty(key, v)
+			return arrayReply([]Reply{bulkReply(key), arrayReply(popped)})
+		}
+		return Reply{Kind: KindNil} // a null array: nothing to pop, and no blocking in scripts
+	}
 }
 
 func (ks *Keyspace) listFor(cc *CallContext, key string, create bool) (*value, *Reply) {
@@ -80,12 +200,8 @@ func cmdPop(left bool) handler {
 
 func cmdBPop(left bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		timeout, ok := parseFloat(a[len(a)-1])
-		if !ok {
-			return errorReply(errTimeoutNotFloat)
-		}
-		if timeout < 0 {
-			return errorReply(errTimeoutNegative)
+		if bad := blockTimeout(a[len(a)-1]); bad != nil {
+			return *bad
 		}
 		for _, key := range a[1 : len(a)-1] {
 			v, wrong := ks.listFor(cc, key, false)
@@ -320,4 +436,28 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return nilReply()
 	}
 	return arrayReply(append([]Reply{}, out...))
+}
+
+// blockTimeout checks a blocking command's timeout in seconds as Redis's
+// getTimeoutFromObjectOrReply does: a long double (hex too, as strtold
+// reads it) made milliseconds rounded up, so -0.0001 is 0; one too large
+// for int64 milliseconds converts, on x86, to the most negative and is
+// refused as negative.
+func blockTimeout(arg string) *Reply {
+	f, ok := parseLongDouble(arg)
+	if !ok {
+		body := strings.TrimLeft(strings.ToLower(arg), "+-")
+		h, hexOK := strtod(arg)
+		if !strings.HasPrefix(body, "0x") || !hexOK || arg[0] == ' ' {
+			r := errorReply(errTimeoutNotFloat)
+			return &r
+		}
+		f = new(big.Float).SetPrec(longDoublePrec).SetFloat64(h)
+	}
+	ms := new(big.Float).SetPrec(longDoublePrec).Mul(f, big.NewFloat(1000))
+	if ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 || ms.Cmp(big.NewFloat(-1)) <= 0 {
+		r := errorReply(errTimeoutNegative)
+		return &r
+	}
+	return nil
 }

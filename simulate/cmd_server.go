@@ -22,7 +22,7 @@ func init() {
 		keys, _, _ := ks.liveKeys(cc.Now)
 		return intReply(keys)
 	}
-	commands["flushall"] = cmdFlushAll
+	commands["flushall"] = cmdFlush(true)
 	commands["lastsave"] = func(ks *Keyspace, cc *CallContext, a []string) Reply { return intReply(ks.started / 1000) }
 	commands["lolwut"] = cmdLolwut
 	commands["info"] = cmdInfo
@@ -59,15 +59,6 @@ func cmdPing(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return bulkReply(a[1])
 	}
 	return errorReply(fmt.Sprintf(errWrongArgs, "ping"))
-}
-
-// cmdFlushAll takes Redis's ASYNC or SYNC; both empty the keyspace at once.
-func cmdFlushAll(ks *Keyspace, cc *CallContext, a []string) Reply {
-	if len(a) > 2 || len(a) == 2 && !strings.EqualFold(a[1], "async") && !strings.EqualFold(a[1], "sync") {
-		return errorReply(errSyntax)
-	}
-	ks.FlushAll()
-	return okReply()
 }
 
 // cmdLolwut answers as Redis 7.0 does by default. The computer art of

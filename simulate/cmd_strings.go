@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func init() {
@@ -26,6 +27,11 @@ func init() {
 	commands["getrange"] = cmdGetRange
 	commands["setrange"] = cmdSetRange
 	commands["incrbyfloat"] = cmdIncrByFloat
+	commands["setex"] = cmdSetEx("setex", true)
+	commands["psetex"] = cmdSetEx("psetex", false)
+	commands["getex"] = cmdGetEx
+	commands["substr"] = cmdGetRange
+	commands["lcs"] = cmdLCS
 }
 
 func cmdMGet(ks *Keyspace, cc *CallContext, a []string) Reply {
@@ -314,4 +320,189 @@ func cmdIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
 	v.str = out
 	v.strEnc = embstrOrRaw(out)
 	return bulkReply(out)
+}
+
+// expireArg turns the expire argument of SET, SETEX, PSETEX and GETEX into
+// Unix milliseconds as Redis's getExpireMillisecondsOrReply does: not an
+// integer is errNotInteger, zero, negative or overflowing is the invalid
+// expire time error naming the command.
+func expireArg(arg, name string, seconds, relative bool, now time.Time) (int64, *Reply) {
+	n, ok := parseInt(arg)
+	if !ok {
+		r := errorReply(errNotInteger)
+		return 0, &r
+	}
+	at, ok := expireAt(n, seconds, relative, now)
+	if n <= 0 || !ok || at <= 0 {
+		r := errorReply(fmt.Sprintf(errExpireRange, name))
+		return 0, &r
+	}
+	return at, nil
+}
+
+// cmdSetEx implements SETEX and PSETEX key ttl value: SET with EX or PX,
+// the expire time checked before the key is touched.
+func cmdSetEx(name string, seconds bool) handler {
+	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		at, bad := expireArg(a[2], name, seconds, true, cc.Now)
+		if bad != nil {
+			return *bad
+		}
+		ks.keys[a[1]] = &value{kind: kindString, str: a[3], exp: at}
+		return okReply()
+	}
+}
+
+// cmdGetEx implements GETEX key [EX|PX|EXAT|PXAT n|PERSIST]: the options
+// are parsed first (two of them are a syntax error), then the key is read,
+// and only then the expire time is checked, as Redis 7.0 orders it.
+func cmdGetEx(ks *Keyspace, cc *CallContext, a []string) Reply {
+	unit, expArg, persist := "", "", false
+	for i := 2; i < len(a); i++ {
+		opt := strings.ToUpper(a[i])
+		switch {
+		case opt == "PERSIST" && unit == "":
+			persist = true
+		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && unit == "" && !persist && i+1 < len(a):
+			unit, expArg = opt, a[i+1]
+			i++
+		default:
+			return errorReply(errSyntax)
+		}
+	}
+	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, nilReply())
+	if !ok {
+		return done
+	}
+	reply := bulkReply(v.str)
+	switch {
+	case unit != "":
+		at, bad := expireArg(expArg, "getex", unit == "EX" || unit == "EXAT", unit == "EX" || unit == "PX", cc.Now)
+		if bad != nil {
+			return *bad
+		}
+		if at <= cc.Now.UnixMilli() {
+			delete(ks.keys, a[1]) // an absolute time already past deletes the key
+		} else {
+			v.exp = at
+		}
+	case persist:
+		v.exp = 0
+	}
+	return reply
+}
+
+// cmdLCS implements LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n]
+// [WITHMATCHLEN] with Redis's dynamic programming table, so that among
+// several longest common subsequences it picks the one Redis picks.
+func cmdLCS(ks *Keyspace, cc *CallContext, a []string) Reply {
+	va, vb := ks.lookup(cc.Now, a[1]), ks.lookup(cc.Now, a[2])
+	if (va != nil && va.kind != kindString) || (vb != nil && vb.kind != kindString) {
+		return errorReply(errLCSNotStrings)
+	}
+	var sa, sb string
+	if va != nil {
+		sa = va.str
+	}
+	if vb != nil {
+		sb = vb.str
+	}
+	var getLen, getIdx, withMatchLen bool
+	var minMatch int64
+	for j := 3; j < len(a); j++ {
+		switch opt := strings.ToUpper(a[j]); {
+		case opt == "IDX":
+			getIdx = true
+		case opt == "LEN":
+			getLen = true
+		case opt == "WITHMATCHLEN":
+			withMatchLen = true
+		case opt == "MINMATCHLEN" && j+1 < len(a):
+			n, ok := parseInt(a[j+1])
+			if !ok {
+				return errorReply(errNotInteger)
+			}
+			minMatch = max(n, 0)
+			j++
+		default:
+			return errorReply(errSyntax)
+		}
+	}
+	if getLen && getIdx {
+		return errorReply(errLCSLenAndIdx)
+	}
+	alen, blen := len(sa), len(sb)
+	if int64(alen+1)*int64(blen+1)*4 > maxStringLength {
+		return errorReply(errLCSMemory)
+	}
+	w := blen + 1
+	t := make([]uint32, (alen+1)*w)
+	for i := 1; i <= alen; i++ {
+		for j := 1; j <= blen; j++ {
+			if sa[i-1] == sb[j-1] {
+				t[i*w+j] = t[(i-1)*w+j-1] + 1
+			} else {
+				t[i*w+j] = max(t[(i-1)*w+j], t[i*w+j-1])
+			}
+		}
+	}
+	total := t[alen*w+blen]
+	if getLen {
+		return intReply(int64(total))
+	}
+	result := make([]byte, total)
+	idx := total
+	var matches []Reply
+	aStart, aEnd, bStart, bEnd := alen, 0, 0, 0 // aStart == alen: no range open
+	for i, j := alen, blen; i > 0 && j > 0; {
+		emit := false
+		if sa[i-1] == sb[j-1] {
+			result[idx-1] = sa[i-1]
+			switch {
+			case aStart == alen:
+				aStart, aEnd, bStart, bEnd = i-1, i-1, j-1, j-1
+			case aStart == i && bStart == j:
+				aStart--
+				bStart--
+			default:
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if t[(i-1)*w+j] > t[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != alen {
+				emit = true
+			}
+		}
+		if emit {
+			matchLen := int64(aEnd - aStart + 1)
+			if getIdx && (minMatch == 0 || matchLen >= minMatch) {
+				m := []Reply{
+					arrayReply([]Reply{intReply(int64(aStart)), intReply(int64(aEnd))}),
+					arrayReply([]Reply{intReply(int64(bStart)), intReply(int64(bEnd))}),
+				}
+				if withMatchLen {
+					m = append(m, intReply(matchLen))
+				}
+				matches = append(matches, arrayReply(m))
+			}
+			aStart = alen
+		}
+	}
+	if getIdx {
+		if matches == nil {
+			matches = []Reply{}
+		}
+		return Reply{Kind: KindMap, Elems: []Reply{bulkReply("matches"), arrayReply(matches), bulkReply("len"), intReply(int64(total))}}
+	}
+	return bulkReply(string(result))
 }

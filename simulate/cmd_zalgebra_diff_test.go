@@ -42,7 +42,7 @@ func TestZSetAlgebraMatchesRedis(t *testing.T) { runCommandCases(t, zsetAlgebraC
 // (flat member, score lists; scores as strings) by default, RESP3's after
 // redis.setresp(3). Direct calls (above) speak RESP3, as go-redis does.
 func TestZSetAlgebraInScripts(t *testing.T) {
-	runScriptCases(t, []sandboxCase{
+	runSandboxCases(t, []sandboxCase{
 		{src: "redis.setresp(3) redis.call('ZADD', KEYS[1], 1, 'x', 2.5, 'y') return redis.call('ZUNION', 1, KEYS[1], 'WITHSCORES')", keys: []string{"{k}a"}},
 		{src: "redis.setresp(3) redis.call('ZADD', KEYS[1], 1, 'x', 2.5, 'y') return redis.call('ZMPOP', 1, KEYS[1], 'MAX', 'COUNT', 2)", keys: []string{"{k}a"}},
 		{src: "redis.call('ZADD', KEYS[1], 1, 'x', 2.5, 'y') return redis.call('ZMPOP', 1, KEYS[1], 'MAX', 'COUNT', 2)", keys: []string{"{k}a"}},
@@ -107,9 +107,9 @@ func TestZRandMemberDraws(t *testing.T) {
 	}
 }
 
-// runScriptCases runs each script on a flushed redis-server and a fresh
+// runSandboxCases runs each script on a flushed redis-server and a fresh
 // simulator and compares the replies.
-func runScriptCases(t *testing.T, cases []sandboxCase) {
+func runSandboxCases(t *testing.T, cases []sandboxCase) {
 	t.Helper()
 	client := redistest.Standalone(t).Client()
 	ctx := context.Background()

@@ -129,6 +129,17 @@
 //     generator: reproducible, not Redis's picks. SINTER, SUNION and SDIFF
 //     over hashtable-encoded sets answer in a stable order of their own, an
 //     order Redis leaves undefined (ReplyOrder reports it).
+//   - DUMP payloads equal Redis's byte for byte for strings (LZF included),
+//     intsets, listpack hashes and sorted sets, skiplist sorted sets and
+//     lists built by tail pushes; hashtable-encoded hashes and sets list
+//     their elements in the simulator's order, lists reshaped by LPUSH or
+//     LINSERT may split into other nodes, and an intset keeps its current
+//     width. Redis restores all of them. Streams are neither dumped nor
+//     restored (a simulator error says so); RESTORE's IDLETIME and FREQ are
+//     checked, then ignored.
+//   - SORT compares ALPHA strings bytewise (the C locale) and, as a
+//     standalone server, never refuses BY and GET patterns. The 16 databases
+//     exist; Snapshot, Restore, Dump and DBSIZE cover the selected one.
 //   - GEO scores stored with STOREDIST may differ from Redis's in the last
 //     binary digit (the C library's sin, cos and asin are not exactly
 //     rounded); distances and coordinates as Redis prints them agree.

@@ -25,6 +25,16 @@ const (
 	errStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 	errOffsetRange   = "ERR offset is out of range"
 	errInvalidSetEx  = "ERR invalid expire time in 'set' command"
+	errLCSNotStrings = "ERR The specified keys must contain string values"
+	errLCSLenAndIdx  = "ERR If you want both the length and indexes, please just use IDX."
+	errLCSMemory     = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	errBitOffset     = "ERR bit offset is not an integer or out of range"
+	errBitValue      = "ERR bit is not an integer or out of range"
+	errBitposBit     = "ERR The bit argument must be 1 or 0."
+	errBitopNot      = "ERR BITOP NOT must be called with a single source key."
+	errBitfieldType  = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	errBitfieldOver  = "ERR Invalid OVERFLOW type specified"
+	errBitfieldRO    = "ERR BITFIELD_RO only supports the GET subcommand"
 
 	// Keys and expiry.
 	errExpireRange       = "ERR invalid expire time in '%s' command"
@@ -32,15 +42,30 @@ const (
 	errExpireNXXX        = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
 	errInvalidCursor     = "ERR invalid cursor"
+	errSameObject        = "ERR source and destination objects are the same"
+	errDBIndexInt        = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errDBRange           = "ERR DB index is out of range"
+	errSwapDBFirst       = "ERR invalid first DB index"
+	errSwapDBSecond      = "ERR invalid second DB index"
+	errSortScore         = "ERR One or more scores can't be converted into double"
+	errBusyKey           = "BUSYKEY Target key name already exists."
+	errRestoreTTL        = "ERR Invalid TTL value, must be >= 0"
+	errRestoreIdle       = "ERR Invalid IDLETIME value, must be >= 0"
+	errRestoreFreq       = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+	errRestoreBadData    = "ERR Bad data format"
 
 	// Hashes.
 	errHashNotInt   = "ERR hash value is not an integer"
 	errHashNotFloat = "ERR hash value is not a float"
+	errHRandRange   = "ERR value is out of range"
+	errHRandCount   = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 
 	// Lists.
 	errTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	errTimeoutNegative = "ERR timeout is negative"
 	errLPosRankZero    = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errListNumKeys     = "ERR numkeys should be greater than 0"
+	errListCount       = "ERR count should be greater than 0"
 
 	// Sorted sets.
 	errZaddNXXX        = "ERR XX and NX options at the same time are not compatible"
@@ -172,6 +197,10 @@ const (
 	// The simulator's own: a command Redis has that the simulator lacks.
 	errNotImplemented  = "ERR simulate: command '%s' is not implemented"
 	errTableWithoutErr = "ERR simulate: the script raised an error table without an err field"
+	errHRandTooMany    = "ERR simulate: a random reply of %d elements is more than the simulator builds (at most %d)"
+	errDumpStream      = "ERR simulate: DUMP of a stream is not supported (its RDB form is not reproduced); copy it with XRANGE and XADD"
+	errRestoreStream   = "ERR simulate: RESTORE of a stream payload is not supported; recreate the stream with XADD"
+	errMigrate         = "ERR simulate: MIGRATE is not supported: the simulator has no other server to move keys to"
 )
 
 func errorReply(text string) Reply { return Reply{Kind: KindError, Str: text} }

@@ -13,11 +13,17 @@ import (
 // Keyspace is the simulator's database: typed values with expiry. It is not
 // safe for concurrent use; the Server's mutex guards it.
 type Keyspace struct {
-	keys map[string]*value
+	// keys is the selected database (see SELECT); others holds the rest
+	// of Redis's 16 by index, created when first written.
+	keys   map[string]*value
+	db     int
+	others map[int]map[string]*value
 	// shuffle, when set, reorders the replies whose order Redis leaves
 	// undefined (see WithUndefinedOrder).
 	shuffle *rand.Rand
-	// rng picks the members SRANDMEMBER and ZRANDMEMBER answer; see random.
+	// rng draws the replies Redis draws at random (SRANDMEMBER,
+	// ZRANDMEMBER, HRANDFIELD, RANDOMKEY) from a fixed seed, so that a run
+	// reproduces; see random.
 	rng *rand.Rand
 	// started is when the first command ran (Unix ms): LASTSAVE and INFO's
 	// uptime count from it.
@@ -66,6 +72,10 @@ type CallContext struct {
 	ReadOnly bool
 	Publish  func(channel, message string, sharded bool) int64 // nil: no subscribers
 	RESP     int                                               // 2 or 3; commands build RESP3 replies, see Downgrade
+	// db is the database a script's SELECT chose (when dbSelected): it
+	// holds for the rest of that script only, as in Redis.
+	db         int
+	dbSelected bool
 }
 
 // KeyDump is one key as Dump reports it.
@@ -86,8 +96,53 @@ type ZMember struct {
 // NewKeyspace returns an empty keyspace.
 func NewKeyspace() *Keyspace { return &Keyspace{keys: map[string]*value{}} }
 
-// FlushAll deletes every key.
-func (ks *Keyspace) FlushAll() { ks.keys = map[string]*value{} }
+// FlushAll deletes every key of every database.
+func (ks *Keyspace) FlushAll() { ks.keys, ks.others = map[string]*value{}, nil }
+
+// numDBs is how many databases Redis has by default (databases 16).
+const numDBs = 16
+
+// selectDB makes database i the one commands read and write.
+func (ks *Keyspace) selectDB(i int) {
+	if i == ks.db {
+		return
+	}
+	if ks.others == nil {
+		ks.others = map[int]map[string]*value{}
+	}
+	ks.others[ks.db] = ks.keys
+	ks.keys = ks.others[i]
+	if ks.keys == nil {
+		ks.keys = map[string]*value{}
+	}
+	delete(ks.others, i)
+	ks.db = i
+}
+
+// dbKeys returns database i's keys, creating its map when it has none.
+func (ks *Keyspace) dbKeys(i int) map[string]*value {
+	if i == ks.db {
+		return ks.keys
+	}
+	m := ks.others[i]
+	if m == nil {
+		if ks.others == nil {
+			ks.others = map[int]map[string]*value{}
+		}
+		m = map[string]*value{}
+		ks.others[i] = m
+	}
+	return m
+}
+
+// setDBKeys makes m database i's keys.
+func (ks *Keyspace) setDBKeys(i int, m map[string]*value) {
+	if i == ks.db {
+		ks.keys = m
+		return
+	}
+	ks.others[i] = m
+}
 
 // lookup returns the live value of key, deleting it if it expired by now.
 func (ks *Keyspace) lookup(now time.Time, key string) *value {
@@ -185,6 +240,18 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	if ks.started == 0 {
 		ks.started = cc.Now.UnixMilli()
 	}
+	if cc.dbSelected && cc.db != ks.db {
+		return ks.execIn(cc.db, h, cc, argv)
+	}
+	return h(ks, cc, argv)
+}
+
+// execIn runs h with database db selected, for a script that chose
+// another database than its caller's.
+func (ks *Keyspace) execIn(db int, h handler, cc *CallContext, argv []string) Reply {
+	prev := ks.db
+	ks.selectDB(db)
+	defer ks.selectDB(prev)
 	return h(ks, cc, argv)
 }
 
