@@ -229,6 +229,7 @@ func luaConcat(L *lua.LState) int {
 	a, b := L.Get(1), L.Get(2)
 	if sa, ok := concatString(a); ok {
 		if sb, ok := concatString(b); ok {
+			L.CheckStringSize(int64(len(sa)) + int64(len(sb)))
 			L.Push(lua.LString(sa + sb))
 			return 1
 		}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // Server is an offline Redis 7.0 for scripts: a keyspace, a clock and
@@ -102,7 +104,12 @@ func New(opts ...Option) *Server {
 }
 
 // Clock returns the server's clock.
-func (s *Server) Clock() Clock { return s.clock }
+func (s *Server) Clock() Clock {
+	if s == nil {
+		return nil
+	}
+	return s.clock
+}
 
 // sandbox returns the Lua interpreter, creating it on first use. The
 // caller holds s.mu.
@@ -111,6 +118,28 @@ func (s *Server) sandbox() *sandbox {
 		s.sb = newSandbox(s)
 	}
 	return s.sb
+}
+
+// checkCall refuses, with an error saying which, a call the server cannot
+// serve: a nil or zero Server (one not made by New), a nil context, or a
+// context that has ended (the error wraps ctx.Err()). what names the call
+// in the error, such as "run script ratelimit@1".
+func (s *Server) checkCall(ctx context.Context, what string) error {
+	if s == nil || s.ks == nil {
+		return fmt.Errorf("simulate: %s: the Server is nil or was not made by simulate.New; create one with simulate.New()", what)
+	}
+	return checkContext(ctx, what)
+}
+
+// checkContext refuses a nil context and an ended one, saying which.
+func checkContext(ctx context.Context, what string) error {
+	if ctx == nil {
+		return fmt.Errorf("simulate: %s: nil context: pass context.Background() or a context with a deadline", what)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("simulate: %s: %w", what, err)
+	}
+	return nil
 }
 
 // errNilScript is what Run and FunctionRunner.Run answer a nil script.
@@ -137,6 +166,11 @@ func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string
 		cmd.SetErr(err)
 		return cmd
 	}
+	if err := s.checkCall(ctx, "run script "+script.ID()); err != nil {
+		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
+		cmd.SetErr(err)
+		return cmd
+	}
 	cmd := s.run(ctx, script.Source, script.SHA1, script, keys, args, false)
 	var discipline *DisciplineError
 	if err := cmd.Err(); err != nil && err != redis.Nil && !errors.As(err, &discipline) {
@@ -159,8 +193,8 @@ func (s *Server) RunSource(ctx context.Context, src string, keys []string, args 
 // from, or nil for RunSource.
 func (s *Server) run(ctx context.Context, src, sha string, script *registry.Script, keys []string, args []any, ro bool) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, "evalsha", sha, len(keys))
-	if err := ctx.Err(); err != nil {
-		cmd.SetErr(fmt.Errorf("simulate: run script %s: %w", sha, err))
+	if err := s.checkCall(ctx, "run script "+sha); err != nil {
+		cmd.SetErr(err)
 		return cmd
 	}
 	reply, err := s.runScript(ctx, src, sha, script, keys, args, ro)
@@ -175,20 +209,65 @@ func (s *Server) runScript(ctx context.Context, src, sha string, script *registr
 	if err != nil {
 		return Reply{}, err
 	}
-	s.mu.Lock()
-	c, errText := s.compile(src, sha)
-	var (
-		reply Reply
-		pubs  []publication
-	)
-	if errText != "" {
-		reply = errorReply(errText)
-	} else {
+	var pubs []publication
+	reply, err := s.locked("ERR Error running script "+sha+", ", func() (Reply, error) {
+		c, errText := s.compile(src, sha)
+		if errText != "" {
+			return errorReply(errText), nil
+		}
+		var (
+			reply Reply
+			err   error
+		)
 		reply, pubs, err = s.runLocked(ctx, c, c.idFor(script), keys, argv, ro)
-	}
-	s.mu.Unlock()
+		return reply, err
+	})
 	s.deliver(pubs)
 	return reply, err
+}
+
+// locked runs fn with s.mu held and releases it however fn ends. A Go
+// panic inside fn (a bug of the simulator, never the caller's fault) comes
+// back as an error reply: prefix, then the first 100 bytes of the panic's
+// text, as Redis reports a script that failed outside Lua ("ERR Error
+// running script <sha>, <message>"). The interpreters it may have left
+// half-way are discarded, so the next call gets fresh ones; the keyspace
+// keeps what ran before the panic, as Redis keeps the writes of a script
+// that fails.
+func (s *Server) locked(prefix string, fn func() (Reply, error)) (reply Reply, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			s.recoverPanic()
+			msg := fmt.Sprint(p)
+			if ae, ok := p.(*lua.ApiError); ok {
+				msg = luaMessage(ae.Object.String()) // without the Go traceback
+			}
+			reply, err = errorReply(noNewlines(prefix+truncate(msg, 100))), nil
+		}
+	}()
+	return fn()
+}
+
+// truncate cuts s to at most n bytes, as Redis's "%.100s" does.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// recoverPanic discards the interpreters after a Go panic (s.mu held):
+// a panic may have left a run half-way, with the run state set.
+func (s *Server) recoverPanic() {
+	if s.sb != nil {
+		s.sb.run = nil
+		s.sb = nil
+	}
+	if s.functions != nil && s.functions.eng != nil {
+		s.functions.restart(s)
+	}
 }
 
 // Do runs one command directly, as a client would (to seed data or inspect
@@ -203,8 +282,8 @@ func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 
 // do runs one command for Do or DoReply (caller names it in errors).
 func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, error) {
-	if err := ctx.Err(); err != nil {
-		return Reply{}, fmt.Errorf("simulate: %w", err)
+	if err := s.checkCall(ctx, caller); err != nil {
+		return Reply{}, err
 	}
 	argv, err := argStrings(make([]string, 0, len(args)), args, false)
 	if err != nil {
@@ -214,13 +293,14 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 		return Reply{}, fmt.Errorf("simulate: %s needs a command name", caller)
 	}
 	var pubs []publication
-	s.mu.Lock()
-	reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
-	if !ok {
-		cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
-		reply = s.ks.Exec(&cc, argv)
-	}
-	s.mu.Unlock()
+	reply, err := s.locked("ERR simulate: "+strings.ToLower(truncate(argv[0], 64))+" failed inside the simulator: ", func() (Reply, error) {
+		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
+		if !ok {
+			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
+			reply = s.ks.Exec(&cc, argv)
+		}
+		return reply, err
+	})
 	s.deliver(pubs)
 	return reply, err
 }
@@ -228,6 +308,9 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 // Dump returns the live keys with their values and TTLs, for tests that
 // compare keyspaces.
 func (s *Server) Dump() []KeyDump {
+	if s == nil || s.ks == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ks.Dump(s.clock.Now())

@@ -3,7 +3,6 @@ package simulate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -195,8 +194,8 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
 		return Reply{}, err // names the script and the fix
 	}
-	if err := ctx.Err(); err != nil {
-		return Reply{}, fmt.Errorf("simulate: run script %s: %w", script.ID(), err)
+	if err := s.checkCall(ctx, "run script "+script.ID()); err != nil {
+		return Reply{}, err
 	}
 	return s.runScript(ctx, script.Source, script.SHA1, script, keys, args, false)
 }
