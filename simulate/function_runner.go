@@ -101,8 +101,8 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 
 // Subscribe is Server.Subscribe.
 func (f *FunctionRunner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
-	if f == nil {
-		return nil, errors.New("simulate: Subscribe on a nil FunctionRunner; create one with NewFunctionRunner(srv, reg)")
+	if f == nil || f.srv == nil {
+		return nil, errors.New("simulate: Subscribe: the FunctionRunner is nil or was not made by simulate.NewFunctionRunner; create one with NewFunctionRunner(srv, reg)")
 	}
 	return f.srv.Subscribe(ctx, channel, deliver)
 }

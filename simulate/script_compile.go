@@ -242,7 +242,7 @@ func luaConcat(L *lua.LState) int {
 		L.Push(fn)
 		L.Push(a)
 		L.Push(b)
-		L.Call(2, 1)
+		L.CallAsInstruction(2, 1)
 		return 1
 	}
 	bad, what := a, L.ToString(3)

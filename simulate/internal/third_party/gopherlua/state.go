@@ -1251,9 +1251,13 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 func (ls *LState) callR(nargs, nret, rbase int) {
 	// luaD_call: an error unwinds without the decrement below; PCall
 	// restores the count it started with, as luaD_pcall does.
+	opcode := ls.opcodeCall
+	ls.opcodeCall = false
 	ls.nCcalls++
 	if ls.nCcalls >= LuaMaxCCalls {
-		if ls.nCcalls == LuaMaxCCalls {
+		if ls.nCcalls == LuaMaxCCalls && opcode {
+			ls.raiseError(1, "C stack overflow") // at the Lua function running the instruction
+		} else if ls.nCcalls == LuaMaxCCalls {
 			ls.runError("C stack overflow")
 		} else if ls.nCcalls >= LuaMaxCCalls+LuaMaxCCalls>>3 {
 			ls.raiseError(0, "error in error handling")
@@ -2107,6 +2111,15 @@ func (ls *LState) Load(reader io.Reader, name string) (*LFunction, error) {
 }
 
 func (ls *LState) Call(nargs, nret int) {
+	ls.callR(nargs, nret, -1)
+}
+
+// CallAsInstruction is Call for a Go function that stands in for a VM
+// instruction (the simulator runs ".." through one): Lua raises errors at
+// such a call, "C stack overflow", with the position of the Lua function
+// running the instruction, not bare as for a call made by a C function.
+func (ls *LState) CallAsInstruction(nargs, nret int) {
+	ls.opcodeCall = true
 	ls.callR(nargs, nret, -1)
 }
 

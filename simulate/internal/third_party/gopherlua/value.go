@@ -204,6 +204,8 @@ type LState struct {
 	// from LuaBasicCISize as calls nest, and doubling past LuaMaxCalls
 	// raises "stack overflow"; see growCI.
 	ciSize int
+	// opcodeCall marks the next callR as made by CallAsInstruction.
+	opcodeCall bool
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }
