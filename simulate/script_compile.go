@@ -17,6 +17,9 @@ const concatFn = "__redlua_concat"
 // gopher-lua accepts a little Lua 5.2 syntax (goto and labels) that Redis's
 // Lua 5.1 rejects; those are reported as Lua 5.1 reports them.
 func compileLua(src, name string) (*lua.FunctionProto, error) {
+	if line, deep := tooDeep(src); deep {
+		return nil, fmt.Errorf("%s:%d: %s", name, line, errSyntaxLevels)
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s", parseErrorText(err, name))
