@@ -2133,10 +2133,30 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	if errfunc != nil {
 		ls.hasErrorFunc = true
 	}
+	ls.pcalls++
 	defer func() {
+		ls.pcalls--
 		ls.Panic = oldpanic
 		ls.hasErrorFunc = false
 		rcv := recover()
+		if ae, ok := rcv.(*ApiError); (rcv != nil && !ok) || (ok && ae.Type == ApiErrorPanic) {
+			// A Go panic is no Lua error: no Lua pcall may catch it and run
+			// on in an interpreter the panic may have left half-way. It
+			// goes up to the outermost PCall, which returns it as an
+			// ApiErrorPanic without calling its error handler.
+			if !ok {
+				ae = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
+				if ls.Options.IncludeGoStackTrace {
+					buf := make([]byte, 4096)
+					runtime.Stack(buf, false)
+					ae.StackTrace = strings.Trim(string(buf), "\000") + "\n" + ls.stackTrace(0)
+				}
+			}
+			if ls.pcalls > 0 {
+				panic(ae)
+			}
+			rcv, errfunc = ae, nil
+		}
 		if rcv != nil {
 			if _, ok := rcv.(*ApiError); !ok {
 				err = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))

@@ -250,8 +250,15 @@ func strGsubDoReplace(L *LState, str string, info []replaceInfo) string {
 func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) string {
 	infoList := make([]replaceInfo, 0, len(matches))
 	size := int64(len(str))
+	plain := !strings.Contains(repl, "%") // the same replacement for every match
 	for _, match := range matches {
 		start, end := match.Capture(0), match.Capture(1)
+		if plain {
+			size += int64(len(repl) - (end - start))
+			L.CheckStringSize(size)
+			infoList = append(infoList, replaceInfo{[]int{start, end}, repl})
+			continue
+		}
 		sc := newFlagScanner('%', "", "", repl)
 		for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
 			if !sc.ChangeFlag {

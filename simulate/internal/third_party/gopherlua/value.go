@@ -206,6 +206,9 @@ type LState struct {
 	ciSize int
 	// opcodeCall marks the next callR as made by CallAsInstruction.
 	opcodeCall bool
+	// pcalls counts the PCall calls running, so that a Go panic passes
+	// through the inner ones.
+	pcalls int
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }
