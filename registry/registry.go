@@ -100,7 +100,7 @@ func describeFS(fsys fs.FS) string {
 }
 
 // errNilRegistry is what the methods of a nil *Registry return.
-var errNilRegistry = fmt.Errorf("registry: the Registry is nil; build one with registry.New(lua.FS): %w", ErrUnknownScript)
+var errNilRegistry = errors.New("registry: the Registry is nil; build one with registry.New(lua.FS)")
 
 // FromScripts builds a registry from scripts parsed with ParseScript.
 func FromScripts(scripts ...*Script) (*Registry, error) {

@@ -17,6 +17,24 @@ import (
 // Server is an offline Redis 7.0 for scripts: a keyspace, a clock and
 // Redis's Lua sandbox. It is safe for concurrent use; each script runs
 // atomically, as in Redis (one lock covers the keyspace for the whole run).
+//
+// Scripts meet Lua 5.1's and Redis's limits with their error texts: at most
+// 7,999 values from unpack(t) ("too many results to unpack"; Go functions
+// may hold 8,000 values, arguments included), 16,384 nested calls on a
+// fresh interpreter and 20,000 after its first "stack overflow" (SCRIPT
+// FLUSH starts a fresh one, as in Redis), 200 nested calls through
+// metamethods, pcall and other Go functions ("C stack overflow"), and
+// sources nested past the parser's 200 levels ("chunk has too many syntax
+// levels"; within two levels of that limit the simulator may compile what
+// Redis refuses). Where
+// Redis's Lua allocates until memory runs out, the simulator has a budget:
+// a string of at most 512 MiB (string.rep, "..", table.concat,
+// string.format, string.gsub, the encoders) and table parts of at most
+// 2^24 slots; past it a script fails with Lua's memory error, "ERR Error
+// running script <sha>, not enough memory", which pcall catches as
+// "not enough memory". A Go panic inside a run (a simulator bug) fails
+// that run with "ERR Error running script <sha>, <panic>" and the server
+// carries on with a fresh interpreter.
 type Server struct {
 	mu             sync.Mutex
 	ks             *Keyspace
@@ -92,7 +110,9 @@ func New(opts ...Option) *Server {
 		logs:          ring[LogLine]{limit: 10000},
 	}
 	for _, o := range opts {
-		o(s)
+		if o != nil { // New has no error to return; a nil Option changes nothing
+			o(s)
+		}
 	}
 	if s.clock == nil {
 		s.clock = WallClock{}
