@@ -66,7 +66,7 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 		cmd.SetErr(fmt.Errorf("simulate: %w", err))
 		return cmd
 	}
-	if err := f.srv.checkCall(ctx, "run function "+name); err != nil {
+	if err := f.srv.checkCall(ctx, "run function ", name); err != nil {
 		cmd.SetErr(err)
 		return cmd
 	}
@@ -77,7 +77,7 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 	}
 	s := f.srv
 	var pubs []publication
-	reply, err := s.locked("ERR Error running script "+name+", ", func() (Reply, error) {
+	reply, err := s.locked(scriptPanic, name, func() (Reply, error) {
 		fn := s.functions.funcs[strings.ToLower(name)]
 		if fn == nil {
 			if _, errText := s.loadLibrary(ctx, f.lib.Code, true); errText != "" {

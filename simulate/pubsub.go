@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -59,7 +60,7 @@ func (s *Server) SSubscribe(ctx context.Context, channel string, deliver func(pa
 }
 
 func (s *Server) subscribe(ctx context.Context, method string, ch chanKey, deliver func(payload string)) (unsubscribe func(), err error) {
-	if err := s.checkCall(ctx, fmt.Sprintf("%s to %q", strings.ToLower(method), truncate(ch.name, 64))); err != nil {
+	if err := s.checkCall(ctx, strings.ToLower(method)+" to ", strconv.Quote(truncate(ch.name, 64))); err != nil {
 		return nil, err
 	}
 	if ch.name == "" || deliver == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -142,22 +141,18 @@ func (s *Server) sandbox() *sandbox {
 
 // checkCall refuses, with an error saying which, a call the server cannot
 // serve: a nil or zero Server (one not made by New), a nil context, or a
-// context that has ended (the error wraps ctx.Err()). what names the call
-// in the error, such as "run script ratelimit@1".
-func (s *Server) checkCall(ctx context.Context, what string) error {
+// context that has ended (the error wraps ctx.Err()). what and name name
+// the call in the error, as in "run script ratelimit@1"; they are joined
+// only for an error, so a call that passes allocates nothing.
+func (s *Server) checkCall(ctx context.Context, what, name string) error {
 	if s == nil || s.ks == nil {
-		return fmt.Errorf("simulate: %s: the Server is nil or was not made by simulate.New; create one with simulate.New()", what)
+		return fmt.Errorf("simulate: %s%s: the Server is nil or was not made by simulate.New; create one with simulate.New()", what, name)
 	}
-	return checkContext(ctx, what)
-}
-
-// checkContext refuses a nil context and an ended one, saying which.
-func checkContext(ctx context.Context, what string) error {
 	if ctx == nil {
-		return fmt.Errorf("simulate: %s: nil context: pass context.Background() or a context with a deadline", what)
+		return fmt.Errorf("simulate: %s%s: nil context: pass context.Background() or a context with a deadline", what, name)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("simulate: %s: %w", what, err)
+		return fmt.Errorf("simulate: %s%s: %w", what, name, err)
 	}
 	return nil
 }
@@ -186,7 +181,7 @@ func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string
 		cmd.SetErr(err)
 		return cmd
 	}
-	if err := s.checkCall(ctx, "run script "+script.ID()); err != nil {
+	if err := s.checkCall(ctx, "run script ", script.ID()); err != nil {
 		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
 		cmd.SetErr(err)
 		return cmd
@@ -213,7 +208,7 @@ func (s *Server) RunSource(ctx context.Context, src string, keys []string, args 
 // from, or nil for RunSource.
 func (s *Server) run(ctx context.Context, src, sha string, script *registry.Script, keys []string, args []any, ro bool) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, "evalsha", sha, len(keys))
-	if err := s.checkCall(ctx, "run script "+sha); err != nil {
+	if err := s.checkCall(ctx, "run script ", sha); err != nil {
 		cmd.SetErr(err)
 		return cmd
 	}
@@ -230,7 +225,7 @@ func (s *Server) runScript(ctx context.Context, src, sha string, script *registr
 		return Reply{}, err
 	}
 	var pubs []publication
-	reply, err := s.locked("ERR Error running script "+sha+", ", func() (Reply, error) {
+	reply, err := s.locked(scriptPanic, sha, func() (Reply, error) {
 		c, errText := s.compile(src, sha)
 		if errText != "" {
 			return errorReply(errText), nil
@@ -248,13 +243,13 @@ func (s *Server) runScript(ctx context.Context, src, sha string, script *registr
 
 // locked runs fn with s.mu held and releases it however fn ends. A Go
 // panic inside fn (a bug of the simulator, never the caller's fault) comes
-// back as an error reply: prefix, then the first 100 bytes of the panic's
-// text, as Redis reports a script that failed outside Lua ("ERR Error
-// running script <sha>, <message>"). The interpreters it may have left
+// back as an error reply, format filled with name and the first 100 bytes
+// of the panic's text, as Redis reports a script that failed outside Lua
+// ("ERR Error running script <sha>, <message>"). The interpreters it may have left
 // half-way are discarded, so the next call gets fresh ones; the keyspace
 // keeps what ran before the panic, as Redis keeps the writes of a script
 // that fails.
-func (s *Server) locked(prefix string, fn func() (Reply, error)) (reply Reply, err error) {
+func (s *Server) locked(format, name string, fn func() (Reply, error)) (reply Reply, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() {
@@ -264,11 +259,19 @@ func (s *Server) locked(prefix string, fn func() (Reply, error)) (reply Reply, e
 			if ae, ok := p.(*lua.ApiError); ok {
 				msg = luaMessage(ae.Object.String()) // without the Go traceback
 			}
-			reply, err = errorReply(noNewlines(prefix+truncate(msg, 100))), nil
+			reply, err = errorReply(noNewlines(fmt.Sprintf(format, truncate(name, 64), truncate(msg, 100)))), nil
 		}
 	}()
 	return fn()
 }
+
+// The error replies of a run that panicked (see locked): a script's (or a
+// function's), in Redis's words for a script that failed outside Lua, and
+// a command's.
+const (
+	scriptPanic  = "ERR Error running script %s, %s"
+	commandPanic = "ERR simulate: command '%s' failed inside the simulator: %s"
+)
 
 // truncate cuts s to at most n bytes, as Redis's "%.100s" does.
 func truncate(s string, n int) string {
@@ -302,7 +305,7 @@ func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 
 // do runs one command for Do or DoReply (caller names it in errors).
 func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, error) {
-	if err := s.checkCall(ctx, caller); err != nil {
+	if err := s.checkCall(ctx, caller, ""); err != nil {
 		return Reply{}, err
 	}
 	argv, err := argStrings(make([]string, 0, len(args)), args, false)
@@ -313,7 +316,7 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 		return Reply{}, fmt.Errorf("simulate: %s needs a command name", caller)
 	}
 	var pubs []publication
-	reply, err := s.locked("ERR simulate: "+strings.ToLower(truncate(argv[0], 64))+" failed inside the simulator: ", func() (Reply, error) {
+	reply, err := s.locked(commandPanic, argv[0], func() (Reply, error) {
 		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
 		if !ok {
 			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}

@@ -194,7 +194,7 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
 		return Reply{}, err // names the script and the fix
 	}
-	if err := s.checkCall(ctx, "run script "+script.ID()); err != nil {
+	if err := s.checkCall(ctx, "run script ", script.ID()); err != nil {
 		return Reply{}, err
 	}
 	return s.runScript(ctx, script.Source, script.SHA1, script, keys, args, false)
