@@ -39,6 +39,7 @@ var limitCases = []struct {
 	{name: "RPUSH 8,000 values via unpack", src: "local t = {} for i = 1, 8000 do t[i] = i end return redis.call('RPUSH', KEYS[1], unpack(t))", keys: []string{"{l}list"}, flush: true},
 	{name: "RPUSH 5,114 values via unpack", src: "local t = {} for i = 1, 5114 do t[i] = i end return redis.call('RPUSH', KEYS[1], unpack(t))", keys: []string{"{l}list"}, flush: true},
 	{name: "redis.call with 8,002 arguments", src: "local t = {} for i = 1, 7999 do t[i] = i end return redis.call('RPUSH', KEYS[1], 'a', 'b', 'c', unpack(t))", keys: []string{"{l}list"}, flush: true},
+	{name: "redis.call with 20,001 arguments built by varargs", src: "local function g(n, ...) if n == 0 then return redis.call('RPUSH', KEYS[1], ...) end return g(n - 1, n, ...) end return g(20000)", keys: []string{"{l}list"}, flush: true},
 	{name: "unpack with bounds counts its arguments", src: "local t = {} for i = 1, 8000 do t[i] = i end return #{unpack(t, 1, 7997)}"},
 	{name: "unpack with bounds, one too many", src: "local t = {} for i = 1, 8000 do t[i] = i end return #{unpack(t, 1, 7998)}"},
 	{name: "unpack of an empty range past 2^31", src: "return select('#', unpack({}, 1, 2^31))"},
