@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
@@ -182,5 +183,64 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 	var nilServer *Server
 	if nilServer.Clock() != nil || nilServer.Dump() != nil || (*FunctionRunner)(nil).Library() != nil {
 		t.Error("the accessors of a nil Server or FunctionRunner report something")
+	}
+}
+
+// TestNilReceiversDoNotPanic calls the methods that return no error on nil
+// and zero receivers and with nil arguments: they answer as for an empty
+// server, keyspace or snapshot.
+func TestNilReceiversDoNotPanic(t *testing.T) {
+	var (
+		s     *Server
+		ks    *Keyspace
+		sn    *Snapshot
+		d     *Delta
+		vc    *VirtualClock
+		now   = time.Unix(1700000000, 0)
+		calls = map[string]func(){
+			"Server.Trace":                          func() { _ = s.Trace() },
+			"Server.Logs":                           func() { _ = s.Logs() },
+			"Server.ResetTrace":                     func() { s.ResetTrace() },
+			"Server.Snapshot":                       func() { _ = s.Snapshot() },
+			"Server.Restore":                        func() { s.Restore(nil) },
+			"Server.ReplyOrder":                     func() { _ = s.ReplyOrder("KEYS", "*") },
+			"Server.Dump":                           func() { _ = s.Dump() },
+			"Server.Clock":                          func() { _ = s.Clock() },
+			"zero Server.Snapshot":                  func() { _ = (&Server{}).Snapshot() },
+			"New().Restore(nil)":                    func() { New().Restore(nil) },
+			"New(nil option)":                       func() { _ = New(nil) },
+			"New(WithClock(nil VirtualClock)).Dump": func() { _ = New(WithClock(vc)).Dump() },
+			"Keyspace.Exec":                         func() { _ = ks.Exec(&CallContext{}, []string{"GET", "k"}) },
+			"Keyspace.Exec(nil CallContext)":        func() { _ = NewKeyspace().Exec(nil, []string{"GET", "k"}) },
+			"Keyspace.Dump":                         func() { _ = ks.Dump(now) },
+			"Keyspace.FlushAll":                     func() { ks.FlushAll() },
+			"Snapshot.Len":                          func() { _ = sn.Len() },
+			"Snapshot.AppendCanonical":              func() { _ = sn.AppendCanonical(nil) },
+			"Snapshot.Live":                         func() { _ = sn.Live(now) },
+			"Snapshot.Dump":                         func() { _ = sn.Dump(now) },
+			"Snapshot.Apply":                        func() { _ = sn.Apply(d) },
+			"Snapshot.NextExpiry":                   func() { _, _ = sn.NextExpiry(now) },
+			"Snapshot.Lookup":                       func() { _, _ = sn.Lookup("k", now) },
+			"Diff":                                  func() { _ = Diff(nil, nil) },
+			"Delta.Empty":                           func() { _ = d.Empty() },
+			"Delta.AppendCanonical":                 func() { _ = d.AppendCanonical(nil) },
+		}
+	)
+	for name, call := range calls {
+		if err := noPanic(name, func() error { call(); return nil }); err != nil {
+			t.Error(err)
+		}
+	}
+	srv := New()
+	ctx := context.Background()
+	if err := srv.Do(ctx, "SET", "k", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restore(nil)
+	if n := srv.Snapshot().Len(); n != 0 {
+		t.Errorf("after Restore(nil) the server holds %d keys, want none", n)
+	}
+	if r := NewKeyspace().Exec(nil, []string{"GET", "k"}); r.Kind != KindError {
+		t.Errorf("Exec with a nil CallContext = %+v, want an error reply", r)
 	}
 }

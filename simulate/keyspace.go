@@ -82,7 +82,11 @@ type ZMember struct {
 func NewKeyspace() *Keyspace { return &Keyspace{keys: map[string]*value{}} }
 
 // FlushAll deletes every key.
-func (ks *Keyspace) FlushAll() { ks.keys = map[string]*value{} }
+func (ks *Keyspace) FlushAll() {
+	if ks != nil {
+		ks.keys = map[string]*value{}
+	}
+}
 
 // lookup returns the live value of key, deleting it if it expired by now.
 func (ks *Keyspace) lookup(now time.Time, key string) *value {
@@ -96,6 +100,9 @@ func (ks *Keyspace) lookup(now time.Time, key string) *value {
 
 // Dump lists the live keys, sorted by name.
 func (ks *Keyspace) Dump(now time.Time) []KeyDump {
+	if ks == nil {
+		return nil
+	}
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
 		if ks.lookup(now, k) != nil {
@@ -160,6 +167,9 @@ func (ks *Keyspace) Implemented(name string) bool {
 func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	if len(argv) == 0 {
 		return errorReply(errEmptyCommand)
+	}
+	if ks == nil || ks.keys == nil || cc == nil {
+		return errorReply("ERR simulate: Keyspace.Exec needs a keyspace from NewKeyspace and a CallContext")
 	}
 	name := strings.ToLower(argv[0])
 	meta, known := cmdtable.Lookup(name)

@@ -56,8 +56,16 @@ type Server struct {
 type Option func(*Server)
 
 // WithClock makes the server read time from c; use a *VirtualClock to make
-// TTLs pass in tests without waiting. The default is the wall clock.
-func WithClock(c Clock) Option { return func(s *Server) { s.clock = c } }
+// TTLs pass in tests without waiting. The default, and what a nil c gives,
+// is the wall clock.
+func WithClock(c Clock) Option {
+	return func(s *Server) {
+		if vc, ok := c.(*VirtualClock); ok && vc == nil {
+			c = nil // a nil *VirtualClock is no clock: the wall clock it is
+		}
+		s.clock = c
+	}
+}
 
 // WithKeyDiscipline switches the check that scripts only touch keys passed
 // in KEYS (default on). A violation fails the run with a *DisciplineError.
