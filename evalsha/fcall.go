@@ -61,14 +61,36 @@ func NewFunctionRunner(client redis.UniversalClient, reg *registry.Registry, opt
 	return &FunctionRunner{runner: r, lib: lib}, nil
 }
 
-// Library returns the library the FunctionRunner loads and calls.
-func (f *FunctionRunner) Library() *registry.FunctionLibrary { return f.lib }
+// Library returns the library the FunctionRunner loads and calls (nil for
+// a nil FunctionRunner).
+func (f *FunctionRunner) Library() *registry.FunctionLibrary {
+	if f == nil {
+		return nil
+	}
+	return f.lib
+}
 
-// Client returns the client the FunctionRunner sends commands through.
-func (f *FunctionRunner) Client() redis.UniversalClient { return f.runner.client }
+// Client returns the client the FunctionRunner sends commands through (nil
+// for a nil FunctionRunner).
+func (f *FunctionRunner) Client() redis.UniversalClient {
+	if !f.usable() {
+		return nil
+	}
+	return f.runner.client
+}
 
-// Stats returns the FunctionRunner's counters.
+// errNoFunctionRunner is what the methods of a nil FunctionRunner, or of
+// one not made by NewFunctionRunner, return.
+var errNoFunctionRunner = errors.New("evalsha: the FunctionRunner is nil or was not made by evalsha.NewFunctionRunner; create one with NewFunctionRunner(client, reg)")
+
+// usable reports whether f was made by NewFunctionRunner.
+func (f *FunctionRunner) usable() bool { return f != nil && f.runner.usable() && f.lib != nil }
+
+// Stats returns the FunctionRunner's counters (zero for a nil one).
 func (f *FunctionRunner) Stats() FunctionStats {
+	if f == nil {
+		return FunctionStats{}
+	}
 	return FunctionStats{Calls: f.calls.Load(), Reloads: f.reloads.Load(), ReadOnly: f.readOnly.Load(), Failures: f.failures.Load()}
 }
 
@@ -77,9 +99,15 @@ func (f *FunctionRunner) Stats() FunctionStats {
 // other errors. A node without the library gets it (FUNCTION LOAD REPLACE
 // on every primary) and the call is sent once more.
 func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if !f.usable() {
+		return failedCmd(ctx, errNoFunctionRunner)
+	}
 	f.calls.Add(1)
 	if err := checkCall(script, keys, args); err != nil {
 		return f.failed(ctx, script, err)
+	}
+	if ctx == nil || ctx.Err() != nil {
+		return f.failed(ctx, script, &ScriptError{Script: script.ID(), Err: checkContext(ctx, "run")})
 	}
 	name, err := f.lib.Function(script)
 	if err != nil {
@@ -102,6 +130,12 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 // re-sent in a second pipeline (so they run after the others). The error
 // is the first call's error other than redis.Nil, or the context's error.
 func (f *FunctionRunner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error) {
+	if !f.usable() {
+		return failedAll(ctx, len(calls), errNoFunctionRunner)
+	}
+	if err := checkContext(ctx, "RunMany"); err != nil {
+		return failedAll(ctx, len(calls), err)
+	}
 	cmds := make([]*redis.Cmd, len(calls))
 	names := make([]string, len(calls))
 	var pending []int
@@ -178,6 +212,12 @@ func (f *FunctionRunner) finish(script *registry.Script, cmd *redis.Cmd) *redis.
 // Load loads the library (FUNCTION LOAD REPLACE) on every primary of a
 // cluster or ring, or on the one server of any other client.
 func (f *FunctionRunner) Load(ctx context.Context) error {
+	if !f.usable() {
+		return errNoFunctionRunner
+	}
+	if err := checkContext(ctx, "FunctionRunner.Load"); err != nil {
+		return err
+	}
 	f.reloads.Add(1)
 	load := func(ctx context.Context, c *redis.Client) error {
 		if err := c.FunctionLoadReplace(ctx, f.lib.Code).Err(); err != nil {
@@ -200,11 +240,19 @@ func (f *FunctionRunner) Load(ctx context.Context) error {
 // Subscribe is Runner.Subscribe: one shared subscription connection per
 // FunctionRunner, multiplexing every channel.
 func (f *FunctionRunner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if !f.usable() {
+		return nil, errNoFunctionRunner
+	}
 	return f.runner.Subscribe(ctx, channel, deliver)
 }
 
 // Close closes the shared subscription connection (not the client).
-func (f *FunctionRunner) Close() error { return f.runner.Close() }
+func (f *FunctionRunner) Close() error {
+	if !f.usable() {
+		return errNoFunctionRunner
+	}
+	return f.runner.Close()
+}
 
 func (f *FunctionRunner) failed(ctx context.Context, s *registry.Script, err error) *redis.Cmd {
 	f.failures.Add(1)

@@ -43,6 +43,9 @@ func Load(ctx context.Context, client redis.UniversalClient, reg *registry.Regis
 	if reg == nil {
 		return errors.New("evalsha: Load needs a registry, got nil; build one with registry.New(lua.FS)")
 	}
+	if err := checkContext(ctx, "Load"); err != nil {
+		return err
+	}
 	return loadAll(ctx, client, reg.Scripts())
 }
 

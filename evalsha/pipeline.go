@@ -30,6 +30,12 @@ const maxRounds = 4
 // later round trip. When calls depend on each other's writes and the scripts
 // may not be cached yet, run evalsha.Load first.
 func (r *Runner) RunMany(ctx context.Context, calls []Call) ([]*redis.Cmd, error) {
+	if !r.usable() {
+		return failedAll(ctx, len(calls), errNoRunner)
+	}
+	if err := checkContext(ctx, "RunMany"); err != nil {
+		return failedAll(ctx, len(calls), err)
+	}
 	cmds := make([]*redis.Cmd, len(calls))
 	pending := make([]int, 0, len(calls))
 	for i := range calls {
@@ -84,4 +90,13 @@ func (r *Runner) pipelined(ctx context.Context, calls []Call, cmds []*redis.Cmd,
 	for _, i := range sent {
 		r.finish(calls[i].Script, cmds[i])
 	}
+}
+
+// failedAll answers a RunMany refused as a whole: every call fails with err.
+func failedAll(ctx context.Context, n int, err error) ([]*redis.Cmd, error) {
+	cmds := make([]*redis.Cmd, n)
+	for i := range cmds {
+		cmds[i] = failedCmd(ctx, err)
+	}
+	return cmds, err
 }

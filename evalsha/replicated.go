@@ -28,10 +28,17 @@ import (
 // ReadTimeout cannot cover (within a second) is served in two round trips
 // on one pinned connection instead of one pipeline.
 func (r *Runner) RunReplicated(ctx context.Context, s *registry.Script, replicas int, timeout time.Duration, keys []string, args ...any) (cmd *redis.Cmd, acked int, err error) {
+	if !r.usable() {
+		return failedCmd(ctx, errNoRunner), 0, errNoRunner
+	}
 	r.calls.Add(1)
 	if err := checkCall(s, keys, args); err != nil {
 		cmd = r.failed(ctx, s, err)
 		return cmd, 0, err
+	}
+	if ctx == nil || ctx.Err() != nil {
+		err := &ScriptError{Script: s.ID(), Err: checkContext(ctx, "RunReplicated")}
+		return r.failed(ctx, s, err), 0, err
 	}
 	if err := checkWait(s, replicas, timeout); err != nil {
 		cmd = r.failed(ctx, s, err)

@@ -153,11 +153,48 @@ func New(client redis.UniversalClient, opts ...Option) (*Runner, error) {
 	return r, nil
 }
 
-// Client returns the client the Runner sends commands through.
-func (r *Runner) Client() redis.UniversalClient { return r.client }
+// Client returns the client the Runner sends commands through (nil for a
+// nil Runner).
+func (r *Runner) Client() redis.UniversalClient {
+	if r == nil {
+		return nil
+	}
+	return r.client
+}
 
-// Stats returns the Runner's counters.
+// errNoRunner is what the methods of a nil Runner, or of one not made by
+// New, return.
+var errNoRunner = errors.New("evalsha: the Runner is nil or was not made by evalsha.New; create one with evalsha.New(client)")
+
+// usable reports whether r was made by New.
+func (r *Runner) usable() bool { return r != nil && r.client != nil }
+
+// checkContext refuses a nil context and an ended one with an error that
+// says which; an ended context's error wraps ctx.Err(), so
+// errors.Is(err, context.Canceled) holds. what names the call.
+func checkContext(ctx context.Context, what string) error {
+	if ctx == nil {
+		return fmt.Errorf("evalsha: %s: nil context: pass context.Background() or a context with a deadline", what)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("evalsha: %s: %w", what, err)
+	}
+	return nil
+}
+
+// scriptName names s in errors, also when it is nil.
+func scriptName(s *registry.Script) string {
+	if s == nil {
+		return "<nil script>"
+	}
+	return s.ID()
+}
+
+// Stats returns the Runner's counters (zero for a nil Runner).
 func (r *Runner) Stats() Stats {
+	if r == nil {
+		return Stats{}
+	}
 	return Stats{
 		Calls: r.calls.Load(), NoScript: r.noScript.Load(), Evals: r.evals.Load(),
 		ReadOnly: r.readOnly.Load(), Failures: r.failures.Load(),
@@ -171,6 +208,9 @@ type ScriptError struct {
 }
 
 func (e *ScriptError) Error() string {
+	if e == nil || e.Err == nil {
+		return "evalsha: script error without a cause"
+	}
 	var call *registry.CallError
 	if errors.As(e.Err, &call) {
 		return e.Err.Error() // it names the script already
@@ -180,7 +220,12 @@ func (e *ScriptError) Error() string {
 
 // Unwrap returns the underlying error, so errors.Is(err, context.Canceled)
 // and errors.As(err, &redisErr) work.
-func (e *ScriptError) Unwrap() error { return e.Err }
+func (e *ScriptError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Run runs script with keys and args and returns go-redis's *redis.Cmd, so
 // the usual accessors apply (Int64, Text, Slice, ...). A nil reply is
@@ -189,9 +234,15 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 // call whose context ends while it waits for its batch returns the
 // context's error at once, though the batch may still run it.
 func (r *Runner) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
+	if !r.usable() {
+		return failedCmd(ctx, errNoRunner)
+	}
 	r.calls.Add(1)
 	if err := checkCall(script, keys, args); err != nil {
 		return r.failed(ctx, script, err)
+	}
+	if ctx == nil || ctx.Err() != nil {
+		return r.failed(ctx, script, &ScriptError{Script: script.ID(), Err: checkContext(ctx, "run")})
 	}
 	c := &Call{Script: script, Keys: keys, Args: args}
 	if r.batch != nil {
@@ -315,9 +366,15 @@ func (r *Runner) finish(s *registry.Script, cmd *redis.Cmd) *redis.Cmd {
 	return cmd
 }
 
-func (r *Runner) failed(ctx context.Context, s *registry.Script, err error) *redis.Cmd {
+// failedCmd is a command that failed before it was sent.
+func failedCmd(ctx context.Context, err error) *redis.Cmd {
 	cmd := redis.NewCmd(ctx)
 	cmd.SetErr(err)
+	return cmd
+}
+
+func (r *Runner) failed(ctx context.Context, s *registry.Script, err error) *redis.Cmd {
+	cmd := failedCmd(ctx, err)
 	r.failures.Add(1)
 	r.emit(Event{Kind: EventError, Script: s, Err: err})
 	return cmd
@@ -331,11 +388,10 @@ func (r *Runner) emit(e Event) {
 
 // checkCall rejects bad input before anything goes over the wire.
 func checkCall(s *registry.Script, keys []string, args []any) error {
-	if s == nil {
-		return errors.New("evalsha: nil script; get scripts from a registry.Registry (reg.Get(\"name\"))")
-	}
 	return CheckCall(s, len(keys), len(args))
 }
+
+var errNilScript = errors.New("evalsha: nil script; get scripts from a registry.Registry (reg.Get(\"name\"))")
 
 // CheckCall returns the *ScriptError that Run returns, without sending
 // anything, when a call with nkeys keys and nargs args does not match what
@@ -344,6 +400,9 @@ func checkCall(s *registry.Script, keys []string, args []any) error {
 // args: lines declare". Offline backends (simulate) use it to refuse the
 // same calls with the same error.
 func CheckCall(s *registry.Script, nkeys, nargs int) error {
+	if s == nil {
+		return errNilScript
+	}
 	if err := s.CheckCall(nkeys, nargs); err != nil {
 		return &ScriptError{Script: s.ID(), Err: err}
 	}

@@ -23,6 +23,12 @@ import (
 // meanwhile), deliver is called with an empty payload, so a waiter can retry
 // at once instead of waiting out its timeout.
 func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if !r.usable() {
+		return nil, errNoRunner
+	}
+	if err := checkContext(ctx, "Subscribe"); err != nil {
+		return nil, err
+	}
 	if channel == "" || deliver == nil {
 		return nil, errors.New("evalsha: Subscribe needs a channel name and a deliver function")
 	}
@@ -37,11 +43,14 @@ func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(pay
 // Redis 7): then publishers must use SPUBLISH, from a script whose keys
 // share the channel's slot. It is true on a *redis.ClusterClient unless
 // WithShardedPubSub(false) was given.
-func (r *Runner) ShardedPubSub() bool { return r.sharded }
+func (r *Runner) ShardedPubSub() bool { return r != nil && r.sharded }
 
 // Close releases the shared pub/sub connections, if any were opened. It does
 // not close the client, which the caller owns.
 func (r *Runner) Close() error {
+	if r == nil {
+		return errNoRunner
+	}
 	r.backgroundMu.Lock()
 	r.closed = true
 	r.backgroundMu.Unlock()

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -23,7 +24,7 @@ type Result struct {
 
 // StatesPerSecond is States divided by Elapsed.
 func (r *Result) StatesPerSecond() float64 {
-	if r.Elapsed <= 0 {
+	if r == nil || r.Elapsed <= 0 {
 		return 0
 	}
 	return float64(r.States) / r.Elapsed.Seconds()
@@ -31,6 +32,9 @@ func (r *Result) StatesPerSecond() float64 {
 
 // String summarises the result in one line.
 func (r *Result) String() string {
+	if r == nil {
+		return "explore: no result"
+	}
 	verdict := "all properties hold"
 	if r.Violation != nil {
 		verdict = r.Violation.Property + " violated"
@@ -49,6 +53,12 @@ func Run(m *Model) (*Result, error) { return RunContext(context.Background(), m)
 // RunContext is Run with a context that can stop a long exploration; the
 // error then wraps ctx.Err().
 func RunContext(ctx context.Context, m *Model) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errors.New("explore: RunContext: nil context: pass context.Background() or a context with a deadline")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("explore: RunContext: %w", err)
+	}
 	r, err := m.validate()
 	if err != nil {
 		return nil, err

@@ -49,6 +49,9 @@ func (v *Violation) Error() string { return v.String() }
 // numbered line per step (time, actor, label, call -> reply) with what the
 // step changed indented below it.
 func (v *Violation) String() string {
+	if v == nil {
+		return "explore: no violation"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model %q: %s violated after %s: %s\n", v.Model, v.Property, plural(len(v.Trace), "step"), v.Message)
 	wt, wa := 0, 0

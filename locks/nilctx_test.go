@@ -2,6 +2,13 @@ package locks_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -52,4 +59,152 @@ func TestNilContextIsRefusedEverywhere(t *testing.T) {
 	if err := held.Unlock(ctx); err != nil {
 		t.Fatalf("the lease after the refused calls: %v", err)
 	}
+}
+
+// TestEveryContextCallRefusesNilAndCancelled runs every exported call of
+// locks that takes a context (the list is checked against the package
+// source, so a new call fails the test until it is added) with a nil
+// context and with a cancelled one: each returns an error that says which,
+// the cancelled one wrapping context.Canceled, and nothing panics.
+func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
+	c, err := locks.NewWithBackend(simulate.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m := mutex(t, c, "cc-mutex")
+	held, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := c.RWMutex("cc-rw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sem, err := c.Semaphore("cc-sem", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := c.MultiLock([]string{"cc-a", "cc-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]func(ctx context.Context) error{
+		"Client.ForceUnlock": func(ctx context.Context) error { _, err := c.ForceUnlock(ctx, "cc-other"); return err },
+		"Client.Inspect":     func(ctx context.Context) error { _, err := c.Inspect(ctx, "cc-mutex"); return err },
+		"Lease.Context": func(ctx context.Context) error {
+			lc, cancel := held.Context(ctx)
+			defer cancel()
+			return context.Cause(lc)
+		},
+		"Lease.Extend":         func(ctx context.Context) error { return held.Extend(ctx, 0) },
+		"Lease.Unlock":         func(ctx context.Context) error { return held.Unlock(ctx) },
+		"MultiLock.Lock":       func(ctx context.Context) error { _, err := ml.Lock(ctx); return err },
+		"MultiLock.TryLock":    func(ctx context.Context) error { _, err := ml.TryLock(ctx); return err },
+		"MultiLease.Unlock":    func(ctx context.Context) error { return multi.Unlock(ctx) },
+		"Mutex.Lock":           func(ctx context.Context) error { _, err := m.Lock(ctx); return err },
+		"Mutex.TryLock":        func(ctx context.Context) error { _, err := m.TryLock(ctx); return err },
+		"RWMutex.Lock":         func(ctx context.Context) error { _, err := rw.Lock(ctx); return err },
+		"RWMutex.RLock":        func(ctx context.Context) error { _, err := rw.RLock(ctx); return err },
+		"RWMutex.TryLock":      func(ctx context.Context) error { _, err := rw.TryLock(ctx); return err },
+		"RWMutex.TryRLock":     func(ctx context.Context) error { _, err := rw.TryRLock(ctx); return err },
+		"Semaphore.Acquire":    func(ctx context.Context) error { _, err := sem.Acquire(ctx, 1); return err },
+		"Semaphore.TryAcquire": func(ctx context.Context) error { _, err := sem.TryAcquire(ctx, 1); return err },
+		"Semaphore.SetPermits": func(ctx context.Context) error { return sem.SetPermits(ctx, 3) },
+	}
+	var covered []string
+	for name := range table {
+		covered = append(covered, name)
+	}
+	sort.Strings(covered)
+	if found := exportedContextCalls(t, "."); strings.Join(found, " ") != strings.Join(covered, " ") {
+		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range covered {
+		call := table[name]
+		var nilCtx context.Context
+		err := recoverCall(name, func() error { return call(nilCtx) })
+		if err == nil || !strings.Contains(err.Error(), "context.Background()") {
+			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
+		}
+		err = recoverCall(name, func() error { return call(cancelled) })
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
+		}
+	}
+	if err := held.Unlock(ctx); err != nil {
+		t.Errorf("the lease after the refused calls: %v", err)
+	}
+	if err := multi.Unlock(ctx); err != nil {
+		t.Errorf("the multi-lease after the refused calls: %v", err)
+	}
+}
+
+// exportedContextCalls lists, from the package's source (tests excluded), every
+// exported function and every exported method of an exported type that
+// takes a context.Context, as "Func" or "Type.Method".
+func exportedContextCalls(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var out []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !fn.Name.IsExported() || !paramsTakeContext(fn.Type) {
+				continue
+			}
+			if fn.Recv == nil {
+				out = append(out, fn.Name.Name)
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
+				out = append(out, id.Name+"."+fn.Name.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// paramsTakeContext reports whether a parameter has the type context.Context.
+func paramsTakeContext(ft *ast.FuncType) bool {
+	for _, p := range ft.Params.List {
+		if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "context" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recoverCall runs call and turns a panic into an error naming it.
+func recoverCall(name string, call func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", name, p)
+		}
+	}()
+	return call()
 }

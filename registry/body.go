@@ -64,6 +64,9 @@ const redisChunkName = "user_script"
 // wrong and how to fix it. The registry applies it at registration and
 // lint reports it as E911/E912. A numeral Go cannot read is not judged.
 func (s *Script) IndexProblem(table, raw string) string {
+	if s == nil {
+		return "no script to check the index against"
+	}
 	idx, err := strconv.ParseFloat(raw, 64)
 	if err != nil {
 		return ""

@@ -43,6 +43,9 @@ const (
 )
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "registry: nil Error"
+	}
 	switch {
 	case e.Line > 0 && e.Column > 0:
 		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)

@@ -64,6 +64,9 @@ func NewFunctionLibrary(r *Registry) (*FunctionLibrary, error) {
 // letter, digit or '_' turned into '_', then "_v" and the version
 // ("mutex.acquire" version 1 is "mutex_acquire_v1").
 func FunctionName(s *Script) string {
+	if s == nil {
+		return ""
+	}
 	var b strings.Builder
 	for i := 0; i < len(s.Name); i++ {
 		c := s.Name[i]
@@ -79,6 +82,9 @@ func FunctionName(s *Script) string {
 // Function returns the name of the function s became in the library, for
 // FCALL.
 func (l *FunctionLibrary) Function(s *Script) (string, error) {
+	if l == nil {
+		return "", errors.New("registry: Function on a nil FunctionLibrary; build one with registry.NewFunctionLibrary(reg)")
+	}
 	if s == nil {
 		return "", errors.New("registry: Function needs a script; got nil")
 	}

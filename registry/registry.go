@@ -99,6 +99,9 @@ func describeFS(fsys fs.FS) string {
 	return fmt.Sprintf("the %T", fsys)
 }
 
+// errNilRegistry is what the methods of a nil *Registry return.
+var errNilRegistry = errors.New("registry: the Registry is nil; build one with registry.New(lua.FS)")
+
 // FromScripts builds a registry from scripts parsed with ParseScript.
 func FromScripts(scripts ...*Script) (*Registry, error) {
 	return build(scripts)
@@ -138,6 +141,9 @@ func build(scripts []*Script) (*Registry, error) {
 
 // Get returns the latest version of the named script.
 func (r *Registry) Get(name string) (*Script, error) {
+	if r == nil {
+		return nil, errNilRegistry
+	}
 	versions := r.byName[name]
 	if len(versions) == 0 {
 		return nil, fmt.Errorf("registry: no script named %q (known: %s): %w", name, r.names(), ErrUnknownScript)
@@ -147,6 +153,9 @@ func (r *Registry) Get(name string) (*Script, error) {
 
 // Lookup returns the script "name@version"; a bare name means the latest version.
 func (r *Registry) Lookup(id string) (*Script, error) {
+	if r == nil {
+		return nil, errNilRegistry
+	}
 	name, version, ok := strings.Cut(id, "@")
 	if !ok {
 		return r.Get(id)
@@ -169,16 +178,25 @@ func (r *Registry) Lookup(id string) (*Script, error) {
 
 // Versions returns every version of the named script, oldest first.
 func (r *Registry) Versions(name string) []*Script {
+	if r == nil {
+		return nil
+	}
 	return append([]*Script(nil), r.byName[name]...)
 }
 
 // Scripts returns every script, sorted by name and version.
 func (r *Registry) Scripts() []*Script {
+	if r == nil {
+		return nil
+	}
 	return append([]*Script(nil), r.all...)
 }
 
 // Latest returns the latest version of every script, sorted by name.
 func (r *Registry) Latest() []*Script {
+	if r == nil {
+		return nil
+	}
 	var out []*Script
 	for _, s := range r.all {
 		if v := r.byName[s.Name]; v[len(v)-1] == s {

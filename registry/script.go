@@ -3,6 +3,7 @@ package registry
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -68,6 +69,9 @@ const (
 
 // ID names the script as "name@version", the form used in errors and logs.
 func (s *Script) ID() string {
+	if s == nil {
+		return "<nil script>"
+	}
 	if s.id != "" {
 		return s.id
 	}
@@ -79,6 +83,9 @@ func (s *Script) String() string { return s.ID() }
 
 // Field returns the header field called name ("keys", "args", ...).
 func (s *Script) Field(name string) (HeaderField, bool) {
+	if s == nil {
+		return HeaderField{}, false
+	}
 	for _, f := range s.Header {
 		if f.Name == name {
 			return f, true
@@ -89,6 +96,9 @@ func (s *Script) Field(name string) (HeaderField, bool) {
 
 // HasFlag reports whether the shebang line declares flag.
 func (s *Script) HasFlag(flag string) bool {
+	if s == nil {
+		return false
+	}
 	for _, f := range s.Flags {
 		if f == flag {
 			return true
@@ -103,21 +113,41 @@ func (s *Script) ReadOnly() bool { return s.HasFlag(FlagNoWrites) }
 
 // HasShebang reports whether the source starts with a "#!" line, which
 // servers older than Redis 7 (and miniredis) cannot compile.
-func (s *Script) HasShebang() bool { return strings.HasPrefix(s.Source, "#!") }
+func (s *Script) HasShebang() bool { return s != nil && strings.HasPrefix(s.Source, "#!") }
 
 // LegacySource is the source for servers that do not understand the "#!lua"
 // line: the shebang is turned into a Lua comment ("--!lua ...") so that line
 // numbers in error messages stay the same. Without a shebang it is Source.
-func (s *Script) LegacySource() string { return s.legacySource }
+func (s *Script) LegacySource() string {
+	if s == nil {
+		return ""
+	}
+	return s.legacySource
+}
 
 // LegacySHA1 is the SHA1 of LegacySource.
-func (s *Script) LegacySHA1() string { return s.legacySHA1 }
+func (s *Script) LegacySHA1() string {
+	if s == nil {
+		return ""
+	}
+	return s.legacySHA1
+}
 
 // MinKeys is the smallest number of KEYS a call must pass.
-func (s *Script) MinKeys() int { return minCount(len(s.Keys), s.Variadic&VariadicKeys != 0, 1) }
+func (s *Script) MinKeys() int {
+	if s == nil {
+		return 0
+	}
+	return minCount(len(s.Keys), s.Variadic&VariadicKeys != 0, 1)
+}
 
 // MinArgs is the smallest number of ARGV a call must pass.
-func (s *Script) MinArgs() int { return minCount(len(s.Args), s.Variadic&VariadicArgs != 0, 0) }
+func (s *Script) MinArgs() int {
+	if s == nil {
+		return 0
+	}
+	return minCount(len(s.Args), s.Variadic&VariadicArgs != 0, 0)
+}
 
 // minCount is the declared count, less the variadic tail when it may be
 // shorter than one: variadic keys need at least one, variadic args none.
@@ -132,6 +162,9 @@ func minCount(declared int, variadic bool, tailMin int) int {
 // fixed list, more) keys or args than the header declares. Both evalsha
 // and simulate refuse such calls with it before running anything.
 func (s *Script) CheckCall(nkeys, nargs int) error {
+	if s == nil {
+		return errors.New("registry: CheckCall on a nil script; get scripts from a Registry (reg.Get(\"name\"))")
+	}
 	if err := checkCount(s, "KEYS", s.Keys, s.Variadic&VariadicKeys != 0, s.MinKeys(), nkeys); err != nil {
 		return err
 	}
@@ -152,6 +185,9 @@ type CallError struct {
 // Error names the script, the counts and the fix: the one place the
 // hint is worded.
 func (e *CallError) Error() string {
+	if e == nil {
+		return "registry: nil CallError"
+	}
 	atLeast := "exactly "
 	if e.AtLeast {
 		atLeast = "at least "

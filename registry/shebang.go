@@ -36,6 +36,9 @@ type ShebangError struct {
 
 // Error says what is wrong and how to fix it.
 func (e *ShebangError) Error() string {
+	if e == nil {
+		return "registry: nil ShebangError"
+	}
 	switch e.Problem {
 	case ShebangBadEngine:
 		return fmt.Sprintf("the first line %q names no engine Redis knows; write \"#!lua\" or \"#!lua flags=no-writes\"", e.Line)

@@ -29,6 +29,9 @@ var sha1Re = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // ReadSum parses a sum file. Blank lines and lines starting with '#' are ignored.
 func ReadSum(r io.Reader) (Sum, error) {
+	if r == nil {
+		return nil, errors.New("registry: ReadSum needs a reader (an open sum file), got nil")
+	}
 	sum := Sum{}
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -62,6 +65,9 @@ func truncateLine(line string) string {
 
 // Write writes the sum file, sorted, with a comment that says how to update it.
 func (s Sum) Write(w io.Writer) error {
+	if w == nil {
+		return errors.New("registry: Sum.Write needs a writer, got nil")
+	}
 	ids := make([]string, 0, len(s))
 	for id := range s {
 		ids = append(ids, id)

@@ -36,7 +36,12 @@ func NewFunctionRunner(srv *Server, reg *registry.Registry) (*FunctionRunner, er
 }
 
 // Library returns the library the FunctionRunner loads and calls.
-func (f *FunctionRunner) Library() *registry.FunctionLibrary { return f.lib }
+func (f *FunctionRunner) Library() *registry.FunctionLibrary {
+	if f == nil {
+		return nil
+	}
+	return f.lib
+}
 
 // Run runs script through its function with keys and args, converted as
 // Server.Run converts them; the reply has the same Go shape. A call with
@@ -44,6 +49,10 @@ func (f *FunctionRunner) Library() *registry.FunctionLibrary { return f.lib }
 // it runs. Errors name the function instead of the script's SHA1.
 func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys []string, args ...any) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, "fcall")
+	if f == nil || f.srv == nil || f.lib == nil {
+		cmd.SetErr(errors.New("simulate: FunctionRunner is nil or was not made by simulate.NewFunctionRunner; create one with NewFunctionRunner(srv, reg)"))
+		return cmd
+	}
 	if script == nil {
 		cmd.SetErr(errNilScript)
 		return cmd
@@ -57,8 +66,8 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 		cmd.SetErr(fmt.Errorf("simulate: %w", err))
 		return cmd
 	}
-	if err := ctx.Err(); err != nil {
-		cmd.SetErr(fmt.Errorf("simulate: run function %s: %w", name, err))
+	if err := f.srv.checkCall(ctx, "run function ", name); err != nil {
+		cmd.SetErr(err)
 		return cmd
 	}
 	argv, err := argStrings(make([]string, 0, len(args)), args, true)
@@ -67,26 +76,33 @@ func (f *FunctionRunner) Run(ctx context.Context, script *registry.Script, keys 
 		return cmd
 	}
 	s := f.srv
-	s.mu.Lock()
-	fn := s.functions.funcs[strings.ToLower(name)]
-	if fn == nil {
-		if _, errText := s.loadLibrary(ctx, f.lib.Code, true); errText != "" {
-			s.mu.Unlock()
-			cmd.SetErr(fmt.Errorf("simulate: load function library %s: %s", f.lib.Name, errText))
-			return cmd
+	var pubs []publication
+	reply, err := s.locked(scriptPanic, name, func() (Reply, error) {
+		fn := s.functions.funcs[strings.ToLower(name)]
+		if fn == nil {
+			if _, errText := s.loadLibrary(ctx, f.lib.Code, true); errText != "" {
+				return Reply{}, fmt.Errorf("simulate: load function library %s: %s", f.lib.Name, errText)
+			}
+			fn = s.functions.funcs[strings.ToLower(name)]
 		}
-		fn = s.functions.funcs[strings.ToLower(name)]
-	}
-	reply, pubs, err := s.invokeLocked(ctx, invocation{
-		sb: s.functions.eng.sb, fn: fn.fn, id: script.ID(), sha: name, errName: name, params: true,
-		readOnly: fn.noWrites, allowCrossSlot: fn.crossSlot,
-	}, keys, argv)
-	s.mu.Unlock()
+		var (
+			reply Reply
+			err   error
+		)
+		reply, pubs, err = s.invokeLocked(ctx, invocation{
+			sb: s.functions.eng.sb, fn: fn.fn, id: script.ID(), sha: name, errName: name, params: true,
+			readOnly: fn.noWrites, allowCrossSlot: fn.crossSlot,
+		}, keys, argv)
+		return reply, err
+	})
 	s.deliver(pubs)
 	return s.complete(cmd, reply, err)
 }
 
 // Subscribe is Server.Subscribe.
 func (f *FunctionRunner) Subscribe(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if f == nil || f.srv == nil {
+		return nil, errors.New("simulate: Subscribe: the FunctionRunner is nil or was not made by simulate.NewFunctionRunner; create one with NewFunctionRunner(srv, reg)")
+	}
 	return f.srv.Subscribe(ctx, channel, deliver)
 }

@@ -97,7 +97,11 @@ type ZMember struct {
 func NewKeyspace() *Keyspace { return &Keyspace{keys: map[string]*value{}} }
 
 // FlushAll deletes every key of every database.
-func (ks *Keyspace) FlushAll() { ks.keys, ks.others = map[string]*value{}, nil }
+func (ks *Keyspace) FlushAll() {
+	if ks != nil {
+		ks.keys, ks.others = map[string]*value{}, nil
+	}
+}
 
 // numDBs is how many databases Redis has by default (databases 16).
 const numDBs = 16
@@ -156,6 +160,9 @@ func (ks *Keyspace) lookup(now time.Time, key string) *value {
 
 // Dump lists the live keys, sorted by name.
 func (ks *Keyspace) Dump(now time.Time) []KeyDump {
+	if ks == nil {
+		return nil
+	}
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
 		if ks.lookup(now, k) != nil {
@@ -220,6 +227,9 @@ func (ks *Keyspace) Implemented(name string) bool {
 func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 	if len(argv) == 0 {
 		return errorReply(errEmptyCommand)
+	}
+	if ks == nil || ks.keys == nil || cc == nil {
+		return errorReply("ERR simulate: Keyspace.Exec needs a keyspace from NewKeyspace and a CallContext")
 	}
 	name := strings.ToLower(argv[0])
 	meta, known := cmdtable.Lookup(name)

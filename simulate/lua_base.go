@@ -175,6 +175,7 @@ func tableConcat(L *lua.LState) int {
 		if !ok {
 			L.RaiseError("invalid value (at index %d) in table for 'concat'", k)
 		}
+		L.CheckStringSize(int64(b.Len()) + int64(len(s)) + int64(len(sep)))
 		b.WriteString(s)
 		if k < j {
 			b.WriteString(sep)
@@ -243,4 +244,60 @@ func pcallHandler(L *lua.LState) *lua.LFunction {
 		L.Push(obj)
 		return 1
 	})
+}
+
+// maxLuaStack is the most values the interpreter's data stack holds (128
+// MiB of them): room for LuaMaxCalls nested Lua functions of 250 registers
+// and more, where Lua's own stack grows until memory runs out. Past it a
+// script fails with "stack overflow".
+const maxLuaStack = 1 << 23
+
+// luaUnpack is Lua 5.1's unpack (lbaselib.c): the bounds are C ints, and a
+// range that would put more than LuaMaxCStack values on the function's
+// stack, its arguments included, fails with "too many results to unpack"
+// (in Redis, 7,999 values from unpack(t) and an error from 8,000).
+func luaUnpack(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := optCInt(L, 2, 1)
+	var e int32
+	if L.Get(3) == lua.LNil {
+		e = int32(t.Len())
+	} else {
+		e = optCInt(L, 3, 0)
+	}
+	if i > e {
+		return 0
+	}
+	n := int32(uint32(e) - uint32(i) + 1) // as C's int arithmetic wraps
+	if n <= 0 || L.GetTop()+int(n) > lua.LuaMaxCStack {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := int64(i); k <= int64(e); k++ {
+		L.Push(t.RawGetInt(int(k)))
+	}
+	return int(n)
+}
+
+// optCInt is luaL_optint: a number, or a string that converts to one,
+// truncated as lua_tointeger does on x86-64 and then cut to a C int.
+func optCInt(L *lua.LState, n int, def int32) int32 {
+	var f float64
+	switch v := L.Get(n).(type) {
+	case *lua.LNilType:
+		return def
+	case lua.LNumber:
+		f = float64(v)
+	case lua.LString:
+		x, ok := parseLuaNumber(string(v))
+		if !ok {
+			L.TypeError(n, lua.LTNumber)
+		}
+		f = x
+	default:
+		L.TypeError(n, lua.LTNumber)
+	}
+	if f != f || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+		return 0 // lua_tointeger's out-of-range value, 1<<63, cut to 32 bits
+	}
+	return int32(int64(f))
 }

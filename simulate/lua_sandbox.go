@@ -49,7 +49,19 @@ var redisGlobals = []string{
 }
 
 func newSandbox(srv *Server) *sandbox {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256})
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs: true,
+		// Lua's limits on nesting are the VM's (growCI: 16,384 calls on a
+		// fresh state, 20,000 after its first overflow); the frame stack
+		// only needs room for the error handler of an overflow beyond them.
+		CallStackSize:       2*lua.LuaMaxCalls + 16,
+		MinimizeStackMemory: true,
+		// Lua's data stack grows with the calls: up to 250 registers per
+		// Lua function and LuaMaxCStack values per Go function.
+		RegistrySize:     lua.RegistrySize,
+		RegistryMaxSize:  maxLuaStack,
+		RegistryGrowStep: lua.RegistrySize,
+	})
 	sb := &sandbox{
 		srv:        srv,
 		L:          L,
@@ -230,6 +242,7 @@ func (sb *sandbox) overrideBase() {
 		return 1
 	})
 	set("pcall", luaPCall)
+	set("unpack", luaUnpack)
 	set("loadstring", sb.loadString)
 	set("load", sb.load)
 	set("rawset", func(L *lua.LState) int {

@@ -17,6 +17,9 @@ func stringFormat(L *lua.LState) int {
 	arg := 1
 	for i := 0; i < len(format); i++ {
 		c := format[i]
+		if b.Len() > lua.MaxStringSize-200 {
+			L.CheckStringSize(int64(b.Len()) + 200)
+		}
 		if c != '%' {
 			b.WriteByte(c)
 			continue
@@ -26,24 +29,31 @@ func stringFormat(L *lua.LState) int {
 			b.WriteByte('%')
 			continue
 		}
+		// lstrlib.c's scanformat: at most five flags, and two digits each
+		// for width and precision, so no conversion can ask for a
+		// gigabyte of padding.
 		start := i
 		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
 			i++
 		}
-		for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-			i++
+		if i-start >= 6 {
+			L.RaiseError("invalid format (repeated flags)")
 		}
-		if i < len(format) && format[i] == '.' {
-			i++
-			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+		digits := func() {
+			for n := 0; n < 2 && i < len(format) && isDigit(format[i]); n++ {
 				i++
 			}
 		}
+		digits()
+		if i < len(format) && format[i] == '.' {
+			i++
+			digits()
+		}
+		if i < len(format) && isDigit(format[i]) {
+			L.RaiseError("invalid format (width or precision too long)")
+		}
 		if i >= len(format) {
 			L.RaiseError("invalid option '%%' to 'format'")
-		}
-		if i-start > 6 {
-			L.RaiseError("invalid format (repeated flags)")
 		}
 		spec, conv := format[start:i], format[i]
 		arg++
@@ -67,12 +77,15 @@ func stringFormat(L *lua.LState) int {
 			}
 			b.WriteString(formatCg(fmt.Sprintf("%"+spec+string(conv), formatNumberArg(L, arg))))
 		case 'q':
-			b.WriteString(quoteLua(L.CheckString(arg)))
+			q := L.CheckString(arg)
+			L.CheckStringSize(int64(b.Len()) + 2*int64(len(q)) + 2)
+			b.WriteString(quoteLua(q))
 		case 's':
 			s, ok := concatString(L.Get(arg))
 			if !ok {
 				L.TypeError(arg, lua.LTString)
 			}
+			L.CheckStringSize(int64(b.Len()) + int64(len(s)) + 99)
 			fmt.Fprintf(&b, "%"+spec+"s", s)
 		default:
 			L.RaiseError("invalid option '%%%c' to 'format'", conv)
@@ -125,3 +138,5 @@ func quoteLua(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -39,7 +39,7 @@ func (o Order) String() string {
 // have a defined order.
 func (s *Server) ReplyOrder(args ...any) Order {
 	argv, err := argStrings(nil, args, false)
-	if err != nil || len(argv) == 0 {
+	if err != nil || len(argv) == 0 || s == nil || s.ks == nil {
 		return OrderDefined
 	}
 	s.mu.Lock()

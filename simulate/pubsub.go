@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -59,8 +60,8 @@ func (s *Server) SSubscribe(ctx context.Context, channel string, deliver func(pa
 }
 
 func (s *Server) subscribe(ctx context.Context, method string, ch chanKey, deliver func(payload string)) (unsubscribe func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("simulate: %s to %q: %w", strings.ToLower(method), ch.name, err)
+	if err := s.checkCall(ctx, strings.ToLower(method)+" to ", strconv.Quote(truncate(ch.name, 64))); err != nil {
+		return nil, err
 	}
 	if ch.name == "" || deliver == nil {
 		return nil, fmt.Errorf("simulate: %s needs a channel name and a deliver function", method)

@@ -68,7 +68,10 @@ func (s *Server) scriptCommand(ctx context.Context, argv []string, pubs *[]publi
 			}
 			return Reply{Kind: KindArray, Elems: out}, nil, true
 		case sub == "flush" && len(argv) <= 3:
+			// Redis makes a new Lua interpreter: its call limits start
+			// afresh too (growCI).
 			s.scripts = map[string]*compiled{}
+			s.sb = nil
 			return Reply{Kind: KindStatus, Str: "OK"}, nil, true
 		}
 	}

@@ -17,6 +17,9 @@ const concatFn = "__redlua_concat"
 // gopher-lua accepts a little Lua 5.2 syntax (goto and labels) that Redis's
 // Lua 5.1 rejects; those are reported as Lua 5.1 reports them.
 func compileLua(src, name string) (*lua.FunctionProto, error) {
+	if line, deep := tooDeep(src); deep {
+		return nil, fmt.Errorf("%s:%d: %s", name, line, errSyntaxLevels)
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s", parseErrorText(err, name))
@@ -229,6 +232,7 @@ func luaConcat(L *lua.LState) int {
 	a, b := L.Get(1), L.Get(2)
 	if sa, ok := concatString(a); ok {
 		if sb, ok := concatString(b); ok {
+			L.CheckStringSize(int64(len(sa)) + int64(len(sb)))
 			L.Push(lua.LString(sa + sb))
 			return 1
 		}
@@ -241,7 +245,7 @@ func luaConcat(L *lua.LState) int {
 		L.Push(fn)
 		L.Push(a)
 		L.Push(b)
-		L.Call(2, 1)
+		L.CallAsInstruction(2, 1)
 		return 1
 	}
 	bad, what := a, L.ToString(3)

@@ -10,11 +10,30 @@ import (
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/registry"
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
 // Server is an offline Redis 7.0 for scripts: a keyspace, a clock and
 // Redis's Lua sandbox. It is safe for concurrent use; each script runs
 // atomically, as in Redis (one lock covers the keyspace for the whole run).
+//
+// Scripts meet Lua 5.1's and Redis's limits with their error texts: at most
+// 7,999 values from unpack(t) ("too many results to unpack"; Go functions
+// may hold 8,000 values, arguments included), 16,384 nested calls on a
+// fresh interpreter and 20,000 after its first "stack overflow" (SCRIPT
+// FLUSH starts a fresh one, as in Redis), 200 nested calls through
+// metamethods, pcall and other Go functions ("C stack overflow"), and
+// sources nested past the parser's 200 levels ("chunk has too many syntax
+// levels"; within two levels of that limit the simulator may compile what
+// Redis refuses). Where
+// Redis's Lua allocates until memory runs out, the simulator has a budget:
+// a string of at most 512 MiB (string.rep, "..", table.concat,
+// string.format, string.gsub, the encoders) and table parts of at most
+// 2^24 slots; past it a script fails with Lua's memory error, "ERR Error
+// running script <sha>, not enough memory", which pcall catches as
+// "not enough memory". A Go panic inside a run (a simulator bug) fails
+// that run with "ERR Error running script <sha>, <panic>" and the server
+// carries on with a fresh interpreter.
 type Server struct {
 	mu             sync.Mutex
 	ks             *Keyspace
@@ -37,8 +56,16 @@ type Server struct {
 type Option func(*Server)
 
 // WithClock makes the server read time from c; use a *VirtualClock to make
-// TTLs pass in tests without waiting. The default is the wall clock.
-func WithClock(c Clock) Option { return func(s *Server) { s.clock = c } }
+// TTLs pass in tests without waiting. The default, and what a nil c gives,
+// is the wall clock.
+func WithClock(c Clock) Option {
+	return func(s *Server) {
+		if vc, ok := c.(*VirtualClock); ok && vc == nil {
+			c = nil // a nil *VirtualClock is no clock: the wall clock it is
+		}
+		s.clock = c
+	}
+}
 
 // WithKeyDiscipline switches the check that scripts only touch keys passed
 // in KEYS (default on). A violation fails the run with a *DisciplineError.
@@ -90,7 +117,9 @@ func New(opts ...Option) *Server {
 		logs:          ring[LogLine]{limit: 10000},
 	}
 	for _, o := range opts {
-		o(s)
+		if o != nil { // New has no error to return; a nil Option changes nothing
+			o(s)
+		}
 	}
 	if s.clock == nil {
 		s.clock = WallClock{}
@@ -102,7 +131,12 @@ func New(opts ...Option) *Server {
 }
 
 // Clock returns the server's clock.
-func (s *Server) Clock() Clock { return s.clock }
+func (s *Server) Clock() Clock {
+	if s == nil {
+		return nil
+	}
+	return s.clock
+}
 
 // sandbox returns the Lua interpreter, creating it on first use. The
 // caller holds s.mu.
@@ -111,6 +145,24 @@ func (s *Server) sandbox() *sandbox {
 		s.sb = newSandbox(s)
 	}
 	return s.sb
+}
+
+// checkCall refuses, with an error saying which, a call the server cannot
+// serve: a nil or zero Server (one not made by New), a nil context, or a
+// context that has ended (the error wraps ctx.Err()). what and name name
+// the call in the error, as in "run script ratelimit@1"; they are joined
+// only for an error, so a call that passes allocates nothing.
+func (s *Server) checkCall(ctx context.Context, what, name string) error {
+	if s == nil || s.ks == nil {
+		return fmt.Errorf("simulate: %s%s: the Server is nil or was not made by simulate.New; create one with simulate.New()", what, name)
+	}
+	if ctx == nil {
+		return fmt.Errorf("simulate: %s%s: nil context: pass context.Background() or a context with a deadline", what, name)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("simulate: %s%s: %w", what, name, err)
+	}
+	return nil
 }
 
 // errNilScript is what Run and FunctionRunner.Run answer a nil script.
@@ -137,6 +189,11 @@ func (s *Server) Run(ctx context.Context, script *registry.Script, keys []string
 		cmd.SetErr(err)
 		return cmd
 	}
+	if err := s.checkCall(ctx, "run script ", script.ID()); err != nil {
+		cmd := redis.NewCmd(ctx, "evalsha", script.SHA1, len(keys))
+		cmd.SetErr(err)
+		return cmd
+	}
 	cmd := s.run(ctx, script.Source, script.SHA1, script, keys, args, false)
 	var discipline *DisciplineError
 	if err := cmd.Err(); err != nil && err != redis.Nil && !errors.As(err, &discipline) {
@@ -159,8 +216,8 @@ func (s *Server) RunSource(ctx context.Context, src string, keys []string, args 
 // from, or nil for RunSource.
 func (s *Server) run(ctx context.Context, src, sha string, script *registry.Script, keys []string, args []any, ro bool) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, "evalsha", sha, len(keys))
-	if err := ctx.Err(); err != nil {
-		cmd.SetErr(fmt.Errorf("simulate: run script %s: %w", sha, err))
+	if err := s.checkCall(ctx, "run script ", sha); err != nil {
+		cmd.SetErr(err)
 		return cmd
 	}
 	reply, err := s.runScript(ctx, src, sha, script, keys, args, ro)
@@ -175,20 +232,73 @@ func (s *Server) runScript(ctx context.Context, src, sha string, script *registr
 	if err != nil {
 		return Reply{}, err
 	}
-	s.mu.Lock()
-	c, errText := s.compile(src, sha)
-	var (
-		reply Reply
-		pubs  []publication
-	)
-	if errText != "" {
-		reply = errorReply(errText)
-	} else {
+	var pubs []publication
+	reply, err := s.locked(scriptPanic, sha, func() (Reply, error) {
+		c, errText := s.compile(src, sha)
+		if errText != "" {
+			return errorReply(errText), nil
+		}
+		var (
+			reply Reply
+			err   error
+		)
 		reply, pubs, err = s.runLocked(ctx, c, c.idFor(script), keys, argv, ro)
-	}
-	s.mu.Unlock()
+		return reply, err
+	})
 	s.deliver(pubs)
 	return reply, err
+}
+
+// locked runs fn with s.mu held and releases it however fn ends. A Go
+// panic inside fn (a bug of the simulator, never the caller's fault) comes
+// back as an error reply, format filled with name and the first 100 bytes
+// of the panic's text, as Redis reports a script that failed outside Lua
+// ("ERR Error running script <sha>, <message>"). The interpreters it may have left
+// half-way are discarded, so the next call gets fresh ones; the keyspace
+// keeps what ran before the panic, as Redis keeps the writes of a script
+// that fails.
+func (s *Server) locked(format, name string, fn func() (Reply, error)) (reply Reply, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			s.recoverPanic()
+			msg := fmt.Sprint(p)
+			if ae, ok := p.(*lua.ApiError); ok {
+				msg = luaMessage(ae.Object.String()) // without the Go traceback
+			}
+			reply, err = errorReply(noNewlines(fmt.Sprintf(format, truncate(name, 64), truncate(msg, 100)))), nil
+		}
+	}()
+	return fn()
+}
+
+// The error replies of a run that panicked (see locked): a script's (or a
+// function's), in Redis's words for a script that failed outside Lua, and
+// a command's.
+const (
+	scriptPanic  = "ERR Error running script %s, %s"
+	commandPanic = "ERR simulate: command '%s' failed inside the simulator: %s"
+)
+
+// truncate cuts s to at most n bytes, as Redis's "%.100s" does.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// recoverPanic discards the interpreters after a Go panic (s.mu held):
+// a panic may have left a run half-way, with the run state set.
+func (s *Server) recoverPanic() {
+	if s.sb != nil {
+		s.sb.run = nil
+		s.sb = nil
+	}
+	if s.functions != nil && s.functions.eng != nil {
+		s.functions.restart(s)
+	}
 }
 
 // Do runs one command directly, as a client would (to seed data or inspect
@@ -203,8 +313,8 @@ func (s *Server) Do(ctx context.Context, args ...any) *redis.Cmd {
 
 // do runs one command for Do or DoReply (caller names it in errors).
 func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, error) {
-	if err := ctx.Err(); err != nil {
-		return Reply{}, fmt.Errorf("simulate: %w", err)
+	if err := s.checkCall(ctx, caller, ""); err != nil {
+		return Reply{}, err
 	}
 	argv, err := argStrings(make([]string, 0, len(args)), args, false)
 	if err != nil {
@@ -214,13 +324,14 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 		return Reply{}, fmt.Errorf("simulate: %s needs a command name", caller)
 	}
 	var pubs []publication
-	s.mu.Lock()
-	reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
-	if !ok {
-		cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
-		reply = s.ks.Exec(&cc, argv)
-	}
-	s.mu.Unlock()
+	reply, err := s.locked(commandPanic, argv[0], func() (Reply, error) {
+		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
+		if !ok {
+			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
+			reply = s.ks.Exec(&cc, argv)
+		}
+		return reply, err
+	})
 	s.deliver(pubs)
 	return reply, err
 }
@@ -228,6 +339,9 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 // Dump returns the live keys with their values and TTLs, for tests that
 // compare keyspaces.
 func (s *Server) Dump() []KeyDump {
+	if s == nil || s.ks == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ks.Dump(s.clock.Now())

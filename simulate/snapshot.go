@@ -3,7 +3,6 @@ package simulate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -31,6 +30,9 @@ type snapEntry struct {
 // Snapshot copies the server's live keys (keys expired by the server's
 // clock are left out, as if Redis had already reclaimed them).
 func (s *Server) Snapshot() *Snapshot {
+	if s == nil || s.ks == nil {
+		return &Snapshot{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now().UnixMilli()
@@ -46,9 +48,15 @@ func (s *Server) Snapshot() *Snapshot {
 	return sn
 }
 
-// Restore replaces the server's keyspace with a copy of sn. The server's
-// scripts, clock and subscribers stay as they are.
+// Restore replaces the server's keyspace with a copy of sn (a nil sn holds
+// no keys). The server's scripts, clock and subscribers stay as they are.
 func (s *Server) Restore(sn *Snapshot) {
+	if s == nil || s.ks == nil {
+		return
+	}
+	if sn == nil {
+		sn = &Snapshot{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keys := make(map[string]*value, len(sn.entries))
@@ -59,7 +67,12 @@ func (s *Server) Restore(sn *Snapshot) {
 }
 
 // Len returns the number of keys in the snapshot.
-func (sn *Snapshot) Len() int { return len(sn.entries) }
+func (sn *Snapshot) Len() int {
+	if sn == nil {
+		return 0
+	}
+	return len(sn.entries)
+}
 
 // AppendCanonical appends an encoding of the snapshot to b in which two
 // snapshots encode the same bytes exactly when they hold the same keys
@@ -71,6 +84,9 @@ func (sn *Snapshot) AppendCanonical(b []byte) []byte { return sn.AppendCanonical
 // AppendCanonicalWithout is AppendCanonical leaving out the keys in skip:
 // for values a model does not observe, such as a counter that only grows.
 func (sn *Snapshot) AppendCanonicalWithout(b []byte, skip []string) []byte {
+	if sn == nil {
+		sn = &Snapshot{}
+	}
 next:
 	for _, e := range sn.entries {
 		for _, k := range skip {
@@ -89,6 +105,9 @@ next:
 // Live returns the snapshot without the keys expired at now (sn itself
 // when none are).
 func (sn *Snapshot) Live(now time.Time) *Snapshot {
+	if sn == nil {
+		return &Snapshot{}
+	}
 	ms := now.UnixMilli()
 	for i, e := range sn.entries {
 		if e.v.expiredBy(ms) {
@@ -106,6 +125,9 @@ func (sn *Snapshot) Live(now time.Time) *Snapshot {
 
 // Dump lists the snapshot's keys that are live at now, as Server.Dump does.
 func (sn *Snapshot) Dump(now time.Time) []KeyDump {
+	if sn == nil {
+		return nil
+	}
 	ms := now.UnixMilli()
 	out := make([]KeyDump, 0, len(sn.entries))
 	for _, e := range sn.entries { // sorted by key, as Dump lists them
@@ -126,6 +148,12 @@ type Delta struct {
 
 // Diff returns the keys whose value or expiry differs from before to after.
 func Diff(before, after *Snapshot) *Delta {
+	if before == nil {
+		before = &Snapshot{}
+	}
+	if after == nil {
+		after = &Snapshot{}
+	}
 	d := &Delta{}
 	i, j := 0, 0
 	for i < len(before.entries) || j < len(after.entries) {
@@ -148,10 +176,13 @@ func Diff(before, after *Snapshot) *Delta {
 }
 
 // Empty reports whether the delta changes nothing.
-func (d *Delta) Empty() bool { return len(d.entries) == 0 }
+func (d *Delta) Empty() bool { return d == nil || len(d.entries) == 0 }
 
 // AppendCanonical appends an encoding of the delta to b, equal for equal deltas.
 func (d *Delta) AppendCanonical(b []byte) []byte {
+	if d == nil {
+		d = &Delta{}
+	}
 	b = append(b, '{')
 	for _, e := range d.entries {
 		b = strconv.AppendInt(b, int64(len(e.key)), 10)
@@ -164,6 +195,12 @@ func (d *Delta) AppendCanonical(b []byte) []byte {
 
 // Apply returns a new snapshot: sn with d's changes made.
 func (sn *Snapshot) Apply(d *Delta) *Snapshot {
+	if sn == nil {
+		sn = &Snapshot{}
+	}
+	if d == nil {
+		d = &Delta{}
+	}
 	out := &Snapshot{entries: make([]snapEntry, 0, len(sn.entries)+len(d.entries))}
 	i, j := 0, 0
 	for i < len(sn.entries) || j < len(d.entries) {
@@ -195,8 +232,8 @@ func (s *Server) RunReply(ctx context.Context, script *registry.Script, keys []s
 	if err := script.CheckCall(len(keys), len(args)); err != nil {
 		return Reply{}, err // names the script and the fix
 	}
-	if err := ctx.Err(); err != nil {
-		return Reply{}, fmt.Errorf("simulate: run script %s: %w", script.ID(), err)
+	if err := s.checkCall(ctx, "run script ", script.ID()); err != nil {
+		return Reply{}, err
 	}
 	return s.runScript(ctx, script.Source, script.SHA1, script, keys, args, false)
 }
@@ -302,6 +339,9 @@ func (v *value) appendCanonical(b []byte) []byte {
 // NextExpiry returns the earliest key expiry in the snapshot that is later
 // than now, and false when no key expires after now.
 func (sn *Snapshot) NextExpiry(now time.Time) (time.Time, bool) {
+	if sn == nil {
+		return time.Time{}, false
+	}
 	ms, best := now.UnixMilli(), int64(0)
 	for _, e := range sn.entries {
 		if x := e.v.exp; x > ms && (best == 0 || x < best) {
@@ -317,6 +357,9 @@ func (sn *Snapshot) NextExpiry(now time.Time) (time.Time, bool) {
 // Lookup returns one key of the snapshot as Dump would list it, if it is
 // live at now.
 func (sn *Snapshot) Lookup(key string, now time.Time) (KeyDump, bool) {
+	if sn == nil {
+		return KeyDump{}, false
+	}
 	i := sort.Search(len(sn.entries), func(i int) bool { return sn.entries[i].key >= key })
 	if i == len(sn.entries) || sn.entries[i].key != key {
 		return KeyDump{}, false

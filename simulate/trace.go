@@ -49,6 +49,9 @@ func (r *ring[T]) reset() { r.buf, r.next = nil, 0 }
 // Trace returns the commands scripts ran since the server started or since
 // ResetTrace, oldest first (the newest WithTraceLimit entries).
 func (s *Server) Trace() []TraceEntry {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.trace.items()
@@ -56,6 +59,9 @@ func (s *Server) Trace() []TraceEntry {
 
 // ResetTrace forgets the recorded commands and log lines.
 func (s *Server) ResetTrace() {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.trace.reset()
@@ -64,6 +70,9 @@ func (s *Server) ResetTrace() {
 
 // Logs returns the lines scripts logged with redis.log, oldest first.
 func (s *Server) Logs() []LogLine {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.logs.items()

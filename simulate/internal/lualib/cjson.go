@@ -196,6 +196,9 @@ func luaTypeName(v lua.LValue) string {
 }
 
 func (e *jsonEncoder) value(v lua.LValue, depth int) {
+	if e.buf.Len() > lua.MaxStringSize-64 {
+		e.L.RaiseMemoryError() // the memory budget
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		e.str(string(x))
@@ -331,6 +334,7 @@ func (e *jsonEncoder) object(t *lua.LTable, depth int) {
 }
 
 func (e *jsonEncoder) str(s string) {
+	e.L.CheckStringSize(int64(e.buf.Len()) + int64(len(s)) + 2) // escapes may add more; value checks again
 	e.buf.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -127,6 +127,9 @@ func msgpackHeader(out []byte, n int, fix, b16, b32 byte) []byte {
 
 func msgpackBytes(out []byte, s string) []byte {
 	n := len(s)
+	if int64(len(out))+int64(n)+5 > lua.MaxStringSize {
+		panic(lua.NewMemoryError()) // the memory budget, before allocating
+	}
 	switch {
 	case n < 32:
 		out = append(out, 0xa0|byte(n))

@@ -36,6 +36,12 @@ func msgpackUnpack(L *lua.LState, limit, offset int) int {
 	c := &msgpackCursor{L: L, p: s[offset:]}
 	var vals []lua.LValue
 	for cnt := 0; len(c.p) > 0 && cnt < limit; cnt++ {
+		// mp_decode_to_lua_type's luaL_checkstack(L, 1, ...): the values
+		// decoded so far are on the C function's stack, after its
+		// arguments, and LUAI_MAXCSTACK bounds them.
+		if L.GetTop()+len(vals)+1 > lua.LuaMaxCStack {
+			raise(L, "stack overflow (too many return values at once; use unpack_one or unpack_limit instead.)")
+		}
 		v := c.decode()
 		switch c.err {
 		case mpEOF:

@@ -158,6 +158,7 @@ func structPack(L *lua.LState) int {
 			if len(s) < size {
 				f.argError(arg, "string too short")
 			}
+			L.CheckStringSize(int64(len(out)) + int64(size) + 1)
 			out = append(out, s[:size]...)
 			if opt == 's' {
 				out = append(out, 0)
@@ -251,6 +252,11 @@ func structUnpack(L *lua.LState) int {
 		pos += f.toAlign(pos, size, opt)
 		if size > ld || pos > ld-size {
 			f.argError(2, "data string too short")
+		}
+		// luaL_checkstack(L, 2, "too many results"): the results so far
+		// sit on the C function's stack after its arguments.
+		if L.GetTop()+len(res)+2 > lua.LuaMaxCStack {
+			raise(L, "stack overflow (too many results)")
 		}
 		switch opt {
 		case 'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I':

@@ -37,4 +37,24 @@
 //     none changed).
 //   - go vet: constant format strings, no self-assignments or unreachable
 //     returns.
+//   - config.go, state.go, vm.go: Lua 5.1's limits on nesting. callR counts
+//     nested calls as luaD_call does ("C stack overflow" at LuaMaxCCalls;
+//     CallAsInstruction for Go functions that stand in for an instruction);
+//     growCI follows the CallInfo array's growth ("stack overflow" when it
+//     doubles past LuaMaxCalls: 16,384 calls on a fresh state, 20,000 after
+//     the first overflow); PCall restores both after an error, as
+//     luaD_pcall does; Resume continues the resumer's count. The registry
+//     grows geometrically and its overflow reads "stack overflow".
+//   - config.go, state.go, table51.go, stringlib.go, vm.go: the memory
+//     budget (MaxStringSize, MaxTableSlots): string.rep, concatenation and
+//     gsub, and table resizes past it raise Lua's memory error
+//     (RaiseMemoryError, ApiErrorMemory), which PCall returns without
+//     calling its handler, as for LUA_ERRMEM; gsub builds its result in
+//     one pass.
+//   - state.go: a Go panic (not a Lua error) passes through inner PCalls
+//     and comes out of the outermost as ApiErrorPanic, its handler not
+//     called, so no script-level pcall catches it.
+//   - stringlib.go: string.byte is str_byte (the end defaults to the start;
+//     "string slice too long" past LuaMaxCStack values); string.rep takes a
+//     C int count.
 package lua

@@ -61,6 +61,9 @@ const (
 	ApiErrorRun
 	ApiErrorError
 	ApiErrorPanic
+	// ApiErrorMemory is Lua's LUA_ERRMEM: its message is MemErrMsg and no
+	// error handler sees it, as in Lua 5.1; see RaiseMemoryError.
+	ApiErrorMemory
 )
 
 /* }}} */
@@ -387,6 +390,9 @@ func (rg *registry) checkSize(requiredSize int) { // +inline-start
 
 func (rg *registry) resize(requiredSize int) { // +inline-start
 	newSize := requiredSize + rg.growBy // give some padding
+	if twice := 2 * cap(rg.array); twice > newSize {
+		newSize = twice // grow geometrically, so filling n slots copies O(n)
+	}
 	if newSize > rg.maxSize {
 		newSize = rg.maxSize
 	}
@@ -678,6 +684,7 @@ func newLState(options Options) *LState {
 		hasErrorFunc: false,
 		mainLoop:     mainLoop,
 		ctx:          nil,
+		ciSize:       LuaBasicCISize,
 	}
 	if options.MinimizeStackMemory {
 		ls.stack = newAutoGrowingCallFrameStack(options.CallStackSize)
@@ -1137,9 +1144,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 	if cf.Fn == nil {
 		ls.RaiseError("attempt to call a non-function object")
 	}
-	if ls.stack.IsFull() {
-		ls.RaiseError("stack overflow")
-	}
+	ls.growCI()
 	ls.stack.Push(cf)
 	newcf := ls.stack.Last()
 	// this section is inlined by go-inline
@@ -1244,6 +1249,20 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 } // +inline-end
 
 func (ls *LState) callR(nargs, nret, rbase int) {
+	// luaD_call: an error unwinds without the decrement below; PCall
+	// restores the count it started with, as luaD_pcall does.
+	opcode := ls.opcodeCall
+	ls.opcodeCall = false
+	ls.nCcalls++
+	if ls.nCcalls >= LuaMaxCCalls {
+		if ls.nCcalls == LuaMaxCCalls && opcode {
+			ls.raiseError(1, "C stack overflow") // at the Lua function running the instruction
+		} else if ls.nCcalls == LuaMaxCCalls {
+			ls.runError("C stack overflow")
+		} else if ls.nCcalls >= LuaMaxCCalls+LuaMaxCCalls>>3 {
+			ls.raiseError(0, "error in error handling")
+		}
+	}
 	base := ls.reg.Top() - nargs - 1
 	if rbase < 0 {
 		rbase = base
@@ -1270,6 +1289,48 @@ func (ls *LState) callR(nargs, nret, rbase int) {
 	}
 	if nret != MultRet {
 		ls.reg.SetTop(rbase + nret)
+	}
+	ls.nCcalls--
+}
+
+// runError raises msg as luaG_runerror does: with the position of the
+// running function when it is a Lua function, bare when a Go function runs.
+func (ls *LState) runError(msg string) {
+	if cf := ls.currentFrame; cf != nil && !cf.Fn.IsG {
+		ls.raiseError(1, "%s", msg)
+		return
+	}
+	ls.raiseError(0, "%s", msg)
+}
+
+// growCI is called before a call frame is pushed. It follows Lua 5.1's
+// CallInfo array (ldo.c's inc_ci and growCI): the array doubles when full,
+// and a doubling past LuaMaxCalls raises "stack overflow", leaving the
+// bigger array for the error handler; PCall shrinks it back to LuaMaxCalls
+// after the error (restore_stack_limit). So a fresh state overflows at
+// 16,384 nested calls and, after its first overflow, at 20,000, as Redis's
+// Lua does. The frame stack's own size stays the hard limit.
+func (ls *LState) growCI() {
+	if ls.stack.IsFull() {
+		ls.runError("stack overflow")
+	}
+	if ls.stack.Sp()+1 < ls.ciSize {
+		return
+	}
+	if ls.ciSize > LuaMaxCalls {
+		ls.raiseError(0, "error in error handling") // overflow while handling overflow
+	}
+	ls.ciSize *= 2
+	if ls.ciSize > LuaMaxCalls {
+		ls.runError("stack overflow")
+	}
+}
+
+// restoreCI is restore_stack_limit: after an error, an array grown past
+// LuaMaxCalls goes back to LuaMaxCalls when the frames left fit.
+func (ls *LState) restoreCI() {
+	if ls.ciSize > LuaMaxCalls && ls.stack.Sp()+1 < LuaMaxCalls {
+		ls.ciSize = LuaMaxCalls
 	}
 }
 
@@ -1721,7 +1782,35 @@ func (ls *LState) ToThread(n int) *LState {
 /* error & debug operations {{{ */
 
 func (ls *LState) registryOverflow() {
-	ls.RaiseError("registry overflow")
+	// Lua's own stack grows until memory runs out; the registry's
+	// maximum size is where this one stops.
+	ls.runError("stack overflow")
+}
+
+// RaiseMemoryError fails the running code as Lua 5.1 fails when an
+// allocation fails (LUA_ERRMEM): the error is the string MemErrMsg, with
+// no position, and PCall does not call its error handler for it. The VM
+// raises it where the memory budget (MaxStringSize, MaxTableSlots) would
+// be exceeded, before allocating.
+func (ls *LState) RaiseMemoryError() {
+	if !ls.hasErrorFunc {
+		ls.closeAllUpvalues()
+	}
+	panic(NewMemoryError())
+}
+
+// NewMemoryError returns the error RaiseMemoryError raises, for code that
+// has no LState at hand: panicking with it inside a Go function called by
+// the VM fails the script the same way.
+func NewMemoryError() *ApiError { return newApiErrorS(ApiErrorMemory, MemErrMsg) }
+
+// CheckStringSize raises the memory error when a string of n bytes would
+// exceed MaxStringSize. Functions that build strings call it before they
+// allocate.
+func (ls *LState) CheckStringSize(n int64) {
+	if n > MaxStringSize || n < 0 {
+		ls.RaiseMemoryError()
+	}
 }
 
 // This function is equivalent to luaL_error( http://www.lua.org/manual/5.1/manual.html#luaL_error ).
@@ -2025,19 +2114,49 @@ func (ls *LState) Call(nargs, nret int) {
 	ls.callR(nargs, nret, -1)
 }
 
+// CallAsInstruction is Call for a Go function that stands in for a VM
+// instruction (the simulator runs ".." through one): Lua raises errors at
+// such a call, "C stack overflow", with the position of the Lua function
+// running the instruction, not bare as for a call made by a C function.
+func (ls *LState) CallAsInstruction(nargs, nret int) {
+	ls.opcodeCall = true
+	ls.callR(nargs, nret, -1)
+}
+
 func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	err = nil
 	sp := ls.stack.Sp()
 	base := ls.reg.Top() - nargs - 1
+	nCcalls := ls.nCcalls
 	oldpanic := ls.Panic
 	ls.Panic = panicWithoutTraceback
 	if errfunc != nil {
 		ls.hasErrorFunc = true
 	}
+	ls.pcalls++
 	defer func() {
+		ls.pcalls--
 		ls.Panic = oldpanic
 		ls.hasErrorFunc = false
 		rcv := recover()
+		if ae, ok := rcv.(*ApiError); (rcv != nil && !ok) || (ok && ae.Type == ApiErrorPanic) {
+			// A Go panic is no Lua error: no Lua pcall may catch it and run
+			// on in an interpreter the panic may have left half-way. It
+			// goes up to the outermost PCall, which returns it as an
+			// ApiErrorPanic without calling its error handler.
+			if !ok {
+				ae = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
+				if ls.Options.IncludeGoStackTrace {
+					buf := make([]byte, 4096)
+					runtime.Stack(buf, false)
+					ae.StackTrace = strings.Trim(string(buf), "\000") + "\n" + ls.stackTrace(0)
+				}
+			}
+			if ls.pcalls > 0 {
+				panic(ae)
+			}
+			rcv, errfunc = ae, nil
+		}
 		if rcv != nil {
 			if _, ok := rcv.(*ApiError); !ok {
 				err = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
@@ -2049,7 +2168,13 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 			} else {
 				err = rcv.(*ApiError)
 			}
-			if errfunc != nil {
+			if errfunc != nil && err.(*ApiError).Type != ApiErrorMemory {
+				// The handler runs where the error happened, as in Lua; the
+				// registry gets room for it even when the error was that it
+				// is full.
+				if ls.reg.Top()+2 > cap(ls.reg.array) {
+					ls.reg.forceResize(ls.reg.Top() + 2)
+				}
 				ls.Push(errfunc)
 				ls.Push(err.(*ApiError).Object)
 				ls.Panic = panicWithoutTraceback
@@ -2071,6 +2196,8 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 						ls.stack.SetSp(sp)
 						ls.currentFrame = ls.stack.Last()
 						ls.reg.SetTop(base)
+						ls.nCcalls = nCcalls
+						ls.restoreCI()
 					}
 				}()
 				ls.Call(1, 1)
@@ -2081,6 +2208,8 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 			ls.stack.SetSp(sp)
 			ls.currentFrame = ls.stack.Last()
 			ls.reg.SetTop(base)
+			ls.nCcalls = nCcalls
+			ls.restoreCI()
 		}
 		ls.stack.SetSp(sp)
 		if sp == 0 {
@@ -2154,6 +2283,12 @@ func (ls *LState) Status(th *LState) string {
 }
 
 func (ls *LState) Resume(th *LState, fn *LFunction, args ...LValue) (ResumeState, error, []LValue) {
+	// lua_resume's check. Lua 5.1 counts a coroutine's calls from zero;
+	// here they continue the resumer's count, so that coroutines resumed
+	// inside coroutines cannot grow the Go stack without bound.
+	if ls.nCcalls+1 >= LuaMaxCCalls {
+		return ResumeError, newApiErrorS(ApiErrorRun, "C stack overflow"), nil
+	}
 	isstarted := th.isStarted()
 	if !isstarted {
 		base := 0
@@ -2176,6 +2311,7 @@ func (ls *LState) Resume(th *LState, fn *LFunction, args ...LValue) (ResumeState
 	if th.Dead {
 		return ResumeError, newApiErrorS(ApiErrorRun, "can not resume a dead thread"), nil
 	}
+	th.nCcalls = ls.nCcalls + 1
 	th.Parent = ls
 	ls.G.CurrentThread = th
 	if !isstarted {

@@ -40,36 +40,64 @@ var strFuncs = map[string]LGFunction{
 	"upper":   strUpper,
 }
 
+// strByte is Lua 5.1's str_byte: the end defaults to the start, and a
+// slice that would put more than LuaMaxCStack values on the stack, the
+// arguments included, fails as luaL_checkstack fails.
 func strByte(L *LState) int {
 	str := L.CheckString(1)
-	start := L.OptInt(2, 1) - 1
-	end := L.OptInt(3, -1)
-	l := len(str)
-	if start < 0 {
-		start = l + start + 1
-	}
-	if end < 0 {
-		end = l + end + 1
-	}
-
-	if L.GetTop() == 2 {
-		if start < 0 || start >= l {
+	l := int64(len(str))
+	posrelat := func(pos int64) int64 {
+		if pos < 0 {
+			pos += l + 1
+		}
+		if pos < 0 {
 			return 0
 		}
-		L.Push(LNumber(str[start]))
-		return 1
+		return pos
 	}
-
-	start = intMax(start, 0)
-	end = intMin(end, l)
-	if end < 0 || end <= start || start >= l {
+	posi := posrelat(optInteger(L, 2, 1))
+	pose := posrelat(optInteger(L, 3, posi))
+	if posi <= 0 {
+		posi = 1
+	}
+	if pose > l {
+		pose = l
+	}
+	if posi > pose {
 		return 0
 	}
-
-	for i := start; i < end; i++ {
-		L.Push(LNumber(str[i]))
+	n := pose - posi + 1
+	if int64(L.GetTop())+n > LuaMaxCStack {
+		L.RaiseError("stack overflow (string slice too long)")
 	}
-	return end - start
+	for i := posi; i <= pose; i++ {
+		L.Push(LNumber(str[i-1]))
+	}
+	return int(n)
+}
+
+// optInteger is luaL_optinteger: a number or a numeric string, truncated
+// toward zero as lua_tointeger does on x86-64.
+func optInteger(L *LState, n int, def int64) int64 {
+	var f float64
+	switch v := L.Get(n).(type) {
+	case *LNilType:
+		return def
+	case LNumber:
+		f = float64(v)
+	case LString:
+		x, err := parseNumber(strings.TrimSpace(string(v)))
+		if err != nil {
+			L.TypeError(n, LTNumber)
+		}
+		f = float64(x)
+	default:
+		L.TypeError(n, LTNumber)
+	}
+	if f != f || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+		return -1 << 63
+	}
+	return int64(f)
 }
 
 func strChar(L *LState) int {
@@ -200,28 +228,37 @@ func capturedString(L *LState, m *pm.MatchData, str string, idx int) string {
 
 }
 
-func strGsubDoReplace(str string, info []replaceInfo) string {
-	offset := 0
-	buf := []byte(str)
+// strGsubDoReplace builds the result in one pass (the matches come in
+// order and do not overlap), refusing one past MaxStringSize.
+func strGsubDoReplace(L *LState, str string, info []replaceInfo) string {
+	size := int64(len(str))
 	for _, replace := range info {
-		oldlen := len(buf)
-		b1 := append([]byte(""), buf[0:offset+replace.Indicies[0]]...)
-		b2 := []byte("")
-		index2 := offset + replace.Indicies[1]
-		if index2 <= len(buf) {
-			b2 = append(b2, buf[index2:len(buf)]...)
-		}
-		buf = append(b1, replace.String...)
-		buf = append(buf, b2...)
-		offset += len(buf) - oldlen
+		size += int64(len(replace.String)) - int64(replace.Indicies[1]-replace.Indicies[0])
 	}
+	L.CheckStringSize(size)
+	buf := make([]byte, 0, size)
+	last := 0
+	for _, replace := range info {
+		buf = append(buf, str[last:replace.Indicies[0]]...)
+		buf = append(buf, replace.String...)
+		last = replace.Indicies[1]
+	}
+	buf = append(buf, str[last:]...)
 	return string(buf)
 }
 
 func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) string {
 	infoList := make([]replaceInfo, 0, len(matches))
+	size := int64(len(str))
+	plain := !strings.Contains(repl, "%") // the same replacement for every match
 	for _, match := range matches {
 		start, end := match.Capture(0), match.Capture(1)
+		if plain {
+			size += int64(len(repl) - (end - start))
+			L.CheckStringSize(size)
+			infoList = append(infoList, replaceInfo{[]int{start, end}, repl})
+			continue
+		}
 		sc := newFlagScanner('%', "", "", repl)
 		for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
 			if !sc.ChangeFlag {
@@ -238,14 +275,18 @@ func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) str
 				}
 			}
 		}
-		infoList = append(infoList, replaceInfo{[]int{start, end}, sc.String()})
+		rep := sc.String()
+		size += int64(len(rep) - (end - start))
+		L.CheckStringSize(size)
+		infoList = append(infoList, replaceInfo{[]int{start, end}, rep})
 	}
 
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) string {
 	infoList := make([]replaceInfo, 0, len(matches))
+	size := int64(len(str))
 	for _, match := range matches {
 		idx := 0
 		if match.CaptureLength() > 2 { // has captures
@@ -258,14 +299,18 @@ func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) 
 			value = L.GetField(repl, str[match.Capture(idx):match.Capture(idx+1)])
 		}
 		if !LVIsFalse(value) {
-			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, LVAsString(value)})
+			rep := LVAsString(value)
+			size += int64(len(rep) - (match.Capture(1) - match.Capture(0)))
+			L.CheckStringSize(size)
+			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, rep})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData) string {
 	infoList := make([]replaceInfo, 0, len(matches))
+	size := int64(len(str))
 	for _, match := range matches {
 		start, end := match.Capture(0), match.Capture(1)
 		L.Push(repl)
@@ -286,10 +331,13 @@ func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData
 		L.Call(nargs, 1)
 		ret := L.reg.Pop()
 		if !LVIsFalse(ret) {
-			infoList = append(infoList, replaceInfo{[]int{start, end}, LVAsString(ret)})
+			rep := LVAsString(ret)
+			size += int64(len(rep) - (end - start))
+			L.CheckStringSize(size)
+			infoList = append(infoList, replaceInfo{[]int{start, end}, rep})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 type strMatchData struct {
@@ -391,11 +439,15 @@ func strMatch(L *LState) int {
 
 func strRep(L *LState) int {
 	str := L.CheckString(1)
-	n := L.CheckInt(2)
-	if n < 0 {
+	n := int32(optInteger(L, 2, 0)) // luaL_checkint: a C int
+	if L.Get(2) == LNil {
+		L.TypeError(2, LTNumber)
+	}
+	if n <= 0 || len(str) == 0 {
 		L.Push(emptyLString)
 	} else {
-		L.Push(LString(strings.Repeat(str, n)))
+		L.CheckStringSize(int64(len(str)) * int64(n))
+		L.Push(LString(strings.Repeat(str, int(n))))
 	}
 	return 1
 }

@@ -285,6 +285,9 @@ func (tb *LTable) setArrayVector(size int) {
 	if size <= len(tb.array) {
 		return
 	}
+	if size > MaxTableSlots {
+		panic(newApiErrorS(ApiErrorMemory, MemErrMsg))
+	}
 	if size <= cap(tb.array) {
 		old := len(tb.array)
 		tb.array = tb.array[:size]
@@ -312,6 +315,9 @@ func (tb *LTable) setNodeVector(size int) {
 	lsize := ceilLog2(size)
 	if lsize > maxBits {
 		panic(newApiErrorS(ApiErrorRun, "table overflow"))
+	}
+	if 1<<lsize > MaxTableSlots {
+		panic(newApiErrorS(ApiErrorMemory, MemErrMsg))
 	}
 	size = 1 << lsize
 	tb.node = make([]tnode, size)

@@ -195,6 +195,20 @@ type LState struct {
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
 	ctxCancelFn  context.CancelFunc
+	// nCcalls counts the nested calls made through callR (Lua 5.1's
+	// luaD_call: from Go functions, metamethods and iterators), as
+	// lua_State's nCcalls does: LuaMaxCCalls of them raise "C stack
+	// overflow". It also bounds the Go stack that such calls grow.
+	nCcalls int
+	// ciSize is the size Lua 5.1's CallInfo array would have: it doubles
+	// from LuaBasicCISize as calls nest, and doubling past LuaMaxCalls
+	// raises "stack overflow"; see growCI.
+	ciSize int
+	// opcodeCall marks the next callR as made by CallAsInstruction.
+	opcodeCall bool
+	// pcalls counts the PCall calls running, so that a Go panic passes
+	// through the inner ones.
+	pcalls int
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

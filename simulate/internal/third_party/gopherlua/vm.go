@@ -1204,9 +1204,7 @@ func init() {
 				if cf.Fn == nil {
 					ls.RaiseError("attempt to call a non-function object")
 				}
-				if ls.stack.IsFull() {
-					ls.RaiseError("stack overflow")
-				}
+				ls.growCI()
 				ls.stack.Push(cf)
 				newcf := ls.stack.Last()
 				// this section is inlined by go-inline
@@ -2371,15 +2369,18 @@ func stringConcat(L *LState, total, last int) LValue {
 		} else {
 			buf := make([]string, total+1)
 			buf[total] = LVAsString(rhs)
+			size := int64(len(buf[total]))
 			for total > 0 {
 				lhs = L.reg.Get(i)
 				if !LVCanConvToString(lhs) {
 					break
 				}
 				buf[total-1] = LVAsString(lhs)
+				size += int64(len(buf[total-1]))
 				i--
 				total--
 			}
+			L.CheckStringSize(size)
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}

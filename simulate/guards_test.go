@@ -1,0 +1,246 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlua/redlua/internal/testscripts"
+	"github.com/redlua/redlua/registry"
+)
+
+// contextCalls lists, from the package's source (tests excluded), every
+// exported function and every exported method of an exported type that
+// takes a context.Context, as "Func" or "Type.Method", so that a test
+// covering each of them notices a new one.
+func contextCalls(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var out []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !fn.Name.IsExported() || !takesContext(fn.Type) {
+				continue
+			}
+			if fn.Recv == nil {
+				out = append(out, fn.Name.Name)
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
+				out = append(out, id.Name+"."+fn.Name.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// takesContext reports whether a parameter has the type context.Context.
+func takesContext(ft *ast.FuncType) bool {
+	for _, p := range ft.Params.List {
+		if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "context" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noPanic runs call and turns a panic into an error naming it.
+func noPanic(name string, call func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", name, p)
+		}
+	}()
+	return call()
+}
+
+// TestContextsAreCheckedEverywhere runs every exported call of simulate
+// that takes a context with a nil context and with a cancelled one: each
+// returns an error that says which (the nil one names the fix, the
+// cancelled one wraps context.Canceled), nothing panics, and the server
+// answers afterwards. It runs them on nil and zero receivers too.
+func TestContextsAreCheckedEverywhere(t *testing.T) {
+	reg, err := registry.New(testscripts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := reg.Lookup("mutex.release@1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, args := []string{"{g}:lock"}, []any{"token", "{g}:released"}
+	srv := New()
+	fr, err := NewFunctionRunner(srv, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver := func(string) {}
+	table := map[string]func(ctx context.Context, s *Server, f *FunctionRunner) error{
+		"Server.Do": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			return s.Do(ctx, "SET", "{g}:k", "v").Err()
+		},
+		"Server.DoReply": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			_, err := s.DoReply(ctx, "GET", "{g}:k")
+			return err
+		},
+		"Server.Run": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			return s.Run(ctx, script, keys, args...).Err()
+		},
+		"Server.RunReply": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			_, err := s.RunReply(ctx, script, keys, args...)
+			return err
+		},
+		"Server.RunSource": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			return s.RunSource(ctx, "return 1", nil).Err()
+		},
+		"Server.Subscribe": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			_, err := s.Subscribe(ctx, "{g}:released", deliver)
+			return err
+		},
+		"Server.SSubscribe": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			_, err := s.SSubscribe(ctx, "{g}:released", deliver)
+			return err
+		},
+		"FunctionRunner.Run": func(ctx context.Context, _ *Server, f *FunctionRunner) error {
+			return f.Run(ctx, script, keys, args...).Err()
+		},
+		"FunctionRunner.Subscribe": func(ctx context.Context, _ *Server, f *FunctionRunner) error {
+			_, err := f.Subscribe(ctx, "{g}:released", deliver)
+			return err
+		},
+	}
+	var covered []string
+	for name := range table {
+		covered = append(covered, name)
+	}
+	sort.Strings(covered)
+	if found := contextCalls(t, "."); strings.Join(found, " ") != strings.Join(covered, " ") {
+		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
+	}
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range covered {
+		call := table[name]
+		var nilCtx context.Context
+		err := noPanic(name, func() error { return call(nilCtx, srv, fr) })
+		if err == nil || !strings.Contains(err.Error(), "nil context") || !strings.Contains(err.Error(), "context.Background()") {
+			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
+		}
+		err = noPanic(name, func() error { return call(cancelled, srv, fr) })
+		if !errors.Is(err, context.Canceled) || strings.Contains(fmt.Sprint(err), "nil context") {
+			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
+		}
+		for _, recv := range []struct {
+			what string
+			s    *Server
+			f    *FunctionRunner
+		}{
+			{"a nil receiver", nil, nil},
+			{"a zero receiver", &Server{}, &FunctionRunner{}},
+		} {
+			err := noPanic(name, func() error { return call(context.Background(), recv.s, recv.f) })
+			if err == nil || !strings.Contains(err.Error(), "was not made by") {
+				t.Errorf("%s on %s = %v, want an error saying how to make one", name, recv.what, err)
+			}
+		}
+		if got, err := srv.Do(context.Background(), "PING").Text(); err != nil || got != "PONG" {
+			t.Fatalf("after %s the server answers PING with %q, %v", name, got, err)
+		}
+	}
+	var nilServer *Server
+	if nilServer.Clock() != nil || nilServer.Dump() != nil || (*FunctionRunner)(nil).Library() != nil {
+		t.Error("the accessors of a nil Server or FunctionRunner report something")
+	}
+}
+
+// TestNilReceiversDoNotPanic calls the methods that return no error on nil
+// and zero receivers and with nil arguments: they answer as for an empty
+// server, keyspace or snapshot.
+func TestNilReceiversDoNotPanic(t *testing.T) {
+	var (
+		s     *Server
+		ks    *Keyspace
+		sn    *Snapshot
+		d     *Delta
+		vc    *VirtualClock
+		now   = time.Unix(1700000000, 0)
+		calls = map[string]func(){
+			"Server.Trace":                          func() { _ = s.Trace() },
+			"Server.Logs":                           func() { _ = s.Logs() },
+			"Server.ResetTrace":                     func() { s.ResetTrace() },
+			"Server.Snapshot":                       func() { _ = s.Snapshot() },
+			"Server.Restore":                        func() { s.Restore(nil) },
+			"Server.ReplyOrder":                     func() { _ = s.ReplyOrder("KEYS", "*") },
+			"Server.Dump":                           func() { _ = s.Dump() },
+			"Server.Clock":                          func() { _ = s.Clock() },
+			"zero Server.Snapshot":                  func() { _ = (&Server{}).Snapshot() },
+			"New().Restore(nil)":                    func() { New().Restore(nil) },
+			"New(nil option)":                       func() { _ = New(nil) },
+			"New(WithClock(nil VirtualClock)).Dump": func() { _ = New(WithClock(vc)).Dump() },
+			"Keyspace.Exec":                         func() { _ = ks.Exec(&CallContext{}, []string{"GET", "k"}) },
+			"Keyspace.Exec(nil CallContext)":        func() { _ = NewKeyspace().Exec(nil, []string{"GET", "k"}) },
+			"Keyspace.Dump":                         func() { _ = ks.Dump(now) },
+			"Keyspace.FlushAll":                     func() { ks.FlushAll() },
+			"Snapshot.Len":                          func() { _ = sn.Len() },
+			"Snapshot.AppendCanonical":              func() { _ = sn.AppendCanonical(nil) },
+			"Snapshot.Live":                         func() { _ = sn.Live(now) },
+			"Snapshot.Dump":                         func() { _ = sn.Dump(now) },
+			"Snapshot.Apply":                        func() { _ = sn.Apply(d) },
+			"Snapshot.NextExpiry":                   func() { _, _ = sn.NextExpiry(now) },
+			"Snapshot.Lookup":                       func() { _, _ = sn.Lookup("k", now) },
+			"Diff":                                  func() { _ = Diff(nil, nil) },
+			"Delta.Empty":                           func() { _ = d.Empty() },
+			"Delta.AppendCanonical":                 func() { _ = d.AppendCanonical(nil) },
+		}
+	)
+	for name, call := range calls {
+		if err := noPanic(name, func() error { call(); return nil }); err != nil {
+			t.Error(err)
+		}
+	}
+	srv := New()
+	ctx := context.Background()
+	if err := srv.Do(ctx, "SET", "k", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restore(nil)
+	if n := srv.Snapshot().Len(); n != 0 {
+		t.Errorf("after Restore(nil) the server holds %d keys, want none", n)
+	}
+	if r := NewKeyspace().Exec(nil, []string{"GET", "k"}); r.Kind != KindError {
+		t.Errorf("Exec with a nil CallContext = %+v, want an error reply", r)
+	}
+}
