@@ -3,7 +3,6 @@ package simulate
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -43,7 +42,7 @@ func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 func cmdExists(ks *Keyspace, cc *CallContext, a []string) Reply {
 	var n int64
 	for _, k := range a[1:] {
-		if ks.lookup(cc.Now, k) != nil {
+		if ks.peek(cc.Now, k) != nil {
 			n++
 		}
 	}
@@ -51,7 +50,7 @@ func cmdExists(ks *Keyspace, cc *CallContext, a []string) Reply {
 }
 
 func cmdType(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v := ks.lookup(cc.Now, a[1])
+	v := ks.peek(cc.Now, a[1])
 	if v == nil {
 		return statusReply("none")
 	}
@@ -107,7 +106,7 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 // milliseconds or rounded to seconds.
 func cmdTTL(millis, absolute bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v := ks.lookup(cc.Now, a[1])
+		v := ks.peek(cc.Now, a[1])
 		switch {
 		case v == nil:
 			return intReply(-2)
@@ -153,7 +152,7 @@ func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
 	all := a[1] == "*"
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
-		if (all || globMatch(a[1], k)) && ks.lookup(cc.Now, k) != nil {
+		if (all || globMatch(a[1], k)) && ks.peek(cc.Now, k) != nil {
 			names = append(names, k)
 		}
 	}
@@ -164,25 +163,4 @@ func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
 		out[i] = bulkReply(k)
 	}
 	return arrayReply(out)
-}
-
-// cmdObject implements OBJECT ENCODING key, answering what Redis 7.0 with
-// its default configuration reports; the other subcommands describe
-// memory management the simulator does not have.
-func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
-	sub := strings.ToLower(a[1])
-	switch sub {
-	case "encoding":
-		if len(a) != 3 {
-			return errorReply(fmt.Sprintf(errWrongArgs, "object|encoding"))
-		}
-		v := ks.lookup(cc.Now, a[2])
-		if v == nil {
-			return nilReply()
-		}
-		return bulkReply(v.encoding())
-	case "freq", "idletime", "refcount", "help":
-		return errorReply(fmt.Sprintf(errNotImplemented, "object|"+sub))
-	}
-	return errorReply(fmt.Sprintf(errUnknownSubcommand, a[1], "OBJECT"))
 }

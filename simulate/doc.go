@@ -134,6 +134,13 @@
 //     rounded); distances and coordinates as Redis prints them agree.
 //     Members at exactly equal distance under COUNT may come in another
 //     order.
+//   - OBJECT IDLETIME counts whole seconds of the simulator's clock since
+//     a command last read or wrote the key (TYPE, EXISTS, the TTL family
+//     and OBJECT do not count, as in Redis). Redis stores an integer
+//     0..9999 as one object shared by every key holding it (OBJECT
+//     REFCOUNT 2147483647, as the simulator answers) and reports that
+//     object's last access by any key; the simulator reports the key's
+//     own. OBJECT FREQ answers as under Redis's default maxmemory-policy.
 //
 // Redis 7 Functions (FUNCTION LOAD/DELETE/LIST/FLUSH/DUMP/RESTORE, FCALL,
 // FCALL_RO) run with the functions engine's own load-time sandbox and error
