@@ -3,6 +3,8 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 	"time"
 )
@@ -152,5 +154,60 @@ func TestObjectIdleTimeNewValues(t *testing.T) {
 		if got := idleTime(t, sim, key); got != 7 {
 			t.Errorf("%s: IDLETIME %d, want 7", key, got)
 		}
+	}
+}
+
+// TestObjectIdleTimeInvariant runs the generated corpus's commands and
+// scripts (every group's) on a virtual clock: keys written or read in a
+// first round, 10 s of idling, a second round; then every key's IDLETIME
+// is 10 (not accessed since the first round) or 0 (accessed in the
+// second). Anything else is a command that stores a value without
+// stamping its access time (see value.lru) or touches keys Redis does not.
+func TestObjectIdleTimeInvariant(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(40))
+	var trail []string
+	run := func(sim *Server) (restoresIdle bool) {
+		for step, n := 0, 2+r.Intn(6); step < n; step++ {
+			if r.Intn(4) == 0 {
+				src, keys, args := corpusScript(r)
+				trail = append(trail, fmt.Sprintf("EVAL %q %v %v", src, keys, args))
+				sim.RunSource(ctx, src, keys, args...)
+				continue
+			}
+			argv := corpusCommand(r)
+			args := make([]any, len(argv))
+			for i, a := range argv {
+				args[i] = a
+				// RESTORE ... IDLETIME n sets another idle time on purpose.
+				restoresIdle = restoresIdle || (i > 0 && strings.EqualFold(argv[0], "restore") && strings.EqualFold(a, "idletime"))
+			}
+			trail = append(trail, strings.Join(argv, " "))
+			sim.Do(ctx, args...)
+		}
+		return restoresIdle
+	}
+	checked := 0
+	for c := 0; c < 1000; c++ {
+		clock := NewVirtualClock(time.Unix(1_700_000_000, 0))
+		sim := New(WithClock(clock))
+		trail = trail[:0]
+		skip := run(sim)
+		trail = append(trail, "(10 s pass)")
+		clock.Advance(10 * time.Second)
+		skip = run(sim) || skip
+		if skip {
+			continue
+		}
+		for _, d := range sim.Dump() {
+			idle := idleTime(t, sim, d.Key)
+			if idle != 0 && idle != 10 {
+				t.Fatalf("case %d: after %q, %s (%s) idle %d s, want 0 or 10", c, trail, d.Key, d.Type, idle)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d keys checked", checked)
 	}
 }
