@@ -49,7 +49,7 @@ func (ks *Keyspace) bitString(cc *CallContext, key string, maxBit uint64) (v *va
 	}
 	need := int(maxBit>>3) + 1
 	if v == nil {
-		v = &value{kind: kindString}
+		v = &value{kind: kindString, lru: lruClock(cc.Now)}
 		ks.keys[key] = v
 		grew = true
 	}
@@ -311,7 +311,7 @@ func cmdBitOp(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		res[j] = out
 	}
-	ks.keys[a[2]] = &value{kind: kindString, str: string(res), strEnc: "raw"}
+	ks.keys[a[2]] = &value{kind: kindString, lru: lruClock(cc.Now), str: string(res), strEnc: "raw"}
 	return intReply(int64(maxLen))
 }
 

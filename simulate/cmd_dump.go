@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DUMP and RESTORE speak Redis 7.0's payload: an RDB object type byte, the
@@ -385,6 +386,7 @@ func lzfCompress(in []byte, outLen int) []byte {
 // keeps no access statistics.
 func cmdRestore(ks *Keyspace, cc *CallContext, a []string) Reply {
 	var replace, absTTL, idle, freq bool
+	var idleSeconds int64
 	for j := 4; j < len(a); j++ {
 		more := j+1 < len(a)
 		switch opt := strings.ToLower(a[j]); {
@@ -400,7 +402,7 @@ func cmdRestore(ks *Keyspace, cc *CallContext, a []string) Reply {
 			if n < 0 {
 				return errorReply(errRestoreIdle)
 			}
-			idle = true
+			idle, idleSeconds = true, n
 			j++
 		case opt == "freq" && more && !idle:
 			n, ok := parseInt(a[j+1])
@@ -445,6 +447,12 @@ func cmdRestore(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return okReply() // already expired: only the old key goes
 	}
 	v.exp = ttl
+	// The access time is now, or IDLETIME seconds ago; FREQ counts only
+	// under an LFU maxmemory policy, which the simulator does not have.
+	v.lru = lruClock(cc.Now)
+	if idle {
+		v.lru = lruClock(cc.Now.Add(-time.Duration(min(idleSeconds, 1<<40)) * time.Second))
+	}
 	ks.keys[a[1]] = v
 	return okReply()
 }

@@ -388,7 +388,7 @@ func cmdGeoSearch(srcAt int, flags int) handler {
 				}
 				return ms[i].Member < ms[j].Member
 			})
-			return ks.storeZSet(storeKey, ms)
+			return ks.storeZSet(cc.Now, storeKey, ms)
 		}
 		out := make([]Reply, len(points))
 		for i, p := range points {

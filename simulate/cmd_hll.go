@@ -475,7 +475,7 @@ func cmdPFAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	updated := false
 	if v == nil {
-		v = &value{kind: kindString, str: string(newHLL())}
+		v = &value{kind: kindString, lru: lruClock(cc.Now), str: string(newHLL())}
 		ks.keys[a[1]] = v
 		updated = true
 	}
@@ -561,7 +561,7 @@ func cmdPFMerge(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	v := ks.lookup(cc.Now, a[1])
 	if v == nil {
-		v = &value{kind: kindString, str: string(newHLL())}
+		v = &value{kind: kindString, lru: lruClock(cc.Now), str: string(newHLL())}
 		ks.keys[a[1]] = v
 	}
 	h := &hll{b: []byte(v.str)}

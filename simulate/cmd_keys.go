@@ -29,7 +29,7 @@ func init() {
 	commands["object"] = cmdObject
 	// Scripts check subcommands by their full name; Exec dispatches on "object".
 	commands["object|encoding"] = cmdObject
-	commands["touch"] = cmdExists // TOUCH counts the keys that exist; there is no access time to update
+	commands["touch"] = cmdTouch
 	commands["renamenx"] = cmdRenameNX
 	commands["copy"] = cmdCopy
 	commands["randomkey"] = cmdRandomKey
@@ -120,6 +120,10 @@ func cmdCopy(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	c := v.clone()
 	c.big, c.strEnc = v.big, v.strEnc
+	c.lru = lruClock(cc.Now)
+	if c.kind == kindString && c.strEnc == "" && c.refcount() == sharedRefcount {
+		c.strEnc = "int" // the copy is an object of its own, not the shared integer
+	}
 	ks.dbKeys(dst)[a[2]] = c
 	return intReply(1)
 }
@@ -129,7 +133,7 @@ func cmdCopy(ks *Keyspace, cc *CallContext, a []string) Reply {
 func cmdRandomKey(ks *Keyspace, cc *CallContext, a []string) Reply {
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
-		if ks.lookup(cc.Now, k) != nil {
+		if ks.peek(cc.Now, k) != nil { // RANDOMKEY is no access of the keys it passes
 			names = append(names, k)
 		}
 	}
@@ -215,7 +219,8 @@ func cmdDel(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return intReply(n)
 }
 
-func cmdExists(ks *Keyspace, cc *CallContext, a []string) Reply {
+// cmdTouch counts the keys that exist, and updates their access time.
+func cmdTouch(ks *Keyspace, cc *CallContext, a []string) Reply {
 	var n int64
 	for _, k := range a[1:] {
 		if ks.lookup(cc.Now, k) != nil {
@@ -225,8 +230,18 @@ func cmdExists(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return intReply(n)
 }
 
+func cmdExists(ks *Keyspace, cc *CallContext, a []string) Reply {
+	var n int64
+	for _, k := range a[1:] {
+		if ks.peek(cc.Now, k) != nil {
+			n++
+		}
+	}
+	return intReply(n)
+}
+
 func cmdType(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v := ks.lookup(cc.Now, a[1])
+	v := ks.peek(cc.Now, a[1])
 	if v == nil {
 		return statusReply("none")
 	}
@@ -282,7 +297,7 @@ func cmdExpire(name string, unit time.Duration, absolute bool) handler {
 // milliseconds or rounded to seconds.
 func cmdTTL(millis, absolute bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		v := ks.lookup(cc.Now, a[1])
+		v := ks.peek(cc.Now, a[1])
 		switch {
 		case v == nil:
 			return intReply(-2)
@@ -328,7 +343,7 @@ func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
 	all := a[1] == "*"
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
-		if (all || globMatch(a[1], k)) && ks.lookup(cc.Now, k) != nil {
+		if (all || globMatch(a[1], k)) && ks.peek(cc.Now, k) != nil {
 			names = append(names, k)
 		}
 	}
@@ -339,25 +354,4 @@ func cmdKeys(ks *Keyspace, cc *CallContext, a []string) Reply {
 		out[i] = bulkReply(k)
 	}
 	return arrayReply(out)
-}
-
-// cmdObject implements OBJECT ENCODING key, answering what Redis 7.0 with
-// its default configuration reports; the other subcommands describe
-// memory management the simulator does not have.
-func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
-	sub := strings.ToLower(a[1])
-	switch sub {
-	case "encoding":
-		if len(a) != 3 {
-			return errorReply(fmt.Sprintf(errWrongArgs, "object|encoding"))
-		}
-		v := ks.lookup(cc.Now, a[2])
-		if v == nil {
-			return nilReply()
-		}
-		return bulkReply(v.encoding())
-	case "freq", "idletime", "refcount", "help":
-		return errorReply(fmt.Sprintf(errNotImplemented, "object|"+sub))
-	}
-	return errorReply(fmt.Sprintf(errUnknownSubcommand, a[1], "OBJECT"))
 }

@@ -205,7 +205,7 @@ func (ks *Keyspace) keyspaceInfo(now time.Time) [][2]string {
 // (ms); it deletes the expired keys it meets, as a lookup does.
 func (ks *Keyspace) liveKeys(now time.Time) (keys, expires, ttlSum int64) {
 	for k := range ks.keys {
-		v := ks.lookup(now, k)
+		v := ks.peek(now, k)
 		if v == nil {
 			continue
 		}

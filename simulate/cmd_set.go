@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"sort"
 	"strings"
+	"time"
 )
 
 func init() {
@@ -184,11 +185,12 @@ func setReply(members []string) Reply {
 // storeSet replaces dst with the result of a *STORE command, as setKey
 // does (the old value and its TTL go), or deletes dst when the result is
 // empty; it returns the command's reply, the result's size.
-func (ks *Keyspace) storeSet(dst string, v *value) Reply {
+func (ks *Keyspace) storeSet(now time.Time, dst string, v *value) Reply {
 	if len(v.set) == 0 {
 		delete(ks.keys, dst)
 		return intReply(0)
 	}
+	v.lru = lruClock(now)
 	ks.keys[dst] = v
 	return intReply(int64(len(v.set)))
 }
@@ -253,7 +255,7 @@ func cmdSInter(store bool) handler {
 			members = ks.interSets(sets, 0)
 		}
 		if store {
-			return ks.storeSet(a[1], newSetValue(members))
+			return ks.storeSet(cc.Now, a[1], newSetValue(members))
 		}
 		return setReply(members)
 	}
@@ -360,7 +362,7 @@ func cmdSUnionDiff(op setOp, store bool) handler {
 		v := newSetValue(members)
 		v.big = v.big || big
 		if store {
-			return ks.storeSet(a[1], v)
+			return ks.storeSet(cc.Now, a[1], v)
 		}
 		return setReply(ks.setMembers(v))
 	}

@@ -157,7 +157,7 @@ func cmdSort(ro bool) handler {
 			if len(out) == 0 {
 				delete(ks.keys, store)
 			} else {
-				ks.keys[store] = &value{kind: kindList, list: out}
+				ks.keys[store] = &value{kind: kindList, lru: lruClock(cc.Now), list: out}
 			}
 			return intReply(int64(len(out)))
 		}

@@ -223,7 +223,7 @@ func cmdXAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(errStreamTooLow)
 	}
 	if v == nil {
-		v = &value{kind: kindStream, stream: &stream{}}
+		v = &value{kind: kindStream, lru: lruClock(cc.Now), stream: &stream{}}
 		ks.keys[a[1]] = v
 	}
 	v.stream.add(id, fields)

@@ -188,7 +188,7 @@ func cmdXGroup(ks *Keyspace, cc *CallContext, a []string) Reply {
 			}
 		}
 		if v == nil {
-			v = &value{kind: kindStream, stream: &stream{}}
+			v = &value{kind: kindStream, lru: lruClock(cc.Now), stream: &stream{}}
 			ks.keys[key] = v
 		}
 		if !v.stream.createGroup(name, id, entriesRead) {

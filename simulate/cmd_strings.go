@@ -51,7 +51,7 @@ func cmdMSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(fmt.Sprintf(errWrongArgs, "mset"))
 	}
 	for i := 1; i+1 < len(a); i += 2 {
-		ks.keys[a[i]] = &value{kind: kindString, str: a[i+1]}
+		ks.keys[a[i]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[i+1]}
 	}
 	return okReply()
 }
@@ -68,7 +68,7 @@ func cmdSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if ks.lookup(cc.Now, a[1]) != nil {
 		return intReply(0)
 	}
-	ks.keys[a[1]] = &value{kind: kindString, str: a[2]}
+	ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[2]}
 	return intReply(1)
 }
 
@@ -124,7 +124,7 @@ func cmdSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		return nilReply()
 	}
-	v := &value{kind: kindString, str: a[2], exp: exp}
+	v := &value{kind: kindString, lru: lruClock(cc.Now), str: a[2], exp: exp}
 	if keepTTL && old != nil {
 		v.exp = old.exp
 	}
@@ -168,7 +168,7 @@ func incrBy(ks *Keyspace, cc *CallContext, key string, by int64) Reply {
 		return errorReply(errOverflow)
 	}
 	if v == nil {
-		v = &value{kind: kindString}
+		v = &value{kind: kindString, lru: lruClock(cc.Now)}
 		ks.keys[key] = v
 	}
 	v.str = strconv.FormatInt(sum, 10)
@@ -185,7 +185,7 @@ func cmdGetSet(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if v != nil {
 		prev = bulkReply(v.str)
 	}
-	ks.keys[a[1]] = &value{kind: kindString, str: a[2]} // GETSET drops the TTL
+	ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[2]} // GETSET drops the TTL
 	return prev
 }
 
@@ -208,7 +208,7 @@ func cmdMSetNX(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 	}
 	for i := 1; i+1 < len(a); i += 2 {
-		ks.keys[a[i]] = &value{kind: kindString, str: a[i+1]}
+		ks.keys[a[i]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[i+1]}
 	}
 	return intReply(1)
 }
@@ -222,7 +222,7 @@ func cmdAppend(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	if v == nil {
 		// A new key stores the argument itself, encoded as SET would.
-		ks.keys[a[1]] = &value{kind: kindString, str: a[2]}
+		ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[2]}
 		return intReply(int64(len(a[2])))
 	}
 	if len(v.str)+len(a[2]) > maxStringLength {
@@ -272,7 +272,7 @@ func cmdSetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 		if a[3] == "" {
 			return intReply(0)
 		}
-		v = &value{kind: kindString}
+		v = &value{kind: kindString, lru: lruClock(cc.Now)}
 		ks.keys[a[1]] = v
 	}
 	if a[3] == "" {
@@ -314,7 +314,7 @@ func cmdIncrByFloat(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	out := formatLongDouble(sum)
 	if v == nil {
-		v = &value{kind: kindString}
+		v = &value{kind: kindString, lru: lruClock(cc.Now)}
 		ks.keys[a[1]] = v
 	}
 	v.str = out
@@ -348,7 +348,7 @@ func cmdSetEx(name string, seconds bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		ks.keys[a[1]] = &value{kind: kindString, str: a[3], exp: at}
+		ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[3], exp: at}
 		return okReply()
 	}
 }

@@ -19,13 +19,6 @@ var coverageExceptions = map[string]string{
 	"migrate": "moves keys to another server",
 }
 
-// awaitingMerge are the commands other branches implement (strings,
-// bits, keys, lists, hashes, SORT, DUMP/RESTORE, databases, LMPOP and
-// BLMPOP; sets, sorted sets, HyperLogLog, geo). The test reports them
-// without failing; once a merge implements one, the test fails until it
-// is deleted here, so the list can only shrink, to empty.
-var awaitingMerge = strings.Fields(`object|freq object|help object|idletime object|refcount`)
-
 // TestEveryScriptCommandIsImplemented reads COMMAND from redis-server
 // 7.0 and calls, from a script, every command a script may call (no
 // noscript, admin or pubsub flag; a container's subcommands likewise):
@@ -78,7 +71,7 @@ func TestEveryScriptCommandIsImplemented(t *testing.T) {
 		t.Fatalf("only %d commands a script may call in COMMAND; is this redis-server 7.0?", len(calls))
 	}
 	sim := New(WithKeyDiscipline(false), WithCrossSlotCheck(false))
-	var missing, awaiting []string
+	var missing []string
 	for _, c := range calls {
 		var b strings.Builder
 		b.WriteString("return redis.pcall(")
@@ -92,18 +85,9 @@ func TestEveryScriptCommandIsImplemented(t *testing.T) {
 		_, err := sim.RunSource(ctx, b.String(), nil).Result()
 		notImplemented := err != nil && strings.Contains(err.Error(), "is not implemented")
 		_, excepted := coverageExceptions[c.name]
-		switch {
-		case slices.Contains(awaitingMerge, c.name) && notImplemented:
-			awaiting = append(awaiting, c.name)
-		case slices.Contains(awaitingMerge, c.name):
-			t.Errorf("%s is implemented now: delete it from awaitingMerge", c.name)
-		case notImplemented && !excepted:
+		if notImplemented && !excepted {
 			missing = append(missing, c.name)
 		}
-	}
-	if len(awaiting) > 0 {
-		sort.Strings(awaiting)
-		t.Logf("%d commands await the merge of the branches that implement them:\n%s", len(awaiting), strings.Join(awaiting, " "))
 	}
 	for name := range coverageExceptions {
 		if !slices.ContainsFunc(calls, func(c call) bool { return c.name == name }) {

@@ -135,8 +135,8 @@
 //     their elements in the simulator's order, lists reshaped by LPUSH or
 //     LINSERT may split into other nodes, and an intset keeps its current
 //     width. Redis restores all of them. Streams are neither dumped nor
-//     restored (a simulator error says so); RESTORE's IDLETIME and FREQ are
-//     checked, then ignored.
+//     restored (a simulator error says so); RESTORE's FREQ is checked, then
+//     ignored, as under Redis's default (not LFU) maxmemory policy.
 //   - SORT compares ALPHA strings bytewise (the C locale) and, as a
 //     standalone server, never refuses BY and GET patterns. The 16 databases
 //     exist; Snapshot, Restore, Dump and DBSIZE cover the selected one.
@@ -145,6 +145,13 @@
 //     rounded); distances and coordinates as Redis prints them agree.
 //     Members at exactly equal distance under COUNT may come in another
 //     order.
+//   - OBJECT IDLETIME counts whole seconds of the simulator's clock since
+//     a command last read or wrote the key (TYPE, EXISTS, the TTL family
+//     and OBJECT do not count, as in Redis). Redis stores an integer
+//     0..9999 as one object shared by every key holding it (OBJECT
+//     REFCOUNT 2147483647, as the simulator answers) and reports that
+//     object's last access by any key; the simulator reports the key's
+//     own. OBJECT FREQ answers as under Redis's default maxmemory-policy.
 //
 // Redis 7 Functions (FUNCTION LOAD/DELETE/LIST/FLUSH/DUMP/RESTORE, FCALL,
 // FCALL_RO) run with the functions engine's own load-time sandbox and error

@@ -45,6 +45,9 @@ var kindNames = map[kind]string{kindString: "string", kindHash: "hash", kindZSet
 
 type value struct {
 	kind kind
+	// lru is Redis's LRU clock (lruClock) when a command last looked the
+	// key up or created its value: OBJECT IDLETIME counts from it.
+	lru  uint32
 	str  string
 	hash map[string]string
 	// fields keeps hash fields in insertion order: Redis 7.0 lists a
@@ -148,8 +151,20 @@ func (ks *Keyspace) setDBKeys(i int, m map[string]*value) {
 	ks.others[i] = m
 }
 
-// lookup returns the live value of key, deleting it if it expired by now.
+// lookup returns the live value of key, deleting it if it expired by now,
+// and records the access for OBJECT IDLETIME as Redis's lookupKey does.
 func (ks *Keyspace) lookup(now time.Time, key string) *value {
+	v := ks.peek(now, key)
+	if v != nil {
+		v.lru = lruClock(now)
+	}
+	return v
+}
+
+// peek is lookup without recording an access, for the commands Redis
+// looks keys up for with LOOKUP_NOTOUCH (TYPE, EXISTS, TTL, OBJECT) or
+// that only walk the keyspace (KEYS, SCAN, DBSIZE).
+func (ks *Keyspace) peek(now time.Time, key string) *value {
 	v := ks.keys[key]
 	if v != nil && v.expiredBy(now.UnixMilli()) {
 		delete(ks.keys, key)
@@ -165,7 +180,7 @@ func (ks *Keyspace) Dump(now time.Time) []KeyDump {
 	}
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
-		if ks.lookup(now, k) != nil {
+		if ks.peek(now, k) != nil {
 			names = append(names, k)
 		}
 	}
@@ -272,7 +287,7 @@ func (ks *Keyspace) valueFor(cc *CallContext, key string, k kind, create bool) (
 	if wrong != nil || v != nil || !create {
 		return v, wrong
 	}
-	v = &value{kind: k}
+	v = &value{kind: k, lru: lruClock(cc.Now)}
 	switch k {
 	case kindHash:
 		v.hash = map[string]string{}

@@ -30,8 +30,6 @@ func TestSandboxTexts(t *testing.T) {
 		{"return {err = 'MY x'}", "MY x"},
 		{"return redis.setresp(4)", "ERR RESP version must be 2 or 3. script: <sha>, on @user_script:1."},
 		{"local t = nil return t.x", "ERR user_script:1: attempt to index local 't' (a nil value) script: <sha>, on @user_script:1."},
-		// The simulator's own: Redis has the command, the simulator lacks it.
-		{"return redis.pcall('OBJECT', 'FREQ', 'k')", "ERR simulate: command 'object|freq' is not implemented"},
 	} {
 		err := New().RunSource(context.Background(), tc.src, []string{"k"}).Err()
 		want := strings.ReplaceAll(tc.want, "<sha>", sha1Hex(tc.src))

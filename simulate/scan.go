@@ -151,7 +151,7 @@ func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
 	page, next := scanPage(names, cursor, o.count)
 	out := make([]Reply, 0, len(page))
 	for _, k := range page {
-		v := ks.lookup(cc.Now, k) // an expired key is deleted, not listed
+		v := ks.peek(cc.Now, k) // an expired key is deleted, not listed
 		if v == nil || !o.match(k) || (o.typeName != "" && !strings.EqualFold(o.typeName, kindNames[v.kind])) {
 			continue
 		}

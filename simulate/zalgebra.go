@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The sorted-set algebra: ZUNION, ZINTER, ZDIFF, their STORE forms and
@@ -273,19 +274,19 @@ func cmdZSetAlgebra(op zsetOp, store, cardOnly bool) handler {
 		if !store {
 			return withScoresReply(cc, ms, z.withScores)
 		}
-		return ks.storeZSet(a[1], ms)
+		return ks.storeZSet(cc.Now, a[1], ms)
 	}
 }
 
 // storeZSet replaces dst with the sorted set ms (in order), as setKey
 // does, or deletes dst when ms is empty; it answers the result's size. A
 // result that fits is a listpack, whose scores lose the sign of -0.
-func (ks *Keyspace) storeZSet(dst string, ms []ZMember) Reply {
+func (ks *Keyspace) storeZSet(now time.Time, dst string, ms []ZMember) Reply {
 	if len(ms) == 0 {
 		delete(ks.keys, dst)
 		return intReply(0)
 	}
-	v := &value{kind: kindZSet, zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
+	v := &value{kind: kindZSet, lru: lruClock(now), zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
 	for _, m := range ms {
 		if v.big {
 			v.zset[m.Member] = m.Score

@@ -335,7 +335,7 @@ func cmdZRangeStore(ks *Keyspace, cc *CallContext, a []string) Reply {
 		delete(ks.keys, a[1])
 		return intReply(0)
 	}
-	dst := &value{kind: kindZSet, zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
+	dst := &value{kind: kindZSet, lru: lruClock(cc.Now), zset: make(map[string]float64, len(ms)), big: !zsetFits(ms)}
 	for _, m := range ms {
 		if dst.big {
 			dst.zset[m.Member] = m.Score
