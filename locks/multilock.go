@@ -54,14 +54,14 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 	seen := make(map[string]bool, len(names))
 	bySlot := map[int][]keys{}
 	for _, n := range names {
-		if seen[n] {
-			return nil, invalidf("locks: MultiLock %s: the name %s is given twice; give each name once", namesText(names), shortQuote(n))
-		}
-		seen[n] = true
 		k, err := keysFor(n)
 		if err != nil {
 			return nil, err
 		}
+		if seen[n] {
+			return nil, invalidf("locks: MultiLock %s: the name %s is given twice; give each name once", namesText(names), shortQuote(n))
+		}
+		seen[n] = true
 		slot := keyslot.Of(k.lock)
 		bySlot[slot] = append(bySlot[slot], k)
 	}
@@ -286,16 +286,21 @@ func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
 	})
 }
 
-// rollback gives back what a failed attempt took.
+// rollback gives back what a failed attempt took, all at once: a Lock
+// whose context ended returns after one round trip, not one per lock.
 func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
-	var errs []error
-	for _, l := range held {
-		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := l.Unlock(cleanup); err != nil {
-			errs = append(errs, fmt.Errorf("locks: multilock: giving back %s (it frees itself when its lease ends): %w", l.k.text, err))
-		}
-		cancel()
+	errs := make([]error, len(held))
+	var wg sync.WaitGroup
+	for i, l := range held {
+		wg.Go(func() {
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := l.Unlock(cleanup); err != nil {
+				errs[i] = fmt.Errorf("locks: multilock: giving back %s (it frees itself when its lease ends): %w", l.k.text, err)
+			}
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

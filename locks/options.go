@@ -114,8 +114,8 @@ func WithReentrant() Option {
 // not empty, and without a tab. Without WithReentrant, the calls that share
 // the token are still separate holders (of a Mutex, one at a time; of an
 // RWMutex, one writer or many readers), each renewing and releasing only
-// its own hold; the token is what Inspect and Lease.Owner report. Mutex and
-// RWMutex.
+// its own hold; the token is what Inspect and Lease.Owner report. At most
+// MaxOwnerBytes. Mutex and RWMutex.
 func WithOwner(token string) Option {
 	return func(s *settings) {
 		s.note("WithOwner")
@@ -123,12 +123,12 @@ func WithOwner(token string) Option {
 			s.invalid("WithOwner(\"\"): the owner token is empty; pass a token unique to the owner, or leave WithOwner out for a random one")
 			return
 		}
-		if strings.Contains(token, callSeparator) {
-			s.invalid("WithOwner(%s): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", shortQuote(token))
-			return
-		}
 		if len(token) > MaxOwnerBytes {
 			s.invalid("WithOwner(%s): the owner token is longer than MaxOwnerBytes (%d); use a shorter token", shortQuote(token), MaxOwnerBytes)
+			return
+		}
+		if strings.Contains(token, callSeparator) {
+			s.invalid("WithOwner(%s): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", shortQuote(token))
 			return
 		}
 		s.owner = token
