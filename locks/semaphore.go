@@ -59,16 +59,17 @@ func checkPermits(what string, permits int) error {
 	return nil
 }
 
-// TryAcquire takes n permits if that many are free now and no queued
-// Acquire is owed them; ErrNotAcquired otherwise.
+// TryAcquire takes n permits (1 to MaxPermits) if that many are free now
+// and no queued Acquire is owed them; ErrNotAcquired otherwise.
 func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 	return sem.acquire(ctx, "TryAcquire", n, false)
 }
 
-// Acquire waits until n permits are free and takes them together. The
-// returned Lease's Unlock gives all n back. Asking for more permits than the
-// semaphore has is an error at once, not a wait that never ends (and so is
-// a count lowered below n by SetPermits while the call waits).
+// Acquire waits until n permits (1 to MaxPermits) are free and takes them
+// together. The returned Lease's Unlock gives all n back. Asking for more
+// permits than the semaphore has is an error at once, not a wait that
+// never ends (and so is a count lowered below n by SetPermits while the
+// call waits).
 //
 // Waiters queue in Redis and are served first come, first served, as by
 // golang.org/x/sync/semaphore: a call takes its permits only when they fit
