@@ -97,8 +97,8 @@ type Metadata struct {
 // servers that did not answer could decide who holds the name, the error
 // wraps ErrNoQuorum and the LockInfo still carries every server's report.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
-	if err := checkCtx(ctx, "inspect", shortText(name)); err != nil {
-		return LockInfo{}, err
+	if ctx == nil { // the name's short form is built only then
+		return LockInfo{}, checkCtx(ctx, "inspect", shortText(name))
 	}
 	k, err := keysFor(name)
 	if err != nil {
