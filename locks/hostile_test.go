@@ -398,6 +398,8 @@ type hostile struct {
 	mu      sync.Mutex
 	maxPing time.Duration
 	pings   int
+	calls   int
+	maxLate time.Duration // the latest a call returned after its context's deadline
 }
 
 func newHostile(t *testing.T, servers []*redistest.Server) *hostile {
@@ -457,6 +459,7 @@ func (h *hostile) finish() {
 	close(h.stop)
 	h.stopped.Wait()
 	t.Logf("%d PINGs, the longest waited %v (a round trip before the calls: %v)", h.pings, h.maxPing, h.rtt)
+	t.Logf("%d calls on %v contexts, the latest returned %v after its deadline", h.calls, callTimeout, max(h.maxLate, 0))
 	if h.maxPing > time.Second {
 		t.Errorf("a PING waited %v: the server stalled", h.maxPing)
 	}
@@ -571,7 +574,12 @@ func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call fun
 		}()
 		err = call(ctx)
 	}()
-	if late := time.Since(start) - timeout; late > h.rtt+100*time.Millisecond {
+	late := time.Since(start) - timeout
+	h.mu.Lock()
+	h.calls++
+	h.maxLate = max(h.maxLate, late)
+	h.mu.Unlock()
+	if late > h.rtt+100*time.Millisecond {
 		t.Errorf("%s returned %v after its context's deadline (a round trip: %v): %v", what, late, h.rtt, err)
 	}
 	if err != nil && len(err.Error()) > 2*maxErrorText {
