@@ -180,6 +180,7 @@ func (c *Client) backend() Backend { return c.nodes[0] }
 // keys are the Redis keys and channels of one lock name.
 type keys struct {
 	name                           string
+	text                           string // the name as error texts show it (shortText)
 	lock, fence, queue, waiters    string
 	readers, holds, writersWaiting string
 	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
@@ -191,10 +192,14 @@ type keys struct {
 
 func keysFor(name string) (keys, error) {
 	if name == "" {
-		return keys{}, errors.New("locks: empty lock name; name the resource the lock guards, such as \"orders:42\"")
+		return keys{}, invalidf("locks: empty lock name; name the resource the lock guards, such as \"orders:42\"")
+	}
+	if len(name) > MaxNameBytes {
+		return keys{}, invalidf("locks: lock name %s is longer than MaxNameBytes (%d); name the resource with a shorter key, such as a hash of it",
+			shortQuote(name), MaxNameBytes)
 	}
 	if strings.ContainsAny(name, "{}") {
-		return keys{}, fmt.Errorf("locks: lock name %q contains '{' or '}'; locks add their own hash tag, so drop the braces", name)
+		return keys{}, invalidf("locks: lock name %s contains '{' or '}'; locks add their own hash tag, so drop the braces", shortQuote(name))
 	}
 	// A Mutex made per request is the common use: every key is a slice of
 	// one string, since a concatenation per key was 5% of a contended
@@ -217,7 +222,7 @@ func keysFor(name string) (keys, error) {
 		return all[ends[i-1]:ends[i]]
 	}
 	return keys{
-		name: name, lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
+		name: name, text: shortText(name), lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
 		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting), writerClients: key(keyWriterClients),
 		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
 		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters), semOffers: key(keySemOffers),

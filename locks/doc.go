@@ -43,6 +43,11 @@
 // (unlocking what this lease never held, or twice), ErrLockLost (held, then
 // expired, taken or force-unlocked), ErrNotReplicated, ErrWrongKind and
 // ErrNoQuorum. Every error of a call whose context ended wraps ctx.Err().
+// A value beyond a documented limit (MaxNameBytes, MaxPermits, MaxTTL and
+// the others in limits.go), an invalid option or a forged lease is refused
+// before any round trip with ErrInvalidArgument: one caller's bad argument
+// must not cost everyone who shares the Redis their server time. Error
+// texts quote at most a short prefix of a name or value.
 //
 // # Waiting
 //

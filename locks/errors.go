@@ -1,6 +1,9 @@
 package locks
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The sentinel errors carry no "locks:" prefix: they are always wrapped with
 // the lock's name ("locks: orders:42: lock is held by another owner").
@@ -24,4 +27,23 @@ var (
 	// ErrNoQuorum reports that a quorum Mutex could not take a majority of
 	// its servers within the lease's validity.
 	ErrNoQuorum = errors.New("no quorum")
+	// ErrInvalidArgument reports a value the client refuses before any
+	// round trip: an empty or over-long name, a count, TTL or size outside
+	// its limit (see MaxNameBytes and the other limits), an invalid option,
+	// or a string Resume cannot take as a lease. The error's text names the
+	// value and the fix.
+	ErrInvalidArgument = errors.New("invalid argument")
 )
+
+// invalidArg is a refusal of a caller's value: its text is the refusal's
+// own, and it matches ErrInvalidArgument.
+type invalidArg struct{ err error }
+
+func (e invalidArg) Error() string        { return e.err.Error() }
+func (e invalidArg) Unwrap() error        { return e.err }
+func (e invalidArg) Is(target error) bool { return target == ErrInvalidArgument }
+
+// invalidf formats a refusal of a caller's value (see invalidArg).
+func invalidf(format string, args ...any) error {
+	return invalidArg{fmt.Errorf(format, args...)}
+}

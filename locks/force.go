@@ -33,7 +33,7 @@ import (
 // old holders' writes.
 func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	if ctx == nil {
-		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", name)
+		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))
 	}
 	k, err := keysFor(name)
 	if err != nil {
@@ -44,14 +44,14 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	}
 	removed, err := c.forceUnlock(ctx, c.backend(), k)
 	if err != nil {
-		return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+		return removed, wrapCtx(ctx, "locks: force unlock "+k.text, err)
 	}
 	// Kinds do not share a name, so at most one kind's script finds a
 	// holder (an RWMutex writer's own read holds aside: both go).
 	for _, free := range []func(context.Context, Backend, keys) (int64, error){c.semForceUnlock, c.rwForceUnlock} {
 		n, err := free(ctx, c.backend(), k)
 		if err != nil {
-			return removed, wrapCtx(ctx, "locks: force unlock "+name, err)
+			return removed, wrapCtx(ctx, "locks: force unlock "+k.text, err)
 		}
 		removed = removed || n > 0
 	}
@@ -78,7 +78,7 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
 		anyRemoved = anyRemoved || removed[i]
 	}
 	if freed < c.majority() {
-		return anyRemoved, wrapCtx(ctx, "locks: force unlock "+k.name, fmt.Errorf("freed on %d of %d servers, short of a majority of %d: %w: %w",
+		return anyRemoved, wrapCtx(ctx, "locks: force unlock "+k.text, fmt.Errorf("freed on %d of %d servers, short of a majority of %d: %w: %w",
 			freed, len(c.nodes), c.majority(), ErrNoQuorum, errors.Join(failures...)))
 	}
 	return anyRemoved, nil

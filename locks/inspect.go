@@ -97,8 +97,8 @@ type Metadata struct {
 // servers that did not answer could decide who holds the name, the error
 // wraps ErrNoQuorum and the LockInfo still carries every server's report.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
-	if err := checkCtx(ctx, "inspect", name); err != nil {
-		return LockInfo{}, err
+	if ctx == nil { // the name's short form is built only then
+		return LockInfo{}, checkCtx(ctx, "inspect", shortText(name))
 	}
 	k, err := keysFor(name)
 	if err != nil {
@@ -109,7 +109,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	}
 	info, err := c.inspectNode(ctx, c.backend(), k)
 	if err != nil {
-		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+name, err)
+		return LockInfo{}, wrapCtx(ctx, "locks: inspect "+k.text, err)
 	}
 	return info, nil
 }
@@ -143,7 +143,7 @@ func (c *Client) inspectQuorum(ctx context.Context, k keys) (LockInfo, error) {
 	}
 	view, undecided := quorumView(k.name, servers, c.majority())
 	if undecided != nil {
-		return view, wrapCtx(ctx, "locks: inspect "+k.name, undecided)
+		return view, wrapCtx(ctx, "locks: inspect "+k.text, undecided)
 	}
 	return view, nil
 }

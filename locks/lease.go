@@ -159,7 +159,7 @@ func (l *Lease) checkDeadline() {
 func (l *Lease) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	if parent == nil {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		cancel(fmt.Errorf("locks: %s: Lease.Context: %w", l.k.name, errNilContext))
+		cancel(fmt.Errorf("locks: %s: Lease.Context: %w", l.k.text, errNilContext))
 		return ctx, func() {}
 	}
 	inner, cancel := context.WithCancelCause(parent)
@@ -226,7 +226,7 @@ func (l *Lease) end(err error) bool {
 }
 
 func (l *Lease) lost(cause string) {
-	err := fmt.Errorf("locks: %s: %s: %w", l.k.name, cause, ErrLockLost)
+	err := fmt.Errorf("locks: %s: %s: %w", l.k.text, cause, ErrLockLost)
 	if l.end(err) {
 		l.c.emit(l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
 	}
@@ -254,7 +254,7 @@ func (l *Lease) missing(ctx context.Context, result outcome) error {
 	if result != outcomeTaken {
 		cause = "no one holds the lock"
 	}
-	err := fmt.Errorf("locks: %s: the resumed lease's owner does not hold the lock (%s; it never held it, or its lease ended before Resume): %w", l.k.name, cause, ErrNotHeld)
+	err := fmt.Errorf("locks: %s: the resumed lease's owner does not hold the lock (%s; it never held it, or its lease ended before Resume): %w", l.k.text, cause, ErrNotHeld)
 	l.forceEnd(err)
 	return err
 }
@@ -294,21 +294,21 @@ func (l *Lease) expireLocally() {
 	l.lost("the lease's deadline passed without a confirmed renewal")
 }
 
-// Extend resets the lease to ttl from now (0 means the lock's TTL). It
-// returns ErrLockLost when the lease already ended on the server or its
-// local deadline passed.
+// Extend resets the lease to ttl from now (0 means the lock's TTL; otherwise
+// MinTTL to MaxTTL). It returns ErrLockLost when the lease already ended on
+// the server or its local deadline passed.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) error {
-	if err := checkCtx(ctx, l.k.name, "Extend"); err != nil {
+	if err := checkCtx(ctx, l.k.text, "Extend"); err != nil {
 		return err
 	}
 	if ttl == 0 {
 		ttl = l.s.ttl
 	}
-	if ttl < MinTTL {
-		return fmt.Errorf("locks: %s: Extend needs a TTL of at least %v, got %v", l.k.name, MinTTL, ttl)
+	if ttl < MinTTL || ttl > MaxTTL {
+		return invalidf("locks: %s: Extend needs a TTL of at least %v and at most MaxTTL (%v), got %v", l.k.text, MinTTL, MaxTTL, ttl)
 	}
 	if l.s.maxTTL > 0 && ttl > l.s.maxTTL {
-		return fmt.Errorf("locks: %s: Extend(%v) is longer than the Client's longest lease, WithMaxTTL(%v); pass a shorter TTL", l.k.name, ttl, l.s.maxTTL)
+		return fmt.Errorf("locks: %s: Extend(%v) is longer than the Client's longest lease, WithMaxTTL(%v); pass a shorter TTL", l.k.text, ttl, l.s.maxTTL)
 	}
 	if err := l.Err(); err != nil {
 		return err
@@ -320,14 +320,14 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 	sent := l.c.clock.Now()
 	result, replicated, err := l.hold.extend(ctx, l, ttl)
 	if err != nil {
-		return wrapCtx(ctx, "locks: "+l.k.name+": extend", err)
+		return wrapCtx(ctx, "locks: "+l.k.text+": extend", err)
 	}
 	if result != outcomeOK {
 		return l.missing(ctx, result)
 	}
 	l.confirmed()
 	if !replicated {
-		return fmt.Errorf("locks: %s: extend: %w", l.k.name, ErrNotReplicated)
+		return fmt.Errorf("locks: %s: extend: %w", l.k.text, ErrNotReplicated)
 	}
 	l.mu.Lock()
 	if l.err != nil {
@@ -362,7 +362,7 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 // out: either way no one holds it), and ErrLockLost when another owner
 // holds it.
 func (l *Lease) Unlock(ctx context.Context) error {
-	if err := checkCtx(ctx, l.k.name, "Unlock"); err != nil {
+	if err := checkCtx(ctx, l.k.text, "Unlock"); err != nil {
 		return err
 	}
 	l.stopWatchdog()
@@ -374,7 +374,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	}
 	result, err := l.hold.release(ctx, l)
 	if err != nil {
-		err = wrapCtx(ctx, "locks: "+l.k.name+": unlock", err)
+		err = wrapCtx(ctx, "locks: "+l.k.text+": unlock", err)
 		l.mu.Lock()
 		l.unlockFailed = true
 		l.mu.Unlock()
@@ -392,13 +392,13 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		retry && result == outcomeExpired:
 		// Also after a failed Unlock or a local expiry: the server says the
 		// hold was still ours, and now it is released.
-		l.forceEnd(unlockedError{l.k.name})
+		l.forceEnd(unlockedError{l.k.text})
 		l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		return nil
 	case retry:
 		// Another owner holds the lock now: this call's own finding
 		// replaces the stored failure.
-		err := fmt.Errorf("locks: %s: unlock after a failed Unlock: %s: %w", l.k.name, result.lostCause(), ErrLockLost)
+		err := fmt.Errorf("locks: %s: unlock after a failed Unlock: %s: %w", l.k.text, result.lostCause(), ErrLockLost)
 		l.forceEnd(err)
 		return err
 	}

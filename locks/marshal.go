@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unicode/utf8"
 )
@@ -46,8 +45,9 @@ func (l *Lease) Marshal() (string, error) {
 	return string(b), err
 }
 
-// maxTTLMillis keeps a resumed TTL inside time.Duration.
-const maxTTLMillis = math.MaxInt64 / int64(time.Millisecond)
+// maxAttemptBytes bounds a resumed lease's attempt id: the client makes
+// them 16 hex digits long.
+const maxAttemptBytes = 64
 
 // Resume rebuilds a lease marshalled by Lease.Marshal, possibly in another
 // process, so it can be extended or released. The resumed lease has no
@@ -61,17 +61,27 @@ const maxTTLMillis = math.MaxInt64 / int64(time.Millisecond)
 // A quorum Mutex's lease resumes on a quorum Client over the same servers
 // (NewQuorum, in the same order), and any other lease on a Client of its
 // one server; the other way round is an error.
+//
+// A lease is checked against the limits its lock was made within, since
+// the string may be forged or corrupted: a name longer than MaxNameBytes,
+// an owner token longer than MaxOwnerBytes, more than MaxPermits permits,
+// a TTL above MaxTTL, or fields that belong to another kind of lease are
+// refused before any round trip, with an error that wraps
+// ErrInvalidArgument (and so does a string that is no lease at all).
 func (c *Client) Resume(s string) (*Lease, error) {
 	const how = "; pass the string Lease.Marshal returned"
+	if len(s) > maxLeaseBytes {
+		return nil, invalidf("locks: Resume: %d bytes is longer than any marshalled lease (at most %d)%s", len(s), maxLeaseBytes, how)
+	}
 	var m marshalled
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("locks: Resume: not a marshalled lease (%v)%s", err, how)
+		return nil, invalidf("locks: Resume: not a marshalled lease (%v)%s", err, how)
 	}
 	name := m.Name
 	if m.NameBase64 != "" {
 		b, err := base64.StdEncoding.DecodeString(m.NameBase64)
 		if err != nil || m.Name != "" {
-			return nil, fmt.Errorf("locks: Resume: a malformed name_b64 field%s", how)
+			return nil, invalidf("locks: Resume: a malformed name_b64 field%s", how)
 		}
 		name = string(b)
 	}
@@ -82,10 +92,18 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	var problems []error
 	if ownerToken(m.Owner) == "" {
 		// An owner that is only a call's id (see RWMutex.holder) has no token.
-		problems = append(problems, fmt.Errorf("no owner token in owner %q", m.Owner))
+		problems = append(problems, fmt.Errorf("no owner token in owner %s", shortQuote(m.Owner)))
 	}
-	if m.TTLMillis < MinTTL.Milliseconds() || m.TTLMillis > maxTTLMillis {
-		problems = append(problems, fmt.Errorf("ttl_ms %d is outside %d..%d", m.TTLMillis, MinTTL.Milliseconds(), maxTTLMillis))
+	// The owner is a token (WithOwner's, or a random one), perhaps joined
+	// to a call's attempt id (RWMutex.holder).
+	if len(m.Owner) > MaxOwnerBytes+len(callSeparator)+maxAttemptBytes {
+		problems = append(problems, fmt.Errorf("owner %s is longer than an owner token (MaxOwnerBytes, %d) and a call's id", shortQuote(m.Owner), MaxOwnerBytes))
+	}
+	if len(m.Attempt) > maxAttemptBytes {
+		problems = append(problems, fmt.Errorf("attempt %s is longer than %d bytes", shortQuote(m.Attempt), maxAttemptBytes))
+	}
+	if m.TTLMillis < MinTTL.Milliseconds() || m.TTLMillis > MaxTTL.Milliseconds() {
+		problems = append(problems, fmt.Errorf("ttl_ms %d is outside %d..%d (MinTTL..MaxTTL)", m.TTLMillis, MinTTL.Milliseconds(), MaxTTL.Milliseconds()))
 	}
 	if m.Token < 1 {
 		problems = append(problems, fmt.Errorf("token %d is not positive", m.Token))
@@ -101,11 +119,14 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		hold = writeHold{}
 	case "permits":
 		hold = permitHold{}
-		if m.Count < 1 {
-			problems = append(problems, fmt.Errorf("a semaphore lease with %d permits", m.Count))
+		if m.Count < 1 || m.Count > MaxPermits {
+			problems = append(problems, fmt.Errorf("a semaphore lease with %d permits (1..MaxPermits, %d)", m.Count, MaxPermits))
 		}
 	default:
-		problems = append(problems, fmt.Errorf("unknown lease kind %q", m.Kind))
+		problems = append(problems, fmt.Errorf("unknown lease kind %s", shortQuote(m.Kind)))
+	}
+	if m.Fair && m.Kind != "" {
+		problems = append(problems, fmt.Errorf("fair on a %s lease (only a Mutex lease is fair)", shortQuote(m.Kind)))
 	}
 	// A quorum lease lives on every server of its quorum, any other on one
 	// server: resumed on the other kind of Client, its Extend and Unlock
@@ -117,13 +138,13 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		problems = append(problems, errors.New("a quorum Client resumes only quorum leases; resume this one on a Client of its server (New)"))
 	}
 	if m.Kind != "" && m.Kind != "quorum" && m.Attempt != "" {
-		problems = append(problems, fmt.Errorf("attempt %q on a %q lease (only a Mutex lease has one)", m.Attempt, m.Kind))
+		problems = append(problems, fmt.Errorf("attempt %s on a %s lease (only a Mutex lease has one)", shortQuote(m.Attempt), shortQuote(m.Kind)))
 	}
 	if m.Kind != "permits" && m.Count != 0 {
-		problems = append(problems, fmt.Errorf("permits %d on a %q lease", m.Count, m.Kind))
+		problems = append(problems, fmt.Errorf("permits %d on a %s lease", m.Count, shortQuote(m.Kind)))
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("locks: Resume: %w%s", errors.Join(problems...), how)
+		return nil, invalidf("locks: Resume: %w%s", errors.Join(problems...), how)
 	}
 	st := c.defaults
 	st.ttl = time.Duration(m.TTLMillis) * time.Millisecond

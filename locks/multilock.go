@@ -31,32 +31,37 @@ type MultiLease struct {
 	Leases []*Lease
 }
 
-// MultiLock returns an all-or-nothing lock over names (duplicates ignored).
+// MultiLock returns an all-or-nothing lock over names: at most
+// MaxMultiLockNames, each given once (a name given twice is an error: it
+// would be one lock, which the caller's count of names would not show).
 // The names are Mutex names: a Mutex with one of them excludes the MultiLock,
 // and an RWMutex or Semaphore holding one of them makes Lock and TryLock fail
 // with ErrWrongKind.
 func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 	if len(names) == 0 {
-		return nil, errors.New("locks: MultiLock needs at least one lock name")
+		return nil, invalidf("locks: MultiLock needs at least one lock name")
+	}
+	if len(names) > MaxMultiLockNames {
+		return nil, invalidf("locks: MultiLock %s: %d names; take at most MaxMultiLockNames (%d) together", namesText(names), len(names), MaxMultiLockNames)
 	}
 	if c.quorum() {
 		return nil, errors.New("locks: MultiLock: a quorum Client makes only Mutexes")
 	}
-	s, err := c.apply(kindMultiK, fmt.Sprint(names), opts)
+	s, err := c.apply(kindMultiK, namesText(names), opts)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(names))
 	bySlot := map[int][]keys{}
 	for _, n := range names {
-		if seen[n] {
-			continue
-		}
-		seen[n] = true
 		k, err := keysFor(n)
 		if err != nil {
 			return nil, err
 		}
+		if seen[n] {
+			return nil, invalidf("locks: MultiLock %s: the name %s is given twice; give each name once", namesText(names), shortQuote(n))
+		}
+		seen[n] = true
 		slot := keyslot.Of(k.lock)
 		bySlot[slot] = append(bySlot[slot], k)
 	}
@@ -135,7 +140,7 @@ func (ml *MultiLock) inOrder(ctx context.Context, owner string, held []*Lease) (
 			return nil, true, ml.rollback(ctx, live(held))
 		}
 		if err != nil {
-			err = fmt.Errorf("locks: multilock %s: %w", k.name, unprefixed{err, "locks: " + k.name + ": "})
+			err = fmt.Errorf("locks: multilock %s: %w", k.text, unprefixed{err, "locks: " + k.text + ": "})
 			return nil, false, errors.Join(err, ml.rollback(ctx, held))
 		}
 		held = append(held, l)
@@ -206,7 +211,7 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("locks: %s: %w", blocked.name, ErrNotAcquired)
+	return nil, fmt.Errorf("locks: %s: %w", blocked.text, ErrNotAcquired)
 }
 
 // attempt takes the groups in order. It returns what it holds, and either
@@ -222,12 +227,12 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
-				return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+				return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].text, runErr)
 			case a.wrongKind != "":
-				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, wrongKind(a.wrongKind))
+				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].text, wrongKind(a.wrongKind))
 			case a.acquired && !replicated:
 				ml.undo(ctx, g, owner, att)
-				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, notReplicated(&ml.s))
+				return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].text, notReplicated(&ml.s))
 			case !a.acquired:
 				return held, &g[0], nil
 			}
@@ -239,14 +244,14 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		switch {
 		case runErr != nil:
 			ml.undo(ctx, g, owner, att)
-			return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].name, runErr)
+			return held, nil, wrapCtx(ctx, "locks: multilock "+g[0].text, runErr)
 		case out.wrongKind != "":
-			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].name, wrongKind(out.wrongKind))
+			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[out.blocked].text, wrongKind(out.wrongKind))
 		case out.blocked >= 0:
 			return held, &g[out.blocked], nil
 		case !replicated:
 			ml.undo(ctx, g, owner, att)
-			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].name, notReplicated(&ml.s))
+			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].text, notReplicated(&ml.s))
 		}
 		for i := range g {
 			held = append(held, newLease(ml.c, &g[i], &ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
@@ -281,16 +286,21 @@ func (ml *MultiLock) undo(ctx context.Context, g []keys, owner, att string) {
 	})
 }
 
-// rollback gives back what a failed attempt took.
+// rollback gives back what a failed attempt took, all at once: a Lock
+// whose context ended returns after one round trip, not one per lock.
 func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
-	var errs []error
-	for _, l := range held {
-		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := l.Unlock(cleanup); err != nil {
-			errs = append(errs, fmt.Errorf("locks: multilock: giving back %s (it frees itself when its lease ends): %w", l.k.name, err))
-		}
-		cancel()
+	errs := make([]error, len(held))
+	var wg sync.WaitGroup
+	for i, l := range held {
+		wg.Go(func() {
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := l.Unlock(cleanup); err != nil {
+				errs[i] = fmt.Errorf("locks: multilock: giving back %s (it frees itself when its lease ends): %w", l.k.text, err)
+			}
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -33,7 +33,10 @@ func TestSuiteMultiLock(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
 		c := f.client(t, locks.WithTTL(time.Minute))
-		ml, err := c.MultiLock([]string{"a", "b", "c", "a"})
+		if _, err := c.MultiLock([]string{"a", "b", "c", "a"}); !errors.Is(err, locks.ErrInvalidArgument) {
+			t.Fatalf("a name given twice: %v, want ErrInvalidArgument", err)
+		}
+		ml, err := c.MultiLock([]string{"a", "b", "c"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +45,7 @@ func TestSuiteMultiLock(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(lease.Leases) != 3 {
-			t.Fatalf("%d leases, want 3 (duplicates ignored)", len(lease.Leases))
+			t.Fatalf("%d leases, want 3", len(lease.Leases))
 		}
 		other, _ := c.MultiLock([]string{"c", "d"})
 		if _, err := other.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {

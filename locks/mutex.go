@@ -26,7 +26,7 @@ func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
 	if c.quorum() {
 		kind = kindQuorumK
 	}
-	s, err := c.apply(kind, name, opts)
+	s, err := c.apply(kind, k.text, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (m *Mutex) holdAttempt(att string) string {
 // TryLock makes one attempt. It returns ErrNotAcquired when another owner
 // holds the lock.
 func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
-	if err := checkCtx(ctx, m.k.name, "TryLock"); err != nil {
+	if err := checkCtx(ctx, m.k.text, "TryLock"); err != nil {
 		return nil, err
 	}
 	if m.c.quorum() {
@@ -77,7 +77,7 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 		return l, err
 	}
 	m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-	return nil, fmt.Errorf("locks: %s: %w", m.k.name, ErrNotAcquired)
+	return nil, fmt.Errorf("locks: %s: %w", m.k.text, ErrNotAcquired)
 }
 
 // Lock waits until it holds the lock or ctx ends. It does not poll: a
@@ -88,7 +88,7 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 // release; the head of the queue also looks again when the holder's lease
 // is due to run out.
 func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
-	if err := checkCtx(ctx, m.k.name, "Lock"); err != nil {
+	if err := checkCtx(ctx, m.k.text, "Lock"); err != nil {
 		return nil, err
 	}
 	if m.c.quorum() {
@@ -192,7 +192,7 @@ func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, 
 	m.undo(ctx, owner, att)
 	err := cause
 	if ctx.Err() != nil || !isWrapped(cause) {
-		err = wrapCtx(ctx, "locks: "+m.k.name, cause)
+		err = wrapCtx(ctx, "locks: "+m.k.text, cause)
 	}
 	m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 	return err

@@ -59,10 +59,10 @@ func defaults() settings {
 func (s *settings) note(option string) { s.given = append(s.given, option) }
 
 func (s *settings) invalid(format string, args ...any) {
-	s.errs = append(s.errs, fmt.Errorf(format, args...))
+	s.errs = append(s.errs, invalidf(format, args...))
 }
 
-// WithTTL sets the lease length (at least MinTTL). The lock frees itself
+// WithTTL sets the lease length (at least MinTTL, at most MaxTTL). The lock frees itself
 // this long after the last acquisition or renewal if its holder dies.
 // All kinds.
 func WithTTL(ttl time.Duration) Option {
@@ -70,6 +70,10 @@ func WithTTL(ttl time.Duration) Option {
 		s.note("WithTTL")
 		if ttl < MinTTL {
 			s.invalid("WithTTL(%v): the TTL must be at least %v (the default is %v)", ttl, MinTTL, DefaultTTL)
+			return
+		}
+		if ttl > MaxTTL {
+			s.invalid("WithTTL(%v): the TTL must be at most MaxTTL (%v); renew a longer hold with WithWatchdog", ttl, MaxTTL)
 			return
 		}
 		s.ttl = ttl
@@ -136,8 +140,8 @@ func WithReentrant() Option {
 // not empty, and without a tab. Without WithReentrant, the calls that share
 // the token are still separate holders (of a Mutex, one at a time; of an
 // RWMutex, one writer or many readers), each renewing and releasing only
-// its own hold; the token is what Inspect and Lease.Owner report. Mutex and
-// RWMutex.
+// its own hold; the token is what Inspect and Lease.Owner report. At most
+// MaxOwnerBytes. Mutex and RWMutex.
 func WithOwner(token string) Option {
 	return func(s *settings) {
 		s.note("WithOwner")
@@ -145,8 +149,12 @@ func WithOwner(token string) Option {
 			s.invalid("WithOwner(\"\"): the owner token is empty; pass a token unique to the owner, or leave WithOwner out for a random one")
 			return
 		}
+		if len(token) > MaxOwnerBytes {
+			s.invalid("WithOwner(%s): the owner token is longer than MaxOwnerBytes (%d); use a shorter token", shortQuote(token), MaxOwnerBytes)
+			return
+		}
 		if strings.Contains(token, callSeparator) {
-			s.invalid("WithOwner(%q): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", token)
+			s.invalid("WithOwner(%s): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", shortQuote(token))
 			return
 		}
 		s.owner = token
@@ -156,7 +164,7 @@ func WithOwner(token string) Option {
 // WithFair grants the lock strictly in arrival order: a newcomer never takes
 // a free lock ahead of a live waiter. waiterTTL bounds how long a waiter
 // that died while queued holds up the queue (0 means DefaultWaiterTTL; at
-// least 10ms otherwise). Without WithFair, waiters queue the same way and a
+// least 10ms and at most MaxWaiterTTL otherwise). Without WithFair, waiters queue the same way and a
 // release hands the lock to the oldest one, but a newcomer may take a lock
 // that happens to be free. Mutex only.
 func WithFair(waiterTTL time.Duration) Option {
@@ -167,6 +175,9 @@ func WithFair(waiterTTL time.Duration) Option {
 		case waiterTTL < 10*time.Millisecond:
 			s.invalid("WithFair(%v): the waiter TTL must be at least 10ms (0 means the default, %v)", waiterTTL, DefaultWaiterTTL)
 			return
+		case waiterTTL > MaxWaiterTTL:
+			s.invalid("WithFair(%v): the waiter TTL must be at most MaxWaiterTTL (%v)", waiterTTL, MaxWaiterTTL)
+			return
 		default:
 			s.waiterTTL = waiterTTL
 		}
@@ -175,7 +186,7 @@ func WithFair(waiterTTL time.Duration) Option {
 }
 
 // WithWaiterTTL sets how long a waiter stays queued without refreshing, in
-// every mode (at least 10ms; default DefaultWaiterTTL). Mutex, RWMutex (a
+// every mode (at least 10ms, at most MaxWaiterTTL; default DefaultWaiterTTL). Mutex, RWMutex (a
 // waiting writer), Semaphore and MultiLock (it queues for a lock it waits
 // for); not a quorum Mutex, whose waiters do not queue.
 func WithWaiterTTL(waiterTTL time.Duration) Option {
@@ -183,6 +194,10 @@ func WithWaiterTTL(waiterTTL time.Duration) Option {
 		s.note("WithWaiterTTL")
 		if waiterTTL < 10*time.Millisecond {
 			s.invalid("WithWaiterTTL(%v): the waiter TTL must be at least 10ms", waiterTTL)
+			return
+		}
+		if waiterTTL > MaxWaiterTTL {
+			s.invalid("WithWaiterTTL(%v): the waiter TTL must be at most MaxWaiterTTL (%v)", waiterTTL, MaxWaiterTTL)
 			return
 		}
 		s.waiterTTL = waiterTTL
@@ -197,9 +212,16 @@ func WithReaderPreference() Option {
 }
 
 // WithLabel adds a label to the holder metadata that Inspect reports, next
-// to the host name and process id. All kinds.
+// to the host name and process id; at most MaxLabelBytes. All kinds.
 func WithLabel(label string) Option {
-	return func(s *settings) { s.note("WithLabel"); s.label = label }
+	return func(s *settings) {
+		s.note("WithLabel")
+		if len(label) > MaxLabelBytes {
+			s.invalid("WithLabel(%s): the label is longer than MaxLabelBytes (%d); use a shorter label", shortQuote(label), MaxLabelBytes)
+			return
+		}
+		s.label = label
+	}
 }
 
 // WithObserver calls fn for every acquisition, wait, contention, renewal

@@ -248,7 +248,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 			unanswered = fmt.Sprintf(" and %d did not answer before the call ended", cut)
 		}
 		return nil, 0, fmt.Errorf("locks: %s: %d of %d servers failed%s, a majority of %d cannot be reached: %w: %w",
-			m.k.name, failed, len(c.nodes), unanswered, c.majority(), ErrNoQuorum, errors.Join(failures...))
+			m.k.text, failed, len(c.nodes), unanswered, c.majority(), ErrNoQuorum, errors.Join(failures...))
 	}
 	// Split votes retry after a random pause so that contenders desynchronise.
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
@@ -299,7 +299,7 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 		return nil, err
 	case l == nil:
 		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: %s: %w", m.k.name, ErrNotAcquired)
+		return nil, fmt.Errorf("locks: %s: %w", m.k.text, ErrNotAcquired)
 	}
 	return l, nil
 }
@@ -322,10 +322,10 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	)
 	waiting := func(err error) error {
 		if noQuorum != nil {
-			prefix := "locks: " + m.k.name + ": "
+			prefix := "locks: " + m.k.text + ": "
 			return fmt.Errorf("%swaiting: %w; the last round: %w", prefix, ctx.Err(), unprefixed{noQuorum, prefix})
 		}
-		return wrapCtx(ctx, "locks: "+m.k.name+": waiting", err)
+		return wrapCtx(ctx, "locks: "+m.k.text+": waiting", err)
 	}
 	err := waiter{
 		// Every server announces its releases; one that cannot subscribe

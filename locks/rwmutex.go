@@ -33,9 +33,9 @@ func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
 		return nil, err
 	}
 	if c.quorum() {
-		return nil, fmt.Errorf("locks: RWMutex %s: a quorum Client makes only Mutexes (readers would need a quorum per reader)", name)
+		return nil, fmt.Errorf("locks: RWMutex %s: a quorum Client makes only Mutexes (readers would need a quorum per reader)", k.text)
 	}
-	s, err := c.apply(kindRWK, name, opts)
+	s, err := c.apply(kindRWK, k.text, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 		if !wait {
 			call = "Try" + call
 		}
-		return nil, checkCtx(ctx, rw.k.name, call)
+		return nil, checkCtx(ctx, rw.k.text, call)
 	}
 	att, start := newAttempt(), time.Now()
 	owner := rw.holder(att)
@@ -146,7 +146,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 				_ = rw.c.writeLeave(cleanup, &rw.s, rw.k, owner)
 				cancel()
 			}
-			return nil, fmt.Errorf("locks: %s: %w", rw.k.name, ErrNotAcquired)
+			return nil, fmt.Errorf("locks: %s: %w", rw.k.text, ErrNotAcquired)
 		}
 		if channel != "" {
 			a, sent, err = rw.awaitWake(ctx, owner, att, channel, wakes, subscribed, a, step)
@@ -161,7 +161,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	}
 	if err != nil {
 		rw.undo(ctx, hold, owner, att)
-		err = wrapCtx(ctx, "locks: "+rw.k.name, err)
+		err = wrapCtx(ctx, "locks: "+rw.k.text, err)
 		rw.c.emit(&rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}

@@ -146,7 +146,14 @@ func (c *Client) run(ctx context.Context, node Backend, s *settings, script *reg
 	if !ok {
 		return nil, false, fmt.Errorf("WithReplicas needs a backend that can send WAIT (%T cannot)", node)
 	}
-	cmd, acked, err := rr.RunReplicated(ctx, script, s.replicas, s.replicaTimeout, keys, args...)
+	// WAIT blocks its connection until the timeout, and go-redis reads
+	// past a context's deadline unless told otherwise: the wait ends with
+	// the caller's context.
+	timeout := s.replicaTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = max(min(timeout, time.Until(deadline)), time.Millisecond)
+	}
+	cmd, acked, err := rr.RunReplicated(ctx, script, s.replicas, timeout, keys, args...)
 	return cmd, acked >= s.replicas, err
 }
 

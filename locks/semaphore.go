@@ -18,21 +18,21 @@ type Semaphore struct {
 	permits atomic.Int64 // the default count the scripts use until SetPermits stored one
 }
 
-// Semaphore returns the semaphore called name with permits permits (until
-// SetPermits changes the count for everyone). A Mutex or RWMutex holding the
+// Semaphore returns the semaphore called name with permits permits, at
+// most MaxPermits (until SetPermits changes the count for everyone). A Mutex or RWMutex holding the
 // same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore, error) {
 	k, err := keysFor(name)
 	if err != nil {
 		return nil, err
 	}
-	if permits < 1 {
-		return nil, fmt.Errorf("locks: Semaphore %s: %d permits; give at least 1", name, permits)
+	if err := checkPermits("Semaphore "+k.text, permits); err != nil {
+		return nil, err
 	}
 	if c.quorum() {
-		return nil, fmt.Errorf("locks: Semaphore %s: a quorum Client makes only Mutexes", name)
+		return nil, fmt.Errorf("locks: Semaphore %s: a quorum Client makes only Mutexes", k.text)
 	}
-	s, err := c.apply(kindSemK, name, opts)
+	s, err := c.apply(kindSemK, k.text, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -43,24 +43,33 @@ func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore
 
 func (sem *Semaphore) check(ctx context.Context, what string, n int) error {
 	if ctx == nil { // the label is built only then: Acquire is a hot path
-		return checkCtx(ctx, "semaphore "+sem.k.name, what)
+		return checkCtx(ctx, "semaphore "+sem.k.text, what)
 	}
-	if n < 1 {
-		return fmt.Errorf("locks: semaphore %s: asked for %d permits; ask for at least 1", sem.k.name, n)
+	if n < 1 || n > MaxPermits {
+		return invalidf("locks: semaphore %s: %s asked for %d permits; ask for at least 1 and at most MaxPermits (%d)", sem.k.text, what, n, MaxPermits)
 	}
 	return nil
 }
 
-// TryAcquire takes n permits if that many are free now and no queued
-// Acquire is owed them; ErrNotAcquired otherwise.
+// checkPermits refuses a permit count outside 1..MaxPermits.
+func checkPermits(what string, permits int) error {
+	if permits < 1 || permits > MaxPermits {
+		return invalidf("locks: %s: %d permits; give at least 1 and at most MaxPermits (%d)", what, permits, MaxPermits)
+	}
+	return nil
+}
+
+// TryAcquire takes n permits (1 to MaxPermits) if that many are free now
+// and no queued Acquire is owed them; ErrNotAcquired otherwise.
 func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 	return sem.acquire(ctx, "TryAcquire", n, false)
 }
 
-// Acquire waits until n permits are free and takes them together. The
-// returned Lease's Unlock gives all n back. Asking for more permits than the
-// semaphore has is an error at once, not a wait that never ends (and so is
-// a count lowered below n by SetPermits while the call waits).
+// Acquire waits until n permits (1 to MaxPermits) are free and takes them
+// together. The returned Lease's Unlock gives all n back. Asking for more
+// permits than the semaphore has is an error at once, not a wait that
+// never ends (and so is a count lowered below n by SetPermits while the
+// call waits).
 //
 // Waiters queue in Redis and are served first come, first served, as by
 // golang.org/x/sync/semaphore: a call takes its permits only when they fit
@@ -113,7 +122,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	if err == nil && !a.acquired && a.wrongKind == "" {
 		sem.c.emit(&sem.s, Event{Kind: EventContended, Name: sem.k.name, Owner: owner, Position: a.position})
 		if !wait {
-			return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.name, n, ErrNotAcquired)
+			return nil, fmt.Errorf("locks: semaphore %s: %d permits not free: %w", sem.k.text, n, ErrNotAcquired)
 		}
 		var handed *Lease
 		a, sent, handed, err = sem.wait(ctx, owner, n, channel, grants, subscribed, a, sent, step)
@@ -129,7 +138,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	}
 	if err != nil {
 		sem.undo(ctx, owner, n)
-		err = wrapCtx(ctx, "locks: semaphore "+sem.k.name, err)
+		err = wrapCtx(ctx, "locks: semaphore "+sem.k.text, err)
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
@@ -194,17 +203,17 @@ func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
 }
 
 // SetPermits changes the permit count for every process using this
-// semaphore. Holders above a lowered count keep their permits until they
+// semaphore (at least 1, at most MaxPermits). Holders above a lowered count keep their permits until they
 // release them; new acquisitions wait until the count allows them.
 func (sem *Semaphore) SetPermits(ctx context.Context, permits int) error {
-	if err := checkCtx(ctx, "semaphore "+sem.k.name, "SetPermits"); err != nil {
+	if err := checkCtx(ctx, "semaphore "+sem.k.text, "SetPermits"); err != nil {
 		return err
 	}
-	if permits < 1 {
-		return fmt.Errorf("locks: semaphore %s: %d permits; give at least 1", sem.k.name, permits)
+	if err := checkPermits("semaphore "+sem.k.text+": SetPermits", permits); err != nil {
+		return err
 	}
 	if err := sem.c.semSetLimit(ctx, &sem.s, sem.k, permits); err != nil {
-		return wrapCtx(ctx, "locks: semaphore "+sem.k.name+": set permits", err)
+		return wrapCtx(ctx, "locks: semaphore "+sem.k.text+": set permits", err)
 	}
 	sem.permits.Store(int64(permits))
 	return nil

@@ -1,0 +1,688 @@
+package locks_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/internal/keyslot"
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+	"github.com/redlua/redlua/lua"
+	"github.com/redlua/redlua/registry"
+)
+
+// Nothing a caller passes can stall the shared Redis, hold a call past its
+// context, or crash the process. Every public call of locks runs against
+// real redis-servers with hostile arguments (every limit + 1, values far
+// beyond, forged leases) and with the largest values the limits allow,
+// while a second connection PINGs the server every few milliseconds. Then:
+//   - SLOWLOG (threshold 1 ms) shows no script call over 10 ms of server
+//     time;
+//   - no call returned later than its context's deadline plus one round
+//     trip plus 100 ms;
+//   - nothing panicked;
+//   - no PING waited over a second (the longest wait is logged: CI load
+//     must not make the test flaky, a stall must fail it).
+func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three redis-servers")
+	}
+	srv := redistest.Standalone(t)
+	others := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t)}
+	h := newHostile(t, append([]*redistest.Server{srv}, others...))
+	defer h.finish()
+
+	rc := srv.Client()
+	c, err := locks.New(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	maxName := strings.Repeat("\xff", locks.MaxNameBytes/2) + strings.Repeat("n", locks.MaxNameBytes/2) // not UTF-8
+	overName := strings.Repeat("n", locks.MaxNameBytes+1)
+	hugeName := strings.Repeat("n", 16<<20)
+	// named is a name of MaxNameBytes that ends in suffix.
+	named := func(suffix string) string { return maxName[:locks.MaxNameBytes-len(suffix)] + suffix }
+	maxOwner := strings.Repeat("o", locks.MaxOwnerBytes)
+	maxLabel := strings.Repeat("l", locks.MaxLabelBytes)
+
+	t.Run("refused", func(t *testing.T) {
+		for _, name := range []string{overName, hugeName} {
+			h.refused(t, "Mutex", func(context.Context) error { _, err := c.Mutex(name); return err })
+			h.refused(t, "RWMutex", func(context.Context) error { _, err := c.RWMutex(name); return err })
+			h.refused(t, "Semaphore", func(context.Context) error { _, err := c.Semaphore(name, 2); return err })
+			h.refused(t, "MultiLock", func(context.Context) error { _, err := c.MultiLock([]string{"a", name}); return err })
+			h.refused(t, "Inspect", func(ctx context.Context) error { _, err := c.Inspect(ctx, name); return err })
+			h.refused(t, "ForceUnlock", func(ctx context.Context) error { _, err := c.ForceUnlock(ctx, name); return err })
+			h.refused(t, "Resume", func(context.Context) error {
+				_, err := c.Resume(`{"name":"` + name + `","owner":"o","token":1,"ttl_ms":1000}`)
+				return err
+			})
+		}
+		sem, err := c.Semaphore("hostile-sem", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{locks.MaxPermits + 1, 1 << 40, math.MaxInt64, 0, -1} {
+			h.refused(t, fmt.Sprintf("Semaphore(%d)", n), func(context.Context) error { _, err := c.Semaphore("s", n); return err })
+			h.refused(t, fmt.Sprintf("Acquire(%d)", n), func(ctx context.Context) error { _, err := sem.Acquire(ctx, n); return err })
+			h.refused(t, fmt.Sprintf("TryAcquire(%d)", n), func(ctx context.Context) error { _, err := sem.TryAcquire(ctx, n); return err })
+			h.refused(t, fmt.Sprintf("SetPermits(%d)", n), func(ctx context.Context) error { return sem.SetPermits(ctx, n) })
+		}
+		info, err := c.Inspect(context.Background(), "hostile-sem")
+		if err != nil || info.Limit != 0 {
+			t.Errorf("Inspect after refused SetPermits: limit %d, %v; want none stored", info.Limit, err)
+		}
+		for i, o := range []locks.Option{
+			locks.WithTTL(locks.MaxTTL + 1), locks.WithTTL(math.MaxInt64),
+			locks.WithWaiterTTL(locks.MaxWaiterTTL + 1), locks.WithWaiterTTL(math.MaxInt64), locks.WithFair(math.MaxInt64),
+			locks.WithOwner(maxOwner + "o"), locks.WithLabel(maxLabel + "l"),
+		} {
+			h.refused(t, fmt.Sprintf("option %d", i), func(context.Context) error { _, err := c.Mutex("m", o); return err })
+			h.refused(t, fmt.Sprintf("client option %d", i), func(context.Context) error { _, err := locks.New(rc, o); return err })
+		}
+		many := make([]string, locks.MaxMultiLockNames+1)
+		for i := range many {
+			many[i] = fmt.Sprintf("n%d", i)
+		}
+		h.refused(t, "MultiLock over MaxMultiLockNames", func(context.Context) error { _, err := c.MultiLock(many); return err })
+		h.refused(t, "MultiLock with a duplicate", func(context.Context) error { _, err := c.MultiLock([]string{"a", "b", "a"}); return err })
+		for _, forged := range []string{
+			`{"name":"s","owner":"o","token":1,"ttl_ms":1000,"kind":"permits","permits":1000000000}`,
+			`{"name":"s","owner":"o","token":1,"ttl_ms":1000,"kind":"permits","permits":-1}`,
+			`{"name":"s","owner":"o","token":1,"ttl_ms":9223372036854775807}`,
+			`{"name":"s","owner":"o","token":1,"ttl_ms":1000,"kind":"read","permits":3}`,
+			`{"name":"s","owner":"` + strings.Repeat("o", 1<<20) + `","token":1,"ttl_ms":1000}`,
+			`{"name_b64":"` + base64.StdEncoding.EncodeToString([]byte(overName)) + `","owner":"o","token":1,"ttl_ms":1000}`,
+		} {
+			h.refused(t, fmt.Sprintf("Resume(%.50s…)", forged), func(context.Context) error { _, err := c.Resume(forged); return err })
+		}
+		m, _ := c.Mutex("hostile-extend")
+		l := h.ok(t, "Lock", func(ctx context.Context) (*locks.Lease, error) { return m.Lock(ctx) })
+		if l != nil {
+			h.refused(t, "Extend(MaxTTL+1)", func(ctx context.Context) error { return l.Extend(ctx, locks.MaxTTL+1) })
+			h.refused(t, "Extend(MaxInt64)", func(ctx context.Context) error { return l.Extend(ctx, math.MaxInt64) })
+			h.call(t, "Unlock", func(ctx context.Context) error { return l.Unlock(ctx) })
+		}
+	})
+
+	t.Run("mutex at the limits", func(t *testing.T) {
+		opts := []locks.Option{locks.WithTTL(locks.MaxTTL), locks.WithWaiterTTL(locks.MaxWaiterTTL), locks.WithLabel(maxLabel)}
+		m, err := c.Mutex(maxName, append(opts, locks.WithOwner(maxOwner))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := h.ok(t, "Lock", func(ctx context.Context) (*locks.Lease, error) { return m.Lock(ctx) })
+		if l == nil {
+			return
+		}
+		h.call(t, "Extend(MaxTTL)", func(ctx context.Context) error { return l.Extend(ctx, locks.MaxTTL) })
+		h.call(t, "Inspect", func(ctx context.Context) error {
+			info, err := c.Inspect(ctx, maxName)
+			if err == nil && (!info.Held || info.Owner != maxOwner || info.Holder.Label != maxLabel) {
+				err = fmt.Errorf("held %v by a %d-byte owner labelled with %d bytes, want the holder", info.Held, len(info.Owner), len(info.Holder.Label))
+			}
+			return err
+		})
+		// A waiter with the longest waiter TTL gives up; the release then
+		// must not hand it the lock.
+		waiter, _ := c.Mutex(maxName, opts...)
+		h.gaveUp(t, "Lock of a held lock", func(ctx context.Context) error { _, err := waiter.Lock(ctx); return err })
+		fair, _ := c.Mutex(maxName, locks.WithFair(locks.MaxWaiterTTL), locks.WithTTL(locks.MaxTTL))
+		h.gaveUp(t, "fair Lock of a held lock", func(ctx context.Context) error { _, err := fair.Lock(ctx); return err })
+		h.call(t, "Marshal, Resume, Unlock", func(ctx context.Context) error {
+			s, err := l.Marshal()
+			if err != nil {
+				return err
+			}
+			r, err := c.Resume(s)
+			if err != nil {
+				return err
+			}
+			return r.Unlock(ctx)
+		})
+		next, _ := c.Mutex(maxName)
+		l2 := h.ok(t, "TryLock after the release", func(ctx context.Context) (*locks.Lease, error) { return next.TryLock(ctx) })
+		h.call(t, "ForceUnlock", func(ctx context.Context) error {
+			if removed, err := c.ForceUnlock(ctx, maxName); err != nil || !removed {
+				return fmt.Errorf("removed %v, %v; want the holder removed", removed, err)
+			}
+			return nil
+		})
+		if l2 != nil {
+			h.call(t, "Unlock of a forced lease", func(ctx context.Context) error {
+				if err := l2.Unlock(ctx); !errors.Is(err, locks.ErrLockLost) {
+					return fmt.Errorf("%v, want ErrLockLost", err)
+				}
+				return nil
+			})
+		}
+	})
+
+	t.Run("rwmutex at the limits", func(t *testing.T) {
+		opts := []locks.Option{locks.WithTTL(locks.MaxTTL), locks.WithWaiterTTL(locks.MaxWaiterTTL), locks.WithLabel(maxLabel), locks.WithOwner(maxOwner)}
+		rw, err := c.RWMutex(named("rw"), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1 := h.ok(t, "RLock", func(ctx context.Context) (*locks.Lease, error) { return rw.RLock(ctx) })
+		r2 := h.ok(t, "TryRLock", func(ctx context.Context) (*locks.Lease, error) { return rw.TryRLock(ctx) })
+		h.gaveUp(t, "Lock while read", func(ctx context.Context) error { _, err := rw.Lock(ctx); return err })
+		h.call(t, "TryLock while read", func(ctx context.Context) error {
+			if _, err := rw.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+				return fmt.Errorf("%v, want ErrNotAcquired", err)
+			}
+			return nil
+		})
+		for _, r := range []*locks.Lease{r1, r2} {
+			if r != nil {
+				h.call(t, "Extend and Unlock a read hold", func(ctx context.Context) error {
+					if err := r.Extend(ctx, locks.MaxTTL); err != nil {
+						return err
+					}
+					return r.Unlock(ctx)
+				})
+			}
+		}
+		w := h.ok(t, "TryLock", func(ctx context.Context) (*locks.Lease, error) { return rw.TryLock(ctx) })
+		if w != nil {
+			h.call(t, "Unlock", func(ctx context.Context) error { return w.Unlock(ctx) })
+		}
+	})
+
+	t.Run("semaphore at the limits", func(t *testing.T) {
+		name := named("sem")
+		opts := []locks.Option{locks.WithTTL(locks.MaxTTL), locks.WithWaiterTTL(locks.MaxWaiterTTL), locks.WithLabel(maxLabel)}
+		sem, err := c.Semaphore(name, locks.MaxPermits, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.call(t, "SetPermits(MaxPermits)", func(ctx context.Context) error { return sem.SetPermits(ctx, locks.MaxPermits) })
+		all := h.ok(t, "Acquire(MaxPermits)", func(ctx context.Context) (*locks.Lease, error) { return sem.Acquire(ctx, locks.MaxPermits) })
+		if all == nil {
+			return
+		}
+		h.call(t, "Extend(MaxTTL)", func(ctx context.Context) error { return all.Extend(ctx, locks.MaxTTL) })
+		h.call(t, "Inspect", func(ctx context.Context) error {
+			info, err := c.Inspect(ctx, name)
+			if err == nil && (info.Limit != locks.MaxPermits || len(info.Permits) != 1 || info.Permits[0].Permits != locks.MaxPermits) {
+				err = fmt.Errorf("limit %d, holders %v; want one holder of all %d permits", info.Limit, info.Permits, locks.MaxPermits)
+			}
+			return err
+		})
+		h.gaveUp(t, "Acquire(MaxPermits) of a full semaphore", func(ctx context.Context) error { _, err := sem.Acquire(ctx, locks.MaxPermits); return err })
+		h.call(t, "TryAcquire(1) of a full semaphore", func(ctx context.Context) error {
+			if _, err := sem.TryAcquire(ctx, 1); !errors.Is(err, locks.ErrNotAcquired) {
+				return fmt.Errorf("%v, want ErrNotAcquired", err)
+			}
+			return nil
+		})
+		// The waiter queues now, and the release hands it every permit.
+		got := make(chan *locks.Lease, 1)
+		go func() {
+			l, _ := h.okNoCheck("Acquire(MaxPermits), handed over", 10*time.Second, func(ctx context.Context) (*locks.Lease, error) { return sem.Acquire(ctx, locks.MaxPermits) })
+			got <- l
+		}()
+		h.waitQueued(t, c, name)
+		h.call(t, "Marshal, Resume, Unlock of MaxPermits permits", func(ctx context.Context) error {
+			s, err := all.Marshal()
+			if err != nil {
+				return err
+			}
+			r, err := c.Resume(s)
+			if err != nil {
+				return err
+			}
+			return r.Unlock(ctx)
+		})
+		handed := <-got
+		if handed == nil {
+			t.Fatal("the queued Acquire(MaxPermits) got nothing")
+		}
+		h.call(t, "SetPermits(1) below the holder", func(ctx context.Context) error { return sem.SetPermits(ctx, 1) })
+		h.call(t, "Unlock of the handed-over permits", func(ctx context.Context) error { return handed.Unlock(ctx) })
+		h.call(t, "Acquire(MaxPermits) above the count", func(ctx context.Context) error {
+			if _, err := sem.Acquire(ctx, locks.MaxPermits); err == nil || !strings.Contains(err.Error(), "SetPermits") {
+				return fmt.Errorf("%v, want a refusal that says to raise the count", err)
+			}
+			return nil
+		})
+		h.call(t, "SetPermits(MaxPermits) again", func(ctx context.Context) error { return sem.SetPermits(ctx, locks.MaxPermits) })
+		// MaxPermits holders of one permit each: the scripts walk them all.
+		var ones []*locks.Lease
+		for range locks.MaxPermits {
+			if l := h.ok(t, "TryAcquire(1)", func(ctx context.Context) (*locks.Lease, error) { return sem.TryAcquire(ctx, 1) }); l != nil {
+				ones = append(ones, l)
+			}
+		}
+		h.call(t, "Inspect of MaxPermits holders", func(ctx context.Context) error {
+			info, err := c.Inspect(ctx, name)
+			if err == nil && len(info.Permits) != len(ones) {
+				err = fmt.Errorf("%d holders, want %d", len(info.Permits), len(ones))
+			}
+			return err
+		})
+		h.gaveUp(t, "Acquire(1) of a full semaphore", func(ctx context.Context) error { _, err := sem.Acquire(ctx, 1); return err })
+		h.call(t, "ForceUnlock of MaxPermits holders", func(ctx context.Context) error {
+			removed, err := c.ForceUnlock(ctx, name)
+			if err == nil && !removed {
+				err = errors.New("removed nothing")
+			}
+			return err
+		})
+	})
+
+	t.Run("multilock at the limits", func(t *testing.T) {
+		spread := make([]string, locks.MaxMultiLockNames)
+		for i := range spread {
+			spread[i] = fmt.Sprintf("%s%04d", maxName[:locks.MaxNameBytes-4], i)
+		}
+		oneSlot := oneSlotNames(maxName[:locks.MaxNameBytes-8], locks.MaxMultiLockNames)
+		if len(oneSlot) != locks.MaxMultiLockNames || keyslot.Of("{"+oneSlot[0]+"}") != keyslot.Of("{"+oneSlot[len(oneSlot)-1]+"}") {
+			t.Fatalf("%d names, not all in one slot", len(oneSlot))
+		}
+		for _, set := range []struct {
+			what  string
+			names []string
+		}{{"names in many slots", spread}, {"names in one slot", oneSlot}} {
+			ml, err := c.MultiLock(set.names, locks.WithTTL(locks.MaxTTL), locks.WithWaiterTTL(locks.MaxWaiterTTL), locks.WithLabel(maxLabel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all *locks.MultiLease
+			h.call(t, "Lock, "+set.what, func(ctx context.Context) (err error) { all, err = ml.Lock(ctx); return err })
+			if all == nil {
+				continue
+			}
+			h.call(t, "TryLock of held, "+set.what, func(ctx context.Context) error {
+				if _, err := ml.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+					return fmt.Errorf("%v, want ErrNotAcquired", err)
+				}
+				return nil
+			})
+			h.gaveUp(t, "Lock of held, "+set.what, func(ctx context.Context) error { _, err := ml.Lock(ctx); return err })
+			h.call(t, "Unlock, "+set.what, func(ctx context.Context) error { return all.Unlock(ctx) })
+			// The last name held elsewhere: Lock takes all the others, waits
+			// and gives them all back when its context ends.
+			last, _ := c.Mutex(ml.Names()[len(set.names)-1])
+			blocker := h.ok(t, "TryLock of the last name", func(ctx context.Context) (*locks.Lease, error) { return last.TryLock(ctx) })
+			h.gaveUp(t, "Lock blocked at its last name, "+set.what, func(ctx context.Context) error { _, err := ml.Lock(ctx); return err })
+			if blocker != nil {
+				h.call(t, "Unlock of the last name", func(ctx context.Context) error { return blocker.Unlock(ctx) })
+			}
+			h.call(t, "TryLock after, "+set.what, func(ctx context.Context) error {
+				l, err := ml.TryLock(ctx)
+				if err != nil {
+					return err
+				}
+				return l.Unlock(ctx)
+			})
+		}
+	})
+
+	t.Run("quorum at the limits", func(t *testing.T) {
+		clients := []redis.UniversalClient{rc, others[0].Client(), others[1].Client()}
+		q, err := locks.NewQuorum(clients, locks.WithMaxTTL(locks.MaxTTL), locks.WithTTL(locks.MaxTTL), locks.WithLabel(maxLabel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		// The servers were started for this test: none has been up for a
+		// MaxTTL, which a quorum Client otherwise waits for.
+		locks.CountEveryServer(q)
+		m, err := q.Mutex(named("q"), locks.WithOwner(maxOwner))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := h.ok(t, "quorum Lock", func(ctx context.Context) (*locks.Lease, error) { return m.Lock(ctx) })
+		if l == nil {
+			return
+		}
+		h.call(t, "quorum Extend(MaxTTL)", func(ctx context.Context) error { return l.Extend(ctx, locks.MaxTTL) })
+		h.call(t, "quorum Inspect", func(ctx context.Context) error { _, err := q.Inspect(ctx, named("q")); return err })
+		other, _ := q.Mutex(named("q"))
+		h.gaveUp(t, "quorum Lock of a held lock", func(ctx context.Context) error { _, err := other.Lock(ctx); return err })
+		h.call(t, "quorum Marshal, Resume, Unlock", func(ctx context.Context) error {
+			s, err := l.Marshal()
+			if err != nil {
+				return err
+			}
+			r, err := q.Resume(s)
+			if err != nil {
+				return err
+			}
+			return r.Unlock(ctx)
+		})
+		h.refused(t, "quorum Mutex with an over-long name", func(context.Context) error { _, err := q.Mutex(overName); return err })
+		h.refused(t, "quorum Inspect with an over-long name", func(ctx context.Context) error { _, err := q.Inspect(ctx, hugeName); return err })
+	})
+
+	t.Run("replicas that never come", func(t *testing.T) {
+		m, err := c.Mutex("hostile-replicas", locks.WithReplicas(1<<30, locks.MaxTTL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.gaveUp(t, "Lock waiting for 2^30 replicas", func(ctx context.Context) error { _, err := m.Lock(ctx); return err })
+		h.gaveUp(t, "TryLock waiting for 2^30 replicas", func(ctx context.Context) error { _, err := m.TryLock(ctx); return err })
+		if info, err := c.Inspect(context.Background(), "hostile-replicas"); err != nil || info.Held {
+			t.Errorf("after the calls gave up: held %v, %v; want the lock free", info.Held, err)
+		}
+	})
+}
+
+// callTimeout is the context of every call the hostile test makes: long
+// enough for the largest allowed call on a loaded machine, short enough
+// that the calls that wait give up soon.
+const callTimeout = 300 * time.Millisecond
+
+// hostile runs calls against real servers and watches them: each call's
+// time against its context, panics, error sizes, the servers' SLOWLOG and
+// a PING prober's longest wait.
+type hostile struct {
+	t       *testing.T
+	servers []*redistest.Server
+	admin   []*redis.Client
+	rtt     time.Duration // the longest of a few PINGs before the calls
+
+	stop    chan struct{}
+	stopped sync.WaitGroup
+	mu      sync.Mutex
+	maxPing time.Duration
+	pings   int
+	calls   int
+	maxLate time.Duration // the latest a call returned after its context's deadline
+}
+
+func newHostile(t *testing.T, servers []*redistest.Server) *hostile {
+	h := &hostile{t: t, servers: servers, stop: make(chan struct{})}
+	ctx := context.Background()
+	for _, s := range servers {
+		a := s.Client()
+		for _, kv := range [][2]string{{"slowlog-log-slower-than", "1000"}, {"slowlog-max-len", "4096"}} {
+			if err := a.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.SlowLogReset(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		h.admin = append(h.admin, a)
+	}
+	for range 10 {
+		start := time.Now()
+		if err := h.admin[0].Ping(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		h.rtt = max(h.rtt, time.Since(start))
+	}
+	// The prober has a connection of its own.
+	prober := servers[0].Client(func(o *redis.Options) { o.PoolSize = 1 })
+	h.stopped.Add(1)
+	go func() {
+		defer h.stopped.Done()
+		for {
+			select {
+			case <-h.stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			start := time.Now()
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := prober.Ping(pctx).Err()
+			cancel()
+			wait := time.Since(start)
+			h.mu.Lock()
+			h.pings++
+			h.maxPing = max(h.maxPing, wait)
+			h.mu.Unlock()
+			if err != nil {
+				t.Errorf("PING: %v", err)
+				return
+			}
+		}
+	}()
+	return h
+}
+
+// finish stops the prober and checks the servers' SLOWLOG.
+func (h *hostile) finish() {
+	t := h.t
+	close(h.stop)
+	h.stopped.Wait()
+	t.Logf("%d PINGs, the longest waited %v (a round trip before the calls: %v)", h.pings, h.maxPing, h.rtt)
+	t.Logf("%d calls on %v contexts, the latest returned %v after its deadline", h.calls, callTimeout, max(h.maxLate, 0))
+	if h.maxPing > time.Second {
+		t.Errorf("a PING waited %v: the server stalled", h.maxPing)
+	}
+	ctx := context.Background()
+	var longest time.Duration
+	perScript := map[string]time.Duration{}
+	for i, a := range h.admin {
+		entries, err := a.Do(ctx, "SLOWLOG", "GET", -1).Slice()
+		if err != nil {
+			t.Fatalf("SLOWLOG GET: %v", err)
+		}
+		logs, err := parseSlowlog(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(logs, func(i, j int) bool { return logs[i].took > logs[j].took })
+		for _, e := range logs {
+			if e.script == "" {
+				continue
+			}
+			longest = max(longest, e.took)
+			if e.took > 10*time.Millisecond {
+				t.Errorf("server %d: a call of %s took %v of server time: %s", i+1, e.script, e.took, e.command)
+			}
+			if _, seen := perScript[e.script]; !seen {
+				perScript[e.script] = e.took
+			}
+		}
+		t.Logf("server %d: %d SLOWLOG entries over 1ms", i+1, len(logs))
+	}
+	var scripts []string
+	for id, took := range perScript {
+		scripts = append(scripts, fmt.Sprintf("%s %v", id, took))
+	}
+	sort.Strings(scripts)
+	t.Logf("the longest script call: %v of server time; per script over 1ms: %s", longest, strings.Join(scripts, ", "))
+}
+
+// slowEntry is one SLOWLOG entry.
+type slowEntry struct {
+	took    time.Duration
+	command string
+	script  string // the script's name@version, or "?" for an unknown one; "" when not a script call
+}
+
+// scriptHeader finds a script's name and version in the start of its source.
+var scriptHeader = regexp.MustCompile(`-- name: (\S+)\s+-- version: (\d+)`)
+
+func parseSlowlog(entries []any) ([]slowEntry, error) {
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		return nil, err
+	}
+	bySHA := map[string]string{}
+	for _, s := range reg.Scripts() {
+		bySHA[s.SHA1] = s.ID()
+		if s.LegacySHA1() != "" {
+			bySHA[s.LegacySHA1()] = s.ID()
+		}
+	}
+	var out []slowEntry
+	for _, e := range entries {
+		fields, ok := e.([]any)
+		if !ok || len(fields) < 4 {
+			return nil, fmt.Errorf("SLOWLOG entry %v", e)
+		}
+		us, _ := fields[2].(int64)
+		args, _ := fields[3].([]any)
+		var words []string
+		for _, a := range args {
+			s := fmt.Sprint(a)
+			if len(s) > 40 {
+				s = s[:40] + "…"
+			}
+			words = append(words, s)
+		}
+		cmd := ""
+		if len(words) > 0 {
+			cmd = strings.ToLower(words[0])
+		}
+		script := ""
+		if strings.HasPrefix(cmd, "eval") || strings.HasPrefix(cmd, "fcall") {
+			script = "?"
+			if len(args) > 1 {
+				body := fmt.Sprint(args[1])
+				if id, ok := bySHA[body]; ok {
+					script = id
+				} else if m := scriptHeader.FindStringSubmatch(body); m != nil {
+					script = m[1] + "@" + m[2]
+				}
+			}
+		}
+		out = append(out, slowEntry{took: time.Duration(us) * time.Microsecond, command: strings.Join(words, " "), script: script})
+	}
+	return out, nil
+}
+
+// run makes one call on a context of callTimeout and checks that it
+// neither panicked nor outlived its context by more than one round trip
+// plus 100 ms, and that its error text is short.
+func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call func(context.Context) error) (err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panicked: %v", p)
+				t.Errorf("%s panicked: %v", what, p)
+			}
+		}()
+		err = call(ctx)
+	}()
+	late := time.Since(start) - timeout
+	h.mu.Lock()
+	h.calls++
+	h.maxLate = max(h.maxLate, late)
+	h.mu.Unlock()
+	if late > h.rtt+100*time.Millisecond {
+		t.Errorf("%s returned %v after its context's deadline (a round trip: %v): %v", what, late, h.rtt, err)
+	}
+	if err != nil && len(err.Error()) > 2*maxErrorText {
+		t.Errorf("%s: a %d-byte error text: %.200s…", what, len(err.Error()), err)
+	}
+	return err
+}
+
+// refused expects call to be refused as an invalid argument.
+func (h *hostile) refused(t *testing.T, what string, call func(context.Context) error) {
+	t.Helper()
+	err := h.run(t, what, callTimeout, call)
+	if !errors.Is(err, locks.ErrInvalidArgument) {
+		t.Errorf("%s: %v, want a refusal (ErrInvalidArgument)", what, err)
+	}
+}
+
+// call expects call to succeed.
+func (h *hostile) call(t *testing.T, what string, call func(context.Context) error) {
+	t.Helper()
+	if err := h.run(t, what, callTimeout, call); err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+}
+
+// ok expects a lease.
+func (h *hostile) ok(t *testing.T, what string, call func(context.Context) (*locks.Lease, error)) *locks.Lease {
+	t.Helper()
+	var l *locks.Lease
+	h.call(t, what, func(ctx context.Context) (err error) { l, err = call(ctx); return err })
+	return l
+}
+
+// okNoCheck is ok for a goroutine: it reports instead of failing.
+func (h *hostile) okNoCheck(what string, timeout time.Duration, call func(context.Context) (*locks.Lease, error)) (*locks.Lease, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	l, err := call(ctx)
+	if err != nil {
+		h.t.Errorf("%s: %v", what, err)
+	}
+	return l, err
+}
+
+// gaveUp expects a call that waits until its context ends and then fails
+// with the context's error.
+func (h *hostile) gaveUp(t *testing.T, what string, call func(context.Context) error) {
+	t.Helper()
+	err := h.run(t, what, callTimeout, call)
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, locks.ErrNotReplicated) {
+		t.Errorf("%s: %v, want it to give up when its context ends", what, err)
+	}
+}
+
+// waitQueued waits until a semaphore's queue has a waiter.
+func (h *hostile) waitQueued(t *testing.T, c *locks.Client, name string) {
+	t.Helper()
+	for range 1000 {
+		info, err := c.Inspect(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Waiters > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no waiter queued within 5s")
+}
+
+// oneSlotNames returns n names that start with prefix and share one
+// Redis Cluster slot, so a MultiLock takes them in one script call.
+func oneSlotNames(prefix string, n int) []string {
+	state := crc16Update(0, prefix)
+	target := -1
+	var out []string
+	for i := 0; len(out) < n && i < 1<<26; i++ {
+		suffix := fmt.Sprintf("%08x", i)
+		slot := int(crc16Update(state, suffix) % 16384)
+		if target < 0 {
+			target = slot
+		}
+		if slot == target {
+			out = append(out, prefix+suffix)
+		}
+	}
+	return out
+}
+
+// crc16Update continues CRC-16/XMODEM (Redis Cluster's key hash) over s.
+func crc16Update(crc uint16, s string) uint16 {
+	for i := 0; i < len(s); i++ {
+		crc ^= uint16(s[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc
+}
