@@ -4,11 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -16,78 +11,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/evalsha"
+	"github.com/redlua/redlua/internal/ctxcheck"
 	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
-
-// contextCalls lists, from the package's source (tests excluded), every
-// exported function and every exported method of an exported type that
-// takes a context.Context, as "Func" or "Type.Method". A test that covers
-// each of them compares its table with this list, so a new call that takes
-// a context fails the test until it is added to the table.
-func contextCalls(t *testing.T, dir string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var out []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() || !takesContext(fn.Type) {
-				continue
-			}
-			if fn.Recv == nil {
-				out = append(out, fn.Name.Name)
-				continue
-			}
-			typ := fn.Recv.List[0].Type
-			if star, ok := typ.(*ast.StarExpr); ok {
-				typ = star.X
-			}
-			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
-				out = append(out, id.Name+"."+fn.Name.Name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// takesContext reports whether a parameter has the type context.Context.
-func takesContext(ft *ast.FuncType) bool {
-	for _, p := range ft.Params.List {
-		if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
-			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "context" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// noPanic runs call and turns a panic into an error naming it.
-func noPanic(name string, call func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s panicked: %v", name, p)
-		}
-	}()
-	return call()
-}
 
 // TestContextsAreCheckedEverywhere runs every exported call of evalsha
 // that takes a context with a nil context and with a cancelled one: each
@@ -173,7 +100,7 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 		covered = append(covered, name)
 	}
 	sort.Strings(covered)
-	if found := contextCalls(t, "."); strings.Join(found, " ") != strings.Join(covered, " ") {
+	if found := contextCalls(t); strings.Join(found, " ") != strings.Join(covered, " ") {
 		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
 	}
 
@@ -182,11 +109,11 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 	for _, name := range covered {
 		call := table[name]
 		var nilCtx context.Context
-		err := noPanic(name, func() error { return call(nilCtx, runner, fn) })
+		err := ctxcheck.NoPanic(name, func() error { return call(nilCtx, runner, fn) })
 		if err == nil || !strings.Contains(err.Error(), "nil context") || !strings.Contains(err.Error(), "context.Background()") {
 			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
 		}
-		err = noPanic(name, func() error { return call(cancelled, runner, fn) })
+		err = ctxcheck.NoPanic(name, func() error { return call(cancelled, runner, fn) })
 		if !errors.Is(err, context.Canceled) || strings.Contains(fmt.Sprint(err), "nil context") {
 			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
 		}
@@ -201,7 +128,7 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 			{"a nil receiver", nil, nil},
 			{"a zero receiver", &evalsha.Runner{}, &evalsha.FunctionRunner{}},
 		} {
-			err := noPanic(name, func() error { return call(context.Background(), recv.r, recv.f) })
+			err := ctxcheck.NoPanic(name, func() error { return call(context.Background(), recv.r, recv.f) })
 			if err == nil || !strings.Contains(err.Error(), "was not made by") {
 				t.Errorf("%s on %s = %v, want an error saying how to make one", name, recv.what, err)
 			}
@@ -242,7 +169,7 @@ func TestNilArgumentsAreRefused(t *testing.T) {
 		"Subscribe(nil deliver)": func() error { _, err := runner.Subscribe(ctx, "c", nil); return err },
 		"Close(nil Runner)":      func() error { return (*evalsha.Runner)(nil).Close() },
 	} {
-		if err := noPanic(name, call); err == nil {
+		if err := ctxcheck.NoPanic(name, call); err == nil {
 			t.Errorf("%s = nil, want an error", name)
 		}
 	}
@@ -255,4 +182,14 @@ func TestNilArgumentsAreRefused(t *testing.T) {
 	if msg := (*evalsha.ScriptError)(nil).Error(); msg == "" {
 		t.Error("a nil ScriptError has no text")
 	}
+}
+
+// contextCalls lists this package's exported calls that take a context.
+func contextCalls(t *testing.T) []string {
+	t.Helper()
+	found, err := ctxcheck.Calls(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }

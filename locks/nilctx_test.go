@@ -3,15 +3,11 @@ package locks_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/redlua/redlua/internal/ctxcheck"
 	"github.com/redlua/redlua/locks"
 	"github.com/redlua/redlua/simulate"
 )
@@ -121,7 +117,7 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 		covered = append(covered, name)
 	}
 	sort.Strings(covered)
-	if found := exportedContextCalls(t, "."); strings.Join(found, " ") != strings.Join(covered, " ") {
+	if found := contextCalls(t); strings.Join(found, " ") != strings.Join(covered, " ") {
 		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -129,11 +125,11 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 	for _, name := range covered {
 		call := table[name]
 		var nilCtx context.Context
-		err := recoverCall(name, func() error { return call(nilCtx) })
+		err := ctxcheck.NoPanic(name, func() error { return call(nilCtx) })
 		if err == nil || !strings.Contains(err.Error(), "context.Background()") {
 			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
 		}
-		err = recoverCall(name, func() error { return call(cancelled) })
+		err = ctxcheck.NoPanic(name, func() error { return call(cancelled) })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
 		}
@@ -146,65 +142,12 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 	}
 }
 
-// exportedContextCalls lists, from the package's source (tests excluded), every
-// exported function and every exported method of an exported type that
-// takes a context.Context, as "Func" or "Type.Method".
-func exportedContextCalls(t *testing.T, dir string) []string {
+// contextCalls lists this package's exported calls that take a context.
+func contextCalls(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	found, err := ctxcheck.Calls(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	var out []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() || !paramsTakeContext(fn.Type) {
-				continue
-			}
-			if fn.Recv == nil {
-				out = append(out, fn.Name.Name)
-				continue
-			}
-			typ := fn.Recv.List[0].Type
-			if star, ok := typ.(*ast.StarExpr); ok {
-				typ = star.X
-			}
-			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
-				out = append(out, id.Name+"."+fn.Name.Name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// paramsTakeContext reports whether a parameter has the type context.Context.
-func paramsTakeContext(ft *ast.FuncType) bool {
-	for _, p := range ft.Params.List {
-		if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
-			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "context" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// recoverCall runs call and turns a panic into an error naming it.
-func recoverCall(name string, call func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s panicked: %v", name, p)
-		}
-	}()
-	return call()
+	return found
 }

@@ -4,87 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redlua/redlua/internal/ctxcheck"
 	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/registry"
 )
-
-// contextCalls lists, from the package's source (tests excluded), every
-// exported function and every exported method of an exported type that
-// takes a context.Context, as "Func" or "Type.Method", so that a test
-// covering each of them notices a new one.
-func contextCalls(t *testing.T, dir string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var out []string
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() || !takesContext(fn.Type) {
-				continue
-			}
-			if fn.Recv == nil {
-				out = append(out, fn.Name.Name)
-				continue
-			}
-			typ := fn.Recv.List[0].Type
-			if star, ok := typ.(*ast.StarExpr); ok {
-				typ = star.X
-			}
-			if id, ok := typ.(*ast.Ident); ok && id.IsExported() {
-				out = append(out, id.Name+"."+fn.Name.Name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// takesContext reports whether a parameter has the type context.Context.
-func takesContext(ft *ast.FuncType) bool {
-	for _, p := range ft.Params.List {
-		if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
-			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "context" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// noPanic runs call and turns a panic into an error naming it.
-func noPanic(name string, call func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s panicked: %v", name, p)
-		}
-	}()
-	return call()
-}
 
 // TestContextsAreCheckedEverywhere runs every exported call of simulate
 // that takes a context with a nil context and with a cancelled one: each
@@ -146,7 +74,7 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 		covered = append(covered, name)
 	}
 	sort.Strings(covered)
-	if found := contextCalls(t, "."); strings.Join(found, " ") != strings.Join(covered, " ") {
+	if found := contextCalls(t); strings.Join(found, " ") != strings.Join(covered, " ") {
 		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
 	}
 
@@ -155,11 +83,11 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 	for _, name := range covered {
 		call := table[name]
 		var nilCtx context.Context
-		err := noPanic(name, func() error { return call(nilCtx, srv, fr) })
+		err := ctxcheck.NoPanic(name, func() error { return call(nilCtx, srv, fr) })
 		if err == nil || !strings.Contains(err.Error(), "nil context") || !strings.Contains(err.Error(), "context.Background()") {
 			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
 		}
-		err = noPanic(name, func() error { return call(cancelled, srv, fr) })
+		err = ctxcheck.NoPanic(name, func() error { return call(cancelled, srv, fr) })
 		if !errors.Is(err, context.Canceled) || strings.Contains(fmt.Sprint(err), "nil context") {
 			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
 		}
@@ -171,7 +99,7 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 			{"a nil receiver", nil, nil},
 			{"a zero receiver", &Server{}, &FunctionRunner{}},
 		} {
-			err := noPanic(name, func() error { return call(context.Background(), recv.s, recv.f) })
+			err := ctxcheck.NoPanic(name, func() error { return call(context.Background(), recv.s, recv.f) })
 			if err == nil || !strings.Contains(err.Error(), "was not made by") {
 				t.Errorf("%s on %s = %v, want an error saying how to make one", name, recv.what, err)
 			}
@@ -227,7 +155,7 @@ func TestNilReceiversDoNotPanic(t *testing.T) {
 		}
 	)
 	for name, call := range calls {
-		if err := noPanic(name, func() error { call(); return nil }); err != nil {
+		if err := ctxcheck.NoPanic(name, func() error { call(); return nil }); err != nil {
 			t.Error(err)
 		}
 	}
@@ -243,4 +171,14 @@ func TestNilReceiversDoNotPanic(t *testing.T) {
 	if r := NewKeyspace().Exec(nil, []string{"GET", "k"}); r.Kind != KindError {
 		t.Errorf("Exec with a nil CallContext = %+v, want an error reply", r)
 	}
+}
+
+// contextCalls lists this package's exported calls that take a context.
+func contextCalls(t *testing.T) []string {
+	t.Helper()
+	found, err := ctxcheck.Calls(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
