@@ -119,6 +119,14 @@ func cmdGeoAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 // cmdGeoPos implements GEOPOS key member [...]: [longitude, latitude] per
 // member, a null for a missing one.
 func cmdGeoPos(ks *Keyspace, cc *CallContext, a []string) Reply {
+	return ks.perGeoMember(cc, a, func(long, lat float64) Reply {
+		return arrayReply([]Reply{coordReply(cc, long), coordReply(cc, lat)})
+	})
+}
+
+// perGeoMember answers a command of the form CMD key member [...]: one
+// reply per member from its decoded position, a null for a missing one.
+func (ks *Keyspace) perGeoMember(cc *CallContext, a []string, reply func(long, lat float64) Reply) Reply {
 	v, wrong := ks.zsetFor(cc, a[1], false)
 	if wrong != nil {
 		return *wrong
@@ -133,8 +141,7 @@ func cmdGeoPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 			out = append(out, nilReply())
 			continue
 		}
-		long, lat := decodeGeoScore(score)
-		out = append(out, arrayReply([]Reply{coordReply(cc, long), coordReply(cc, lat)}))
+		out = append(out, reply(decodeGeoScore(score)))
 	}
 	return arrayReply(out)
 }
@@ -170,21 +177,7 @@ const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 // cmdGeoHash implements GEOHASH key member [...]: the standard 11-character
 // geohash (over latitudes -90..90) of each member's position.
 func cmdGeoHash(ks *Keyspace, cc *CallContext, a []string) Reply {
-	v, wrong := ks.zsetFor(cc, a[1], false)
-	if wrong != nil {
-		return *wrong
-	}
-	out := make([]Reply, 0, len(a)-2)
-	for _, m := range a[2:] {
-		score, ok := 0.0, false
-		if v != nil {
-			score, ok = v.zset[m]
-		}
-		if !ok {
-			out = append(out, nilReply())
-			continue
-		}
-		long, lat := decodeGeoScore(score)
+	return ks.perGeoMember(cc, a, func(long, lat float64) Reply {
 		h, _ := geohashEncode(geoRange{-180, 180}, geoRange{-90, 90}, long, lat, 26)
 		var buf [11]byte
 		for i := range buf {
@@ -194,9 +187,8 @@ func cmdGeoHash(ks *Keyspace, cc *CallContext, a []string) Reply {
 			}
 			buf[i] = geoAlphabet[idx]
 		}
-		out = append(out, bulkReply(string(buf[:])))
-	}
-	return arrayReply(out)
+		return bulkReply(string(buf[:]))
+	})
 }
 
 // The search commands' flavours (georadiusGeneric's flags).
