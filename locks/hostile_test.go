@@ -142,17 +142,7 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 		h.gaveUp(t, "Lock of a held lock", func(ctx context.Context) error { _, err := waiter.Lock(ctx); return err })
 		fair, _ := c.Mutex(maxName, locks.WithFair(locks.MaxWaiterTTL), locks.WithTTL(locks.MaxTTL))
 		h.gaveUp(t, "fair Lock of a held lock", func(ctx context.Context) error { _, err := fair.Lock(ctx); return err })
-		h.call(t, "Marshal, Resume, Unlock", func(ctx context.Context) error {
-			s, err := l.Marshal()
-			if err != nil {
-				return err
-			}
-			r, err := c.Resume(s)
-			if err != nil {
-				return err
-			}
-			return r.Unlock(ctx)
-		})
+		h.call(t, "Marshal, Resume, Unlock", func(ctx context.Context) error { return resumeAndUnlock(ctx, c, l) })
 		next, _ := c.Mutex(maxName)
 		l2 := h.ok(t, "TryLock after the release", func(ctx context.Context) (*locks.Lease, error) { return next.TryLock(ctx) })
 		h.call(t, "ForceUnlock", func(ctx context.Context) error {
@@ -236,17 +226,7 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 			got <- l
 		}()
 		h.waitQueued(t, c, name)
-		h.call(t, "Marshal, Resume, Unlock of MaxPermits permits", func(ctx context.Context) error {
-			s, err := all.Marshal()
-			if err != nil {
-				return err
-			}
-			r, err := c.Resume(s)
-			if err != nil {
-				return err
-			}
-			return r.Unlock(ctx)
-		})
+		h.call(t, "Marshal, Resume, Unlock of MaxPermits permits", func(ctx context.Context) error { return resumeAndUnlock(ctx, c, all) })
 		handed := <-got
 		if handed == nil {
 			t.Fatal("the queued Acquire(MaxPermits) got nothing")
@@ -354,17 +334,7 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 		h.call(t, "quorum Inspect", func(ctx context.Context) error { _, err := q.Inspect(ctx, named("q")); return err })
 		other, _ := q.Mutex(named("q"))
 		h.gaveUp(t, "quorum Lock of a held lock", func(ctx context.Context) error { _, err := other.Lock(ctx); return err })
-		h.call(t, "quorum Marshal, Resume, Unlock", func(ctx context.Context) error {
-			s, err := l.Marshal()
-			if err != nil {
-				return err
-			}
-			r, err := q.Resume(s)
-			if err != nil {
-				return err
-			}
-			return r.Unlock(ctx)
-		})
+		h.call(t, "quorum Marshal, Resume, Unlock", func(ctx context.Context) error { return resumeAndUnlock(ctx, q, l) })
 		h.refused(t, "quorum Mutex with an over-long name", func(context.Context) error { _, err := q.Mutex(overName); return err })
 		h.refused(t, "quorum Inspect with an over-long name", func(ctx context.Context) error { _, err := q.Inspect(ctx, hugeName); return err })
 	})
@@ -685,4 +655,18 @@ func crc16Update(crc uint16, s string) uint16 {
 		}
 	}
 	return crc
+}
+
+// resumeAndUnlock hands l on as another process would (Marshal, then
+// Resume on c) and releases it there.
+func resumeAndUnlock(ctx context.Context, c *locks.Client, l *locks.Lease) error {
+	s, err := l.Marshal()
+	if err != nil {
+		return err
+	}
+	r, err := c.Resume(s)
+	if err != nil {
+		return err
+	}
+	return r.Unlock(ctx)
 }
