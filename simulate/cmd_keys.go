@@ -119,7 +119,6 @@ func cmdCopy(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return intReply(0)
 	}
 	c := v.clone()
-	c.big, c.strEnc = v.big, v.strEnc
 	c.lru = lruClock(cc.Now)
 	if c.kind == kindString && c.strEnc == "" && c.refcount() == sharedRefcount {
 		c.strEnc = "int" // the copy is an object of its own, not the shared integer

@@ -129,9 +129,10 @@ func (ks *Keyspace) setMembers(v *value) []string {
 	return ms
 }
 
-// random is the generator behind SRANDMEMBER and ZRANDMEMBER: fixed-seeded
-// per keyspace, so a run of the same commands picks the same members (not
-// the members a redis-server would pick).
+// random is the generator behind SRANDMEMBER, ZRANDMEMBER, HRANDFIELD and
+// RANDOMKEY: seeded per keyspace (randomSeed, or WithSeed's), so a run of
+// the same commands picks the same members (not the members a redis-server
+// would pick).
 func (ks *Keyspace) random() *rand.Rand {
 	if ks.rng == nil {
 		ks.rng = rand.New(rand.NewSource(randomSeed))

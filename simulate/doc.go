@@ -125,8 +125,8 @@
 //   - ASKING, READONLY, READWRITE and CLUSTER answer as a server without
 //     cluster support.
 //   - SRANDMEMBER, ZRANDMEMBER, SPOP, HRANDFIELD and RANDOMKEY follow
-//     Redis's rules for counts and repeats but draw from a fixed-seed
-//     generator: reproducible, not Redis's picks. SINTER, SUNION and SDIFF
+//     Redis's rules for counts and repeats but draw from a seeded generator
+//     (WithSeed): reproducible, not Redis's picks. SINTER, SUNION and SDIFF
 //     over hashtable-encoded sets answer in a stable order of their own, an
 //     order Redis leaves undefined (ReplyOrder reports it).
 //   - DUMP payloads equal Redis's byte for byte for strings (LZF included),

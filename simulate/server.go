@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -90,9 +91,14 @@ func WithProtocol(v int) Option {
 
 // WithSeed seeds math.random as math.randomseed(seed) would. Without it the
 // generator starts where a fresh redis-server's does.
-// It also seeds UndefinedOrderShuffled.
+// It also seeds UndefinedOrderShuffled and the picks of SRANDMEMBER,
+// ZRANDMEMBER, HRANDFIELD and RANDOMKEY.
 func WithSeed(seed int64) Option {
-	return func(s *Server) { s.rand.seed(int32(seed)); s.seed = seed }
+	return func(s *Server) {
+		s.rand.seed(int32(seed))
+		s.seed = seed
+		s.ks.rng = rand.New(rand.NewSource(seed))
+	}
 }
 
 // WithTraceLimit sets how many commands (and, separately, log lines) the

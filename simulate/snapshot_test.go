@@ -2,6 +2,7 @@ package simulate_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -66,5 +67,63 @@ func TestSnapshotRestoreDiffApply(t *testing.T) {
 	r, err := srv.DoReply(ctx, "GET", "s")
 	if err != nil || r.Kind != simulate.KindBulk || r.Str != "v" {
 		t.Fatalf("DoReply: %+v %v", r, err)
+	}
+}
+
+// Restore puts back a value's encoding as well as its content: a hash that
+// grew to a hashtable stays one, as in Redis, which never converts back.
+func TestRestoreKeepsEncodings(t *testing.T) {
+	ctx := context.Background()
+	srv := simulate.New()
+	args := []any{"HSET", "h"}
+	for i := range 600 { // over hash-max-listpack-entries, 512
+		args = append(args, fmt.Sprint("f", i), "v")
+	}
+	srv.Do(ctx, args...)
+	for i := range 599 {
+		srv.Do(ctx, "HDEL", "h", fmt.Sprint("f", i+1))
+	}
+	srv.Do(ctx, "SET", "s", "abc")
+	srv.Do(ctx, "APPEND", "s", "d")
+	enc := func() string {
+		h, _ := srv.Do(ctx, "OBJECT", "ENCODING", "h").Text()
+		s, _ := srv.Do(ctx, "OBJECT", "ENCODING", "s").Text()
+		return h + " " + s
+	}
+	before := enc()
+	if before != "hashtable raw" {
+		t.Fatalf("encodings before the snapshot = %q, want \"hashtable raw\"", before)
+	}
+	sn := srv.Snapshot()
+	srv.Do(ctx, "FLUSHALL")
+	srv.Restore(sn)
+	if after := enc(); after != before {
+		t.Fatalf("encodings after Restore = %q, want %q", after, before)
+	}
+}
+
+// WithSeed seeds the random replies: the same seed picks the same members,
+// another seed other ones.
+func TestWithSeedSeedsRandomReplies(t *testing.T) {
+	ctx := context.Background()
+	picks := func(seed int64) string {
+		srv := simulate.New(simulate.WithSeed(seed))
+		args := []any{"SADD", "s"}
+		for i := range 100 {
+			args = append(args, fmt.Sprint("m", i))
+		}
+		srv.Do(ctx, args...)
+		var out []string
+		for range 20 {
+			m, _ := srv.Do(ctx, "SRANDMEMBER", "s").Text()
+			out = append(out, m)
+		}
+		return fmt.Sprint(out)
+	}
+	if a, b := picks(1), picks(1); a != b {
+		t.Fatalf("the same seed picked %s and %s", a, b)
+	}
+	if a, b := picks(1), picks(2); a == b {
+		t.Fatalf("seeds 1 and 2 picked the same members: %s", a)
 	}
 }
