@@ -2,8 +2,6 @@ package locks_test
 
 import (
 	"context"
-	"errors"
-	"sort"
 	"strings"
 	"testing"
 
@@ -112,42 +110,11 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 		"Semaphore.TryAcquire": func(ctx context.Context) error { _, err := sem.TryAcquire(ctx, 1); return err },
 		"Semaphore.SetPermits": func(ctx context.Context) error { return sem.SetPermits(ctx, 3) },
 	}
-	var covered []string
-	for name := range table {
-		covered = append(covered, name)
-	}
-	sort.Strings(covered)
-	if found := contextCalls(t); strings.Join(found, " ") != strings.Join(covered, " ") {
-		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
-	}
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, name := range covered {
-		call := table[name]
-		var nilCtx context.Context
-		err := ctxcheck.NoPanic(name, func() error { return call(nilCtx) })
-		if err == nil || !strings.Contains(err.Error(), "context.Background()") {
-			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
-		}
-		err = ctxcheck.NoPanic(name, func() error { return call(cancelled) })
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
-		}
-	}
+	ctxcheck.Check(t, ".", table)
 	if err := held.Unlock(ctx); err != nil {
 		t.Errorf("the lease after the refused calls: %v", err)
 	}
 	if err := multi.Unlock(ctx); err != nil {
 		t.Errorf("the multi-lease after the refused calls: %v", err)
 	}
-}
-
-// contextCalls lists this package's exported calls that take a context.
-func contextCalls(t *testing.T) []string {
-	t.Helper()
-	found, err := ctxcheck.Calls(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return found
 }

@@ -5,6 +5,8 @@
 package ctxcheck
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // Calls lists, from the Go files of dir (tests excluded), every exported
@@ -64,6 +67,42 @@ func takesContext(ft *ast.FuncType) bool {
 		}
 	}
 	return false
+}
+
+// Check runs every call of table, named as Calls names them, with a nil
+// context and with a cancelled one: the first must fail with an error that
+// says the context is nil and names context.Background() as the fix, the
+// second with one that wraps context.Canceled; neither may panic. It fails
+// at once when table does not cover exactly the calls of dir that take a
+// context, so a new call needs a row.
+func Check(t testing.TB, dir string, table map[string]func(context.Context) error) {
+	t.Helper()
+	found, err := Calls(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := make([]string, 0, len(table))
+	for name := range table {
+		covered = append(covered, name)
+	}
+	sort.Strings(covered)
+	if strings.Join(found, " ") != strings.Join(covered, " ") {
+		t.Fatalf("the calls that take a context are\n\t%v\nbut the table covers\n\t%v\nadd the new ones to the table", found, covered)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	var nilCtx context.Context
+	for _, name := range covered {
+		call := table[name]
+		err := NoPanic(name, func() error { return call(nilCtx) })
+		if err == nil || !strings.Contains(err.Error(), "nil context") || !strings.Contains(err.Error(), "context.Background()") {
+			t.Errorf("%s with a nil context = %v, want an error saying the context is nil and what to pass", name, err)
+		}
+		err = NoPanic(name, func() error { return call(cancelled) })
+		if !errors.Is(err, context.Canceled) || strings.Contains(fmt.Sprint(err), "nil context") {
+			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", name, err)
+		}
+	}
 }
 
 // NoPanic runs call and turns a panic into an error naming it.
