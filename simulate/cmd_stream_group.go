@@ -568,27 +568,20 @@ func cmdXClaim(ks *Keyspace, cc *CallContext, a []string) Reply {
 			force = true
 		case strings.EqualFold(opt, "justid"):
 			justID = true
-		case strings.EqualFold(opt, "idle") && more > 0:
+		case more > 0 && (strings.EqualFold(opt, "idle") || strings.EqualFold(opt, "time") || strings.EqualFold(opt, "retrycount")):
 			j++
 			n, ok := parseInt(a[j])
 			if !ok {
-				return errorReply(fmt.Sprintf(errStreamClaimOption, "IDLE"))
+				return errorReply(fmt.Sprintf(errStreamClaimOption, strings.ToUpper(opt)))
 			}
-			deliveryTime = now - n
-		case strings.EqualFold(opt, "time") && more > 0:
-			j++
-			n, ok := parseInt(a[j])
-			if !ok {
-				return errorReply(fmt.Sprintf(errStreamClaimOption, "TIME"))
+			switch strings.ToLower(opt) {
+			case "idle":
+				deliveryTime = now - n
+			case "time":
+				deliveryTime = n
+			default:
+				retryCount = n
 			}
-			deliveryTime = n
-		case strings.EqualFold(opt, "retrycount") && more > 0:
-			j++
-			n, ok := parseInt(a[j])
-			if !ok {
-				return errorReply(fmt.Sprintf(errStreamClaimOption, "RETRYCOUNT"))
-			}
-			retryCount = n
 		case strings.EqualFold(opt, "lastid") && more > 0:
 			j++
 			id, ok := parseStrictID(a[j])
