@@ -512,11 +512,11 @@ type readHold struct{}
 func (readHold) kind() string { return "read" }
 
 func (readHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.readExtend(ctx, l.s, *l.k, l.owner, ttl)
+	return l.c.rwExtend(ctx, l.s, *l.k, l.owner, false, ttl)
 }
 
 func (readHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.readRelease(ctx, l.s, *l.k, l.owner, "")
+	return l.c.readRelease(ctx, l.s, *l.k, l.owner)
 }
 
 // permitHold is a Semaphore lease on l.count permits.

@@ -63,15 +63,17 @@ func (rw *RWMutex) holder(att string) string {
 }
 
 // rwTry makes one attempt for owner; att is the id of the calling RLock or
-// Lock, which the server refuses once the call gave up (see undo).
-type rwTry func(ctx context.Context, owner, att string) (attempt, bool, error)
+// Lock, which the server refuses once the call gave up (see undo). wait
+// says the call waits when refused (a reader keeps the lock's q field, a
+// writer joins the waiting writers); a Try call does not.
+type rwTry func(ctx context.Context, owner, att string, wait bool) (attempt, bool, error)
 
-func (rw *RWMutex) tryRead(ctx context.Context, owner, att string) (attempt, bool, error) {
-	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner, att)
+func (rw *RWMutex) tryRead(ctx context.Context, owner, att string, wait bool) (attempt, bool, error) {
+	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta, wait)
 }
 
-func (rw *RWMutex) tryWrite(ctx context.Context, owner, att string) (attempt, bool, error) {
-	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta)
+func (rw *RWMutex) tryWrite(ctx context.Context, owner, att string, wait bool) (attempt, bool, error) {
+	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta, wait)
 }
 
 // TryRLock makes one attempt at a read hold; ErrNotAcquired when a writer
@@ -120,7 +122,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	owner := rw.holder(att)
 	replicated := true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := try(ctx, owner, att)
+		a, ok, err := try(ctx, owner, att, wait)
 		replicated = ok
 		return a, err
 	}
@@ -141,11 +143,7 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	if err == nil && !a.acquired && a.wrongKind == "" {
 		rw.c.emit(&rw.s, Event{Kind: EventContended, Name: rw.k.name, Owner: owner})
 		if !wait {
-			if hold.kind() == "write" {
-				cleanup, cancel := cleanupContext(ctx)
-				_ = rw.c.writeLeave(cleanup, &rw.s, rw.k, owner)
-				cancel()
-			}
+			// A single attempt recorded nothing: nothing to leave.
 			return nil, fmt.Errorf("locks: %s: %w", rw.k.text, ErrNotAcquired)
 		}
 		if channel != "" {
@@ -170,28 +168,20 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	return l, nil
 }
 
-// undo ends an acquiring call that failed. In one script the server records
-// its attempt att as given up (refused if it arrives later) and drops a hold
-// the attempt may have taken without the caller learning of it (a timeout):
-// for a writer, rw.unlock with the attempt, which drops the write hold
-// only if att took it; for a reader, rw.runlock with the attempt, which
-// drops one read hold of the owner, none for a reentrant owner (its holds
-// cannot be told apart). A writer then leaves the waiting set. See
-// Client.undo for the retries when the server cannot be reached.
+// undo ends an acquiring call that failed. In one script (rw.leave) the
+// server records its attempt att as given up (refused if it arrives later)
+// and drops a hold the attempt may have taken without the caller learning
+// of it (a timeout): the write hold, or one read hold of the owner, only if
+// att took it; none for a reentrant reader (its holds cannot be told
+// apart). A writer also leaves the waiting writers. See Client.undo for the
+// retries when the server cannot be reached.
 func (rw *RWMutex) undo(ctx context.Context, hold holdKind, owner, att string) {
+	write := hold.kind() == "write"
+	if !write && rw.s.reentrant {
+		owner = ""
+	}
 	rw.c.undo(ctx, &rw.s, func(ctx context.Context) error {
-		if hold.kind() == "write" {
-			if _, err := rw.c.writeRelease(ctx, &rw.s, rw.k, owner, att); err != nil {
-				return err
-			}
-			return rw.c.writeLeave(ctx, &rw.s, rw.k, owner)
-		}
-		reader := owner
-		if rw.s.reentrant {
-			reader = ""
-		}
-		_, err := rw.c.readRelease(ctx, &rw.s, rw.k, reader, att)
-		return err
+		return rw.c.rwLeave(ctx, &rw.s, rw.k, owner, att, write)
 	})
 }
 
@@ -220,18 +210,18 @@ func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wa
 	return a, sent, err
 }
 
-// writeHold is the write hold of an RWMutex: the same hash as a Mutex's
-// hold (so mutex.extend renews it), released by rw.unlock, which wakes the
-// oldest waiting writer alone; a write lease restored by Client.Resume is
-// one too.
+// writeHold is the write hold of an RWMutex: the single-holder record of
+// the lock's hash (kind rwmutex), renewed by rw.rextend and released by
+// rw.unlock, which wakes the oldest waiting writer alone; a write lease
+// restored by Client.Resume is one too.
 type writeHold struct{}
 
 func (writeHold) kind() string { return "write" }
 
 func (writeHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.mutexExtend(ctx, l.c.backend(), l.s, *l.k, l.owner, "", ttl)
+	return l.c.rwExtend(ctx, l.s, *l.k, l.owner, true, ttl)
 }
 
 func (writeHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.writeRelease(ctx, l.s, *l.k, l.owner, "")
+	return l.c.writeRelease(ctx, l.s, *l.k, l.owner)
 }

@@ -47,8 +47,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@6"), mutexRelease: pick("mutex.release@5"),
 		mutexExtend: pick("mutex.extend@2"),
-		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
-		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
+		rlock:       pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
+		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
 		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
@@ -86,6 +86,7 @@ func Scripts() ([]*registry.Script, error) {
 type outcome int64
 
 const (
+	outcomeRevoked   outcome = -2 // the hold was revoked (a forced unlock within its grace period)
 	outcomeExpired   outcome = -1 // no one holds the lock: the lease ran out, or it was released or deleted
 	outcomeTaken     outcome = 0  // another owner holds the lock
 	outcomeOK        outcome = 1  // released (the lock is free) or extended
@@ -94,8 +95,11 @@ const (
 )
 
 func (o outcome) lostCause() string {
-	if o == outcomeTaken {
+	switch o {
+	case outcomeTaken:
 		return "another owner (or another call of this owner) holds the lock"
+	case outcomeRevoked:
+		return "forced unlock: an operator revoked the hold"
 	}
 	return "no one holds the lock (the lease ran out, or an operator or another process released it)"
 }
@@ -238,40 +242,69 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// rwKeys are the KEYS of rw.rlock@3; rw.lock@4 adds k.writerClients.
-func rwKeys(k keys) []string {
-	return []string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone}
+// The RWMutex scripts (rw.rlock@4, rw.lock@5, rw.runlock@5, rw.unlock@2,
+// rw.rextend@2, rw.leave@4) keep everything of a lock in its one hash,
+// k.lock (LAYOUT.md): the only KEYS they take. They name the lock's
+// channels after it (k.channel, k.grantPrefix).
+
+// rwFlags are rw.rlock@4's flags: writer preference ("w"), and whether the
+// caller waits for "released" when refused ("q": it keeps the lock's q
+// field, so that releases publish).
+func rwFlags(s *settings, wait bool) string {
+	switch {
+	case !s.preferReads && wait:
+		return "wq"
+	case !s.preferReads:
+		return "w"
+	case wait:
+		return "q"
+	}
+	return ""
 }
 
-// readAcquire runs rw.rlock@3; attempt_ is the id of the calling RLock,
-// which the server refuses once the call gave up and undid it (readRelease).
-func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_ string) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k), owner, s.ttl.Milliseconds(), boolArg(!s.preferReads), attempt_)
-	return c.decodeAttempt(c.scripts.rlock, cmd, replicated, err)
+// readAcquire runs rw.rlock@4; attempt_ is the id of the calling RLock,
+// which the server refuses once the call gave up and undid it (rwLeave).
+// wait says the caller waits for "released" when refused; meta is the
+// holder metadata recorded with the read hold.
+func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, []string{k.lock},
+		owner, s.ttl.Milliseconds(), attempt_, rwFlags(s, wait), meta, c.id)
+	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-// writeAcquire runs rw.lock@4; attempt_ as for readAcquire (the undo is
-// writeRelease with the attempt). A writer that must wait is recorded with
-// this Client's id, so that a release wakes it alone on the Client's grant
-// channel of the lock ("wake <owner>").
-func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock,
-		[]string{k.lock, k.readers, k.holds, k.writersWaiting, k.fence, k.permits, k.gone, k.writerClients},
-		owner, s.ttl.Milliseconds(), s.waiterTTL.Milliseconds(), meta, attempt_, c.id)
-	return c.decodeAttempt(c.scripts.wlock, cmd, replicated, err)
+// writeAcquire runs rw.lock@5; attempt_ as for readAcquire. A writer that
+// must wait (wait) is recorded with this Client's id, so that a release
+// wakes it alone on the Client's grant channel of the lock ("wake
+// <owner>"); a single attempt (TryLock) records nothing.
+func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
+	waiterTTL := int64(0)
+	if wait {
+		waiterTTL = s.waiterTTL.Milliseconds()
+	}
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, []string{k.lock},
+		owner, s.ttl.Milliseconds(), attempt_, meta, c.id, waiterTTL)
+	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
-// writeRelease runs rw.unlock@1: an Unlock of the write hold (attempt "")
-// or, with an attempt id, the undoing of a Lock that gave up (the server
-// records the attempt as given up and drops the hold only if that attempt
-// took it). A freed hold wakes the oldest waiting writer alone, and the
-// waiting readers with "released".
-func (c *Client) writeRelease(ctx context.Context, s *settings, k keys, owner, attempt_ string) (outcome, error) {
+// writeRelease runs rw.unlock@2: an Unlock of the write hold. A freed hold
+// wakes the oldest waiting writer alone, and the waiting readers with
+// "released", when the lock's q says someone waits.
+func (c *Client) writeRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
 	// No WAIT, as for mutexRelease.
-	n, err := c.backend().Run(ctx, c.scripts.wunlock,
-		[]string{k.lock, k.gone, k.writersWaiting, k.writerClients},
-		owner, k.channel, k.grantPrefix, c.publish, attempt_, s.goneTTL().Milliseconds()).Int64()
+	n, err := c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner, c.publish).Int64()
 	return outcome(n), err
+}
+
+// decodeTokenAttempt decodes an acquire script that replies with the
+// fencing token alone (an integer) when it grants, and a table otherwise.
+func (c *Client) decodeTokenAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
+	if err != nil {
+		return attempt{}, false, err
+	}
+	if token, ok := cmd.Val().(int64); ok {
+		return attempt{acquired: true, token: token}, replicated, nil
+	}
+	return c.decodeAttempt(script, cmd, replicated, nil)
 }
 
 func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicated bool, err error) (attempt, bool, error) {
@@ -286,25 +319,36 @@ func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicat
 	return a, replicated, err
 }
 
-// writeLeave runs rw.leave@3: a writer that stopped waiting holds no reader
-// back, and its Client is no longer one to wake.
-func (c *Client) writeLeave(ctx context.Context, s *settings, k keys, owner string) error {
-	return c.backend().Run(ctx, c.scripts.wleave, []string{k.writersWaiting, k.writerClients}, owner, k.channel, c.publish).Err()
+// rwLeave runs rw.leave@4, the undo of an RLock (write false) or Lock
+// (write true) that gave up: the server records the attempt as given up
+// (refused if it arrives later), drops one hold of owner if that attempt
+// took it (none when owner is "": a reentrant owner's holds cannot be told
+// apart), takes a writer out of the waiting writers, and wakes whoever
+// waits for what that freed.
+func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attempt_ string, write bool) error {
+	hold := "r"
+	if write {
+		hold = "w"
+	}
+	return c.backend().Run(ctx, c.scripts.wleave, []string{k.lock}, owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
 }
 
-// readRelease runs rw.runlock@4: an RUnlock (attempt "") or, with an attempt
-// id, the undoing of an RLock that gave up: the server records the attempt
-// as given up and drops one read hold of owner (none when owner is "": a
-// reentrant owner's holds cannot be told apart). The last live reader out
-// wakes the oldest waiting writer alone, or, when none waits, the readers.
-func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner, attempt_ string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.readers, k.holds, k.gone, k.writersWaiting, k.writerClients},
-		owner, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
+// readRelease runs rw.runlock@5: an RUnlock. The last live reader out
+// wakes the oldest waiting writer alone, or, when none waits, the readers,
+// when the lock's q says someone waits.
+func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
+	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.lock}, owner, c.publish).Int64()
 	return outcome(n), err
 }
 
-func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, []string{k.readers, k.holds}, owner, ttl.Milliseconds())
+// rwExtend runs rw.rextend@2 on a read hold (write false) or the write
+// hold of owner; outcomeRevoked when an operator revoked it.
+func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string, write bool, ttl time.Duration) (outcome, bool, error) {
+	hold := "r"
+	if write {
+		hold = "w"
+	}
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, []string{k.lock}, owner, ttl.Milliseconds(), hold)
 	if err != nil {
 		return 0, false, err
 	}
