@@ -9,6 +9,7 @@ package locks
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -247,19 +248,41 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 // k.lock (LAYOUT.md): the only KEYS they take. They name the lock's
 // channels after it (k.channel, k.grantPrefix).
 
-// rwFlags are rw.rlock@4's flags: writer preference ("w"), and whether the
-// caller waits for "released" when refused ("q": it keeps the lock's q
-// field, so that releases publish).
-func rwFlags(s *settings, wait bool) string {
-	switch {
-	case !s.preferReads && wait:
-		return "wq"
-	case !s.preferReads:
-		return "w"
-	case wait:
-		return "q"
+// rwHold is the hold argument of rw.rlock@4 and rw.lock@5: four flag
+// characters, each "-" when off: writer preference ("w"), the caller waits
+// when refused ("q": a reader keeps the lock's q field, so that releases
+// publish), a reentrant owner ("r": its calls share one record) and
+// sharded pub/sub ("s": wake-ups go by SPUBLISH); for a writer
+// (waiterTTL >= 0) the waiter TTL in ms as eight digits; then the tail of
+// the new record: client, attempt and, for a writer, the owner token, then
+// meta, separated by tabs.
+func (c *Client) rwHold(s *settings, wait bool, waiterTTL int64, attempt_, token, meta string) string {
+	var b strings.Builder
+	b.Grow(12 + len(c.id) + len(attempt_) + len(token) + len(meta) + 3)
+	flag := func(on bool, f byte) {
+		if on {
+			b.WriteByte(f)
+		} else {
+			b.WriteByte('-')
+		}
 	}
-	return ""
+	flag(!s.preferReads, 'w')
+	flag(wait, 'q')
+	flag(s.reentrant, 'r')
+	flag(c.publish == "SPUBLISH", 's')
+	if waiterTTL >= 0 {
+		fmt.Fprintf(&b, "%08d", waiterTTL)
+	}
+	b.WriteString(c.id)
+	b.WriteByte('\t')
+	b.WriteString(attempt_)
+	b.WriteByte('\t')
+	if waiterTTL >= 0 {
+		b.WriteString(token)
+		b.WriteByte('\t')
+	}
+	b.WriteString(meta)
+	return b.String()
 }
 
 // readAcquire runs rw.rlock@4; attempt_ is the id of the calling RLock,
@@ -268,7 +291,7 @@ func rwFlags(s *settings, wait bool) string {
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, []string{k.lock},
-		owner, s.ttl.Milliseconds(), attempt_, rwFlags(s, wait), meta, c.id)
+		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwHold(s, wait, -1, attempt_, "", meta))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
@@ -282,7 +305,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, []string{k.lock},
-		owner, s.ttl.Milliseconds(), attempt_, meta, c.id, waiterTTL)
+		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwHold(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
@@ -290,8 +313,15 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 // wakes the oldest waiting writer alone, and the waiting readers with
 // "released", when the lock's q says someone waits.
 func (c *Client) writeRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	// No WAIT, as for mutexRelease.
-	n, err := c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner, c.publish).Int64()
+	// No WAIT, as for mutexRelease. A reentrant owner's read holds may
+	// outlast its write hold: the script looks at its record too.
+	var n int64
+	var err error
+	if s.reentrant {
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner, "r:"+owner).Int64()
+	} else {
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner).Int64()
+	}
 	return outcome(n), err
 }
 
@@ -337,7 +367,7 @@ func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attemp
 // wakes the oldest waiting writer alone, or, when none waits, the readers,
 // when the lock's q says someone waits.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.lock}, owner, c.publish).Int64()
+	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.lock}, "r:"+owner).Int64()
 	return outcome(n), err
 }
 

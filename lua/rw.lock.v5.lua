@@ -2,35 +2,81 @@
 -- version: 5
 -- description: Take the write hold of a read-write lock when no one else holds it, or queue the writer with a short waiter lease.
 -- keys: lock
--- args: owner ttl_ms attempt meta client waiter_ttl_ms
+-- args: owner ttl_ms given_up hold
 -- returns: the fencing token (an integer) when taken or re-entered; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
 -- The layout is rw.rlock@4's. The write hold is the single-holder h of
--- LAYOUT.md (kind rwmutex, state h). Read holds of the writer's own owner
--- do not block it (a reader upgrading alone); h then lasts as long as the
--- longer of the owner's holds. A writer that must wait, with a positive
--- waiter_ttl_ms, records W:<owner> = deadline \t client (a release wakes
--- the oldest live one alone, with "wake <owner>" on <lock>:grant:<client>)
--- and keeps q at or after its deadline; with writer preference readers
--- wait behind it. waiter_ttl_ms 0 is a single attempt that records
--- nothing (TryLock). The hint is at most a third of the waiter TTL and at
--- most what the blocking hold has left.
+-- LAYOUT.md (kind rwmutex, state h). given_up is the attempt's field
+-- (g:<attempt>). hold is rw.rlock@4's four flag characters ('r' and 's'
+-- count here), the waiter TTL in ms as eight digits, then the new h's tail
+-- (client \t attempt \t owner token \t meta): a call that shares its token
+-- with other calls (owner is token \t attempt id) is recorded under the
+-- token with its attempt.
 --
--- The fast path (h absent, lapsed, or held by readers that are all this
--- owner's) costs one HMGET, TIME, one HSET and one PEXPIRE; readers of
--- other owners, or lapsed ones still counted, add a scan proportional to
--- the fields the hash holds.
+-- Read holds of the writer's own owner do not block it (a reader
+-- upgrading alone); h then lasts as long as the longer of the owner's
+-- holds. A writer that must wait, with a positive waiter TTL, records
+-- W:<owner> = deadline \t client (a release wakes the oldest live one
+-- alone, with "wake <owner>" on <lock>:grant:<client>), keeps q at or
+-- after its deadline and says in P: how it is told; with writer
+-- preference readers wait behind it. A waiter TTL of 0 is a single attempt
+-- that records nothing (TryLock). The hint is at most a third of the
+-- waiter TTL and at most what the blocking hold has left.
+--
+-- The fast path (no live h, no q) costs one HMGET, TIME, one HSET and one
+-- PEXPIRE, with two numbers formatted; readers of other owners, or lapsed
+-- ones still counted, add a scan proportional to the fields the hash
+-- holds.
 
 local lock = KEYS[1]
-local owner, ttl, attempt, meta = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local client, waiter_ttl = ARGV[5], tonumber(ARGV[6])
+local owner, given_up, hold = ARGV[1], ARGV[3], ARGV[4]
+local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer from 10 to 604800000')
 end
-if not waiter_ttl or (waiter_ttl ~= 0 and (waiter_ttl < 10 or waiter_ttl > 86400000)) or waiter_ttl % 1 ~= 0 then
-  return redis.error_reply('ERR waiter_ttl_ms must be 0 or an integer from 10 to 86400000')
+local reentrant, sharded = string.byte(hold, 3, 4)
+if not sharded then
+  return redis.error_reply('ERR hold must start with four flag characters')
 end
 local mine = 'r:' .. owner
+
+local v
+if reentrant == 114 then -- 'r': the owner may hold reads too
+  v = redis.call('HMGET', lock, 'h', 'f', 'q', given_up, mine)
+else
+  v = redis.call('HMGET', lock, 'h', 'f', 'q', given_up)
+end
+local time = redis.call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = (now_us - now_us % 1000) / 1000
+if v[4] and tonumber(v[4]) > now then
+  return {0, 0} -- the caller gave up on this attempt and undid it
+end
+-- The token, as in rw.rlock@4.
+local token, fence = now_us, string.format('%d', now_us)
+local last = v[2]
+if last and (#last ~= #fence or last >= fence) then
+  token = math.max(now_us, tonumber(last) + 1)
+  fence = string.format('%d', token)
+end
+
+if not v[1] and not v[3] and not v[5] then
+  -- The fast path: no hold, no one waits, no read hold of this owner. The
+  -- hash's expiry as in rw.rlock@4.
+  local expiry = string.format('%d', now + ttl)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\th\t1\t' .. string.sub(hold, 13), 'f', fence)
+  if redis.call('PEXPIRE', lock, ARGV[2], 'GT') == 0 and not last and redis.call('PTTL', lock) == -1 then
+    redis.call('PEXPIRE', lock, ARGV[2])
+  end
+  return token
+end
+
+local waiter_ttl = tonumber(string.sub(hold, 5, 12))
+if not waiter_ttl or (waiter_ttl ~= 0 and (waiter_ttl < 10 or waiter_ttl > 86400000)) or waiter_ttl % 1 ~= 0 then
+  return redis.error_reply('ERR waiter_ttl_ms (hold) must be 0 or an integer from 10 to 86400000')
+end
+local q = tonumber(v[3]) or 0
+local client = string.match(hold, '^............([^\t]*)')
 
 -- owns says whether the write hold whose h ends in tail (client \t attempt
 -- \t owner \t meta) is owner's: its owner field is owner (a reentrant
@@ -40,15 +86,6 @@ local function owns(tail)
   local took, holder = string.match(tail, '^[^\t]*\t([^\t]*)\t([^\t]*)')
   return holder ~= nil and (holder == owner or holder .. '\t' .. took == owner)
 end
-
-local v = redis.call('HMGET', lock, 'h', 'f', 'q', 'g:' .. attempt, mine)
-local time = redis.call('TIME')
-local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(now_us / 1000)
-if v[4] and tonumber(v[4]) > now then
-  return {0, 0} -- the caller gave up on this attempt and undid it
-end
-local q = tonumber(v[3]) or 0
 
 local function keep(ms)
   if redis.call('PEXPIRE', lock, ms, 'GT') == 0 and redis.call('PTTL', lock) == -1 then
@@ -116,7 +153,8 @@ if h then
       if readers > 0 then
         blocked = soonest
         if readers + mine_counted ~= tonumber(rest) then
-          redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\tr\t' .. (readers + mine_counted))
+          local n = string.format('%d', readers + mine_counted)
+          redis.call('HSET', lock, 'h', 'rwmutex\t' .. string.format('%d', upto) .. '\tr\t' .. n)
         end
       end
     end
@@ -134,10 +172,15 @@ if blocked then
   local hint = blocked - now
   if waiter_ttl > 0 then
     local deadline = now + waiter_ttl
+    local publish = 'PUBLISH'
+    if sharded == 115 then -- 's'
+      publish = 'SPUBLISH'
+    end
     if deadline > q then
-      redis.call('HSET', lock, 'W:' .. owner, deadline .. '\t' .. client, 'q', deadline)
+      redis.call('HSET', lock, 'W:' .. owner, string.format('%d', deadline) .. '\t' .. client,
+        'q', string.format('%d', deadline), 'P:', publish)
     else
-      redis.call('HSET', lock, 'W:' .. owner, deadline .. '\t' .. client)
+      redis.call('HSET', lock, 'W:' .. owner, string.format('%d', deadline) .. '\t' .. client, 'P:', publish)
     end
     keep(waiter_ttl)
     hint = math.min(hint, math.floor(waiter_ttl / 3))
@@ -145,18 +188,15 @@ if blocked then
   return {0, math.max(1, hint)}
 end
 
-local token = string.format('%d', math.max(now_us, (tonumber(v[2]) or 0) + 1))
-local upto = math.max(now + ttl, own)
+local upto = string.format('%d', math.max(now + ttl, own))
 if count > 0 then
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\th\t' .. (count + 1) .. '\t' .. first, 'f', token)
+  local held = 'rwmutex\t' .. upto .. '\th\t' .. string.format('%d', count + 1) .. '\t' .. first
+  redis.call('HSET', lock, 'h', held, 'f', fence)
 else
-  -- The owner field is the token: a call's identity without its attempt id.
-  local token_of = string.match(owner, '^[^\t]*')
-  redis.call('HSET', lock,
-    'h', 'rwmutex\t' .. upto .. '\th\t1\t' .. client .. '\t' .. attempt .. '\t' .. token_of .. '\t' .. meta, 'f', token)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\th\t1\t' .. string.sub(hold, 13), 'f', fence)
 end
 if q > now then
   redis.call('HDEL', lock, 'W:' .. owner) -- it may have waited
 end
-keep(ttl)
-return tonumber(token)
+keep(ARGV[2])
+return token

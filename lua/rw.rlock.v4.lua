@@ -2,7 +2,7 @@
 -- version: 4
 -- description: Take a read hold of a read-write lock, unless a writer holds it or (with writer preference) waits for it.
 -- keys: lock
--- args: owner ttl_ms attempt flags meta client
+-- args: record ttl_ms given_up hold
 -- returns: the fencing token (an integer) when the read hold is taken; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
 -- The lock is one hash (LAYOUT.md). Field h is the hold marker:
@@ -11,28 +11,89 @@
 -- and each reader has its own record, field r:<owner>:
 --   expiry_ms \t h|x \t count \t client \t attempt \t meta
 -- (count: the owner's reentrant read holds). n is never lower than the
--- live reader records (a record written by a script is counted; a lapsed
--- one may stay counted until a scan drops it), so the reader that takes n
--- to 0 knows that no reader is left. A writer's own owner may read while
--- it writes (its record is not counted in n: there is no n then), which is
--- how a writer downgrades. Waiting writers are fields W:<owner> =
+-- number of live reader records (a script that writes a record counts it;
+-- a lapsed one may stay counted until a scan drops it), so the reader that
+-- takes n to 0 knows that no reader is left. A writer's own owner may read
+-- while it writes (that record is not counted: there is no n then), which
+-- is how a writer downgrades. Waiting writers are fields W:<owner> =
 -- deadline_ms \t client; whoever waits keeps q (until_ms) at or after its
--- deadline, so a release that finds no live q does no more than its HMGET
--- and HDEL or HSET. g:<attempt> (until_ms) is an attempt given up by
--- rw.leave: it takes nothing.
+-- deadline and says in P: how it is told (PUBLISH, or SPUBLISH on a
+-- cluster with sharded pub/sub), so that a release that finds no live q
+-- does no more than its HMGET and HDEL or HSET. g:<attempt> (until_ms) is
+-- an attempt given up by rw.leave: it takes nothing.
 --
--- flags: 'w' for writer preference (a live waiting writer holds new readers
--- back), 'q' when the caller waits for "released" if refused (it then sets
--- q). The fast path costs one HMGET, TIME, one HSET and at most one
--- PEXPIRE; a live q with writer preference adds a scan proportional to the
--- fields the hash holds (holders, waiters, given-up attempts).
+-- record is the owner's record field (r:<owner>) and given_up the
+-- attempt's (g:<attempt>), both named by the caller. hold is four flag
+-- characters, each '-' when off, then the new record's tail (client \t
+-- attempt \t meta): 'w' writer preference (a live waiting writer holds new
+-- readers back); 'q' the caller waits for "released" when refused (it then
+-- keeps q); 'r' a reentrant owner (its record may exist, while another
+-- owner is one call, whose record cannot); 's' the caller's client listens
+-- with SSUBSCRIBE.
+--
+-- The fast path (no live h, no q) costs one HMGET, TIME, one HSET and one
+-- PEXPIRE, with two numbers formatted; numbers go to redis.call as strings
+-- (the ttl as it arrived). A live q with writer preference adds a scan
+-- proportional to the fields the hash holds (holders, waiters, given-up
+-- attempts).
 
 local lock = KEYS[1]
-local owner, ttl, attempt, flags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local mine, given_up, hold = ARGV[1], ARGV[3], ARGV[4]
+local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer from 10 to 604800000')
 end
-local mine = 'r:' .. owner
+local reentrant, sharded = string.byte(hold, 3, 4)
+if not sharded then
+  return redis.error_reply('ERR hold must start with four flag characters')
+end
+
+local v
+if reentrant == 114 then -- 'r'
+  v = redis.call('HMGET', lock, 'h', 'f', 'q', given_up, mine)
+else
+  v = redis.call('HMGET', lock, 'h', 'f', 'q', given_up)
+end
+local time = redis.call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = (now_us - now_us % 1000) / 1000
+if v[4] and tonumber(v[4]) > now then
+  return {0, 0} -- the caller gave up on this attempt and undid it
+end
+-- The token: the server's time in microseconds, or the last token + 1
+-- when that is larger (granted within the same microsecond, or the clock
+-- stepped back). Decimal strings of equal length compare as their numbers.
+local token, fence = now_us, string.format('%d', now_us)
+local last = v[2]
+if last and (#last ~= #fence or last >= fence) then
+  token = math.max(now_us, tonumber(last) + 1)
+  fence = string.format('%d', token)
+end
+
+if not v[1] and not v[3] and not v[5] then
+  -- The fast path: no hold, no one waits, no record of this owner. The
+  -- hash lives at least ttl_ms more: PEXPIRE GT only moves its expiry
+  -- forward; a hash with a token (f) has one (every script that writes
+  -- the hash gives it one), a hash without may have been just created.
+  local expiry = string.format('%d', now + ttl)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\tr\t1', 'f', fence,
+    mine, expiry .. '\th\t1\t' .. string.sub(hold, 5))
+  if redis.call('PEXPIRE', lock, ARGV[2], 'GT') == 0 and not last and redis.call('PTTL', lock) == -1 then
+    redis.call('PEXPIRE', lock, ARGV[2])
+  end
+  return token
+end
+
+local owner = string.sub(mine, 3)
+local prefer_writers, waits = string.byte(hold, 1, 2)
+local q = tonumber(v[3]) or 0
+
+-- keep makes the hash live at least ms more.
+local function keep(ms)
+  if redis.call('PEXPIRE', lock, ms, 'GT') == 0 and redis.call('PTTL', lock) == -1 then
+    redis.call('PEXPIRE', lock, ms)
+  end
+end
 
 -- owns says whether the write hold whose h ends in tail (client \t attempt
 -- \t owner \t meta) is owner's: its owner field is owner (a reentrant
@@ -43,29 +104,16 @@ local function owns(tail)
   return holder ~= nil and (holder == owner or holder .. '\t' .. took == owner)
 end
 
-local v = redis.call('HMGET', lock, 'h', 'f', 'q', 'g:' .. attempt, mine)
-local time = redis.call('TIME')
-local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(now_us / 1000)
-if v[4] and tonumber(v[4]) > now then
-  return {0, 0} -- the caller gave up on this attempt and undid it
-end
-local q = tonumber(v[3]) or 0
-
--- keep makes the hash live at least ms more (PEXPIRE only moves forward;
--- a hash without an expiry, just created, gets one).
-local function keep(ms)
-  if redis.call('PEXPIRE', lock, ms, 'GT') == 0 and redis.call('PTTL', lock) == -1 then
-    redis.call('PEXPIRE', lock, ms)
-  end
-end
-
 -- wait refuses the attempt with a hint; a caller that waits for "released"
--- keeps q until its next look.
+-- keeps q until its next look, and says how it is told.
 local function wait(hint)
   hint = math.max(1, hint)
-  if string.find(flags, 'q', 1, true) and now + hint > q then
-    redis.call('HSET', lock, 'q', now + hint)
+  if waits == 113 and now + hint > q then -- 'q'
+    local publish = 'PUBLISH'
+    if sharded == 115 then -- 's'
+      publish = 'SPUBLISH'
+    end
+    redis.call('HSET', lock, 'q', string.format('%d', now + hint), 'P:', publish)
     keep(hint)
   end
   return {0, hint}
@@ -136,7 +184,7 @@ if h then
     return wait(upto - now) -- a writer holds it (only its own owner may read)
   end
 end
-if count == 0 and q > now and (not h or state == 'r') and string.find(flags, 'w', 1, true) then
+if count == 0 and q > now and (not h or state == 'r') and prefer_writers == 119 then -- 'w'
   -- Writer preference: a live waiting writer holds new readers back.
   local oldest = scan()
   if oldest then
@@ -147,23 +195,24 @@ end
 local expiry = now + ttl
 local record
 if count > 0 then
-  record = expiry .. '\th\t' .. (count + 1) .. '\t' .. first
+  record = string.format('%d', expiry) .. '\th\t' .. string.format('%d', count + 1) .. '\t' .. first
 else
-  record = expiry .. '\th\t1\t' .. ARGV[6] .. '\t' .. attempt .. '\t' .. ARGV[5]
+  record = string.format('%d', expiry) .. '\th\t1\t' .. string.sub(hold, 5)
   n = n + 1
 end
-local token = string.format('%d', math.max(now_us, (tonumber(v[2]) or 0) + 1))
 if h and state ~= 'r' then
   -- The writer's own read hold: h lasts as long as the longest hold.
   if expiry > upto then
-    redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\t' .. state .. '\t' .. rest, 'f', token, mine, record)
+    redis.call('HSET', lock, 'h', 'rwmutex\t' .. string.format('%d', expiry) .. '\t' .. state .. '\t' .. rest,
+      'f', fence, mine, record)
   else
-    redis.call('HSET', lock, 'f', token, mine, record)
+    redis.call('HSET', lock, 'f', fence, mine, record)
   end
 else
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. math.max(upto, expiry) .. '\tr\t' .. n, 'f', token, mine, record)
+  local readers = 'rwmutex\t' .. string.format('%d', math.max(upto, expiry)) .. '\tr\t' .. string.format('%d', n)
+  redis.call('HSET', lock, 'h', readers, 'f', fence, mine, record)
 end
 if expiry > upto then
-  keep(ttl)
+  keep(ARGV[2])
 end
-return tonumber(token)
+return token

@@ -2,67 +2,82 @@
 -- version: 2
 -- description: Release one write hold of a read-write lock and, when someone waits, wake the oldest waiting writer and the readers.
 -- keys: lock
--- args: owner publish
+-- args: owner record...
 -- returns: 1 when freed, 2 when a reentrant hold remains, 0 when another owner holds it, -1 when no one does (the lease ran out)
 --
--- The layout is rw.rlock@4's. A revoked hold (state x) is dropped like a
--- held one. When the owner also holds reads, h becomes the readers' h with
--- that one record (the owner has downgraded); otherwise h goes. The fencing
--- token (f) stays. Only a live q (someone waits) leads past the HMGET, TIME
--- and HDEL or HSET: then "released" goes on <lock>:released (waiting
--- readers, and other waiters of the name, look again) and "wake <owner>"
--- on <lock>:grant:<client> to the oldest live waiting writer alone, after
--- a scan proportional to the fields the hash holds. publish is PUBLISH, or
--- SPUBLISH on a cluster with sharded pub/sub.
+-- The layout is rw.rlock@4's. record (r:<owner>) is passed for a
+-- reentrant owner only, whose read holds may remain when its write hold
+-- ends: h then becomes the readers' h with that one record (the owner has
+-- downgraded). Otherwise h goes; the fencing token (f) stays. A revoked
+-- hold (state x) is dropped like a held one. The owner's own h is freed
+-- without asking the server's time: while h is still this owner's, no one
+-- has held the name since (a hold of any kind replaces h), so an expired
+-- hold that no one replaced is freed too (1).
+--
+-- Only a live q (someone waits, or the owner's read holds remain) leads
+-- past the HMGET and HDEL or HSET: then "released" goes on <lock>:released
+-- (waiting readers, and other waiters of the name, look again) and "wake
+-- <owner>" on <lock>:grant:<client> to the oldest live waiting writer
+-- alone, published as the waiters asked (field P:, PUBLISH by default),
+-- after a scan proportional to the fields the hash holds.
 
 local lock = KEYS[1]
-local owner, publish = ARGV[1], ARGV[2]
-if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
-  return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
-end
-local mine = 'r:' .. owner
+local owner, mine = ARGV[1], ARGV[2]
 
--- owns says whether the write hold whose h ends in tail (client \t attempt
--- \t owner \t meta) is owner's: its owner field is owner (a reentrant
--- owner's calls are one holder), or owner is one call's identity (token \t
+local v
+if mine then
+  v = redis.call('HMGET', lock, 'h', 'q', mine)
+else
+  v = redis.call('HMGET', lock, 'h', 'q')
+end
+local h = v[1]
+if not h then
+  return -1
+end
+local upto, state, count, took, holder = string.match(h,
+  '^rwmutex\t(%d+)\t([hx])\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
+-- The hold is owner's when its owner field is owner (a reentrant owner's
+-- calls are one holder), or when owner is one call's identity (token \t
 -- attempt id, for calls that share a token) and the hold is that call's.
-local function owns(tail)
-  local took, holder = string.match(tail, '^[^\t]*\t([^\t]*)\t([^\t]*)')
-  return holder ~= nil and (holder == owner or holder .. '\t' .. took == owner)
-end
-
-local v = redis.call('HMGET', lock, 'h', 'q', mine)
-if not v[1] then
+if not upto or (holder ~= owner and holder .. '\t' .. took ~= owner) then
+  -- Readers', another owner's, another kind's, or none that parses: 0
+  -- while it lasts.
+  local time = redis.call('TIME')
+  local other = tonumber(string.match(h, '^[^\t]*\t(%d+)\t'))
+  if other and other > time[1] * 1000 + math.floor(time[2] / 1000) then
+    return 0
+  end
   return -1
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local kind, upto, state, count, tail = string.match(v[1], '^([^\t]*)\t(%d+)\t(%a)\t?([^\t]*)\t?(.*)$')
-if not upto or tonumber(upto) <= now then
-  return -1
-end
-if kind ~= 'rwmutex' or state == 'r' or state == 'g' or not owns(tail) then
-  return 0
-end
-if tonumber(count) > 1 then
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\t' .. state .. '\t' .. (tonumber(count) - 1) .. '\t' .. tail)
+if count ~= '1' then
+  local tail = string.match(h, '^rwmutex\t%d+\t%a\t%d+\t(.*)$')
+  local n = string.format('%d', tonumber(count) - 1)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\t' .. state .. '\t' .. n .. '\t' .. tail)
   return 2
 end
 
-local own = v[3] and tonumber(string.match(v[3], '^%d+'))
+local q, own = v[2], v[3]
+if not q and not own then
+  redis.call('HDEL', lock, 'h')
+  return 1
+end
+local time = redis.call('TIME')
+local now = time[1] * 1000 + math.floor(time[2] / 1000)
+own = own and tonumber(string.match(own, '^%d+'))
 if own and own > now then
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. own .. '\tr\t1') -- downgraded: the owner's read hold stays
+  -- Downgraded: the owner's read hold stays.
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. string.format('%d', own) .. '\tr\t1')
 else
   redis.call('HDEL', lock, 'h')
 end
-local q = tonumber(v[2])
+q = tonumber(q)
 if not q or q <= now then
   return 1
 end
 
 -- Someone waits: find the oldest live waiting writer, dropping the lapsed ones.
 local all = redis.call('HGETALL', lock)
-local lapsed, oldest, oldest_at, client = {}, nil, nil, nil
+local lapsed, oldest, oldest_at, client, publish = {}, nil, nil, nil, 'PUBLISH'
 for i = 1, #all, 2 do
   local field = all[i]
   if string.sub(field, 1, 2) == 'W:' then
@@ -76,6 +91,8 @@ for i = 1, #all, 2 do
     elseif not oldest_at or at < oldest_at then
       oldest, oldest_at, client = string.sub(field, 3), at, string.match(all[i + 1], '\t(.*)$')
     end
+  elseif field == 'P:' and all[i + 1] == 'SPUBLISH' then
+    publish = 'SPUBLISH'
   end
 end
 if #lapsed > 0 then
