@@ -155,20 +155,6 @@ func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
 	mcMustFail(t, mcGiveUpModel(k.name+", the undo records nothing", broken), "abandoned attempts take nothing")
 }
 
-// mcRWHeld is what a given-up RWMutex attempt of owner "a" may have left
-// on the lock "{m}" ("" for nothing).
-func mcRWHeld(v *explore.View) string {
-	switch {
-	case mcHashOwner(v, "{m}") == "a":
-		return "a holds the write lock"
-	case mcLiveMember(v, "{m}:readers", "a"):
-		return "a holds a read lock"
-	case mcLiveMember(v, "{m}:wwait", "a"):
-		return "a waits as a writer, holding readers back"
-	}
-	return ""
-}
-
 // mcSemLeft is what a given-up Semaphore call "a" may have left: a live
 // permit, or its field in one of the hashes (the queue's entries, offers).
 func mcSemLeft(hashes ...string) func(v *explore.View) string {

@@ -1,119 +1,15 @@
 package locks_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/redlua/redlua/explore"
 	"github.com/redlua/redlua/registry"
-	"github.com/redlua/redlua/simulate"
 )
 
-// Model checks of the RWMutex, Semaphore and MultiLock scripts (see
-// model_test.go).
-
-// --- read-write lock ----------------------------------------------------------
-
-type rwScripts struct {
-	rlock, runlock, wlock, wunlock *registry.Script
-}
-
-// keys is what rw.rlock takes.
-func (s rwScripts) keys() []string {
-	return append(append([]string(nil), mcRWKeys...), "{m}:permits", "{m}:gone")
-}
-
-// wlockKeys is what rw.lock takes: keys() and the hash of waiting writers'
-// clients.
-func (s rwScripts) wlockKeys() []string { return append(s.keys(), "{m}:wclients") }
-
-// runlockArgs is an RUnlock's ARGV (no attempt to undo).
-func (s rwScripts) runlockArgs(name string) []any {
-	return []any{name, "{m}:released", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds(), "{m}:grant:"}
-}
-
-// runlockKeys is what rw.runlock takes.
-func (s rwScripts) runlockKeys() []string {
-	return []string{mcRWKeys[1], mcRWKeys[2], "{m}:gone", "{m}:wwait", "{m}:wclients"}
-}
-
-// unlock is the writer's release, rw.unlock.
-func (s rwScripts) unlock(name string) explore.Step {
-	return explore.Step{Label: "unlock", Script: s.wunlock, Keys: []string{"{m}", "{m}:gone", "{m}:wwait", "{m}:wclients"},
-		Args: mcV2ReleaseArgs(s.wunlock, name, "")}
-}
-
-func mcReader(name string, s rwScripts) explore.Actor {
-	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "rlock", Script: s.rlock, Keys: s.keys(), Args: mcFit(s.rlock, name, mcTTL.Milliseconds(), "1", name+"-attempt"),
-			Then: func(c *explore.Ctx) string {
-				if !mcTaken(c) {
-					return "rlock"
-				}
-				c.Acquire(mcTTL)
-				return "runlock"
-			}},
-		{Label: "runlock", Script: s.runlock, Keys: s.runlockKeys(), Args: s.runlockArgs(name),
-			Then: func(c *explore.Ctx) string { c.Release(); return "rlock" }},
-	}}
-}
-
-func mcWriter(name string, s rwScripts) explore.Actor {
-	return explore.Actor{Name: name, Steps: []explore.Step{
-		{Label: "lock", Script: s.wlock, Keys: s.wlockKeys(), Args: mcFit(s.wlock, name, mcTTL.Milliseconds(), mcWaitTTL.Milliseconds(), "", name+"-attempt", "client-"+name),
-			Then: func(c *explore.Ctx) string {
-				if !mcTaken(c) {
-					return "lock"
-				}
-				c.Acquire(mcTTL)
-				return "unlock"
-			}},
-		withThen(s.unlock(name), func(c *explore.Ctx) string { c.Release(); return "lock" }),
-	}}
-}
-
-// What the hand-written explorer this file replaces checked: the server
-// never has a live writer with a live reader, no writer believes it holds
-// with another holder (reader or writer), and (as progress) a writer gets
-// in even when every holder crashed.
-var (
-	mcRWServer = explore.Invariant{Name: "server: no writer with live readers", Check: func(v *explore.View) error {
-		// A writer holds the hash's owner field; a
-		// released hash stays, without owner, for its last token.
-		if w, ok := v.Key("{m}"); !ok || w.Value.(map[string]string)["owner"] == "" {
-			return nil
-		}
-		d, ok := v.Key("{m}:readers")
-		if !ok {
-			return nil
-		}
-		now := float64(1_700_000_000_000 + v.Now().Milliseconds())
-		for _, z := range d.Value.([]simulate.ZMember) {
-			if z.Score > now {
-				return fmt.Errorf("the server has a writer and the live reader %s", z.Member)
-			}
-		}
-		return nil
-	}}
-	mcRWBeliefs = explore.Invariant{Name: "beliefs: a writer holds alone", Check: func(v *explore.View) error {
-		if h := v.Holders(); v.Holds("w") && len(h) > 1 {
-			return fmt.Errorf("the writer holds the lock together with %v", h)
-		}
-		return nil
-	}}
-)
-
-func mcRWModel(name string, s rwScripts) *explore.Model {
-	return &explore.Model{
-		Name:       name,
-		Actors:     []explore.Actor{mcReader("r1", s), mcReader("r2", s), mcWriter("w", s)},
-		Invariants: []explore.Invariant{mcRWServer, mcRWBeliefs},
-		Unobserved: []string{"{m}:fence"},
-		Progress:   []explore.Progress{{Name: "a writer gets in", Actor: mcWriter("late-writer", s), Within: 4}},
-		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
-	}
-}
+// Model checks of the Semaphore and MultiLock scripts (see model_test.go;
+// the RWMutex's are in model_rwwake_test.go).
 
 // --- semaphore ----------------------------------------------------------------
 
@@ -199,53 +95,6 @@ func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model
 }
 
 // --- the models -----------------------------------------------------------------
-
-func TestModelRWMutex(t *testing.T) {
-	// The set the client runs: rw.rlock@3 with rw.runlock@4, rw.lock@4 and
-	// rw.unlock@1.
-	v := mcV2Lookup(t, "rw.rlock@3", "rw.runlock@4", "rw.lock@4", "rw.unlock@1")
-	s := rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3]}
-	res := explore.Check(t, mcRWModel("rw lock, 2 readers + 1 writer", s))
-	if res != nil && res.States < 1000 {
-		t.Fatalf("only %d states: the model explores too little to mean anything", res.States)
-	}
-
-	broken := s
-	broken.rlock = mcBreak(t, s.rlock, "if holder and holder ~= owner then", "if false then")
-	mcMustFail(t, mcRWModel("rw lock, rlock ignores the writer", broken), "server: no writer with live readers")
-	broken = s
-	broken.wlock = mcBreak(t, s.wlock, "if not holder and others == 0 then", "if not holder then")
-	mcMustFail(t, mcRWModel("rw lock, writer ignores readers", broken), "server: no writer with live readers")
-	broken = s
-	broken.wunlock = mcBreak(t, s.wunlock, "if holder ~= owner then", "if false then")
-	mcMustFail(t, mcRWWritersModel("rw.unlock drops another writer's hold", broken), "beliefs: writers hold alone")
-}
-
-// mcRWWritersAlone: no writer believes it holds the lock together with
-// another holder, reader or writer.
-func mcRWWritersAlone(writers ...string) explore.Invariant {
-	return explore.Invariant{Name: "beliefs: writers hold alone", Check: func(v *explore.View) error {
-		for _, w := range writers {
-			if h := v.Holders(); v.Holds(w) && len(h) > 1 {
-				return fmt.Errorf("the writer %s holds the lock together with %v", w, h)
-			}
-		}
-		return nil
-	}}
-}
-
-// mcRWWritersModel: two writers and a reader, for what only a second
-// writer shows (one writer's unlock dropping the other's hold).
-func mcRWWritersModel(name string, s rwScripts) *explore.Model {
-	return &explore.Model{
-		Name:       name,
-		Actors:     []explore.Actor{mcReader("r", s), mcWriter("old", s), mcWriter("w", s)},
-		Invariants: []explore.Invariant{mcRWServer, mcRWWritersAlone("old", "w")},
-		Unobserved: []string{"{m}:fence"},
-		Progress:   []explore.Progress{{Name: "a writer gets in", Actor: mcWriter("late-writer", s), Within: 4}},
-		Bounds:     explore.Bounds{MaxSteps: 4, MaxTicks: 2},
-	}
-}
 
 func TestModelSemaphore(t *testing.T) {
 	v := mcV2Lookup(t, "sem.acquire@6", "sem.release@5")

@@ -33,7 +33,6 @@ const (
 )
 
 var (
-	mcRWKeys  = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
 	mcSemKeys = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
 )
 
