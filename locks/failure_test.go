@@ -314,11 +314,12 @@ func TestNoKeysLeftByDeadHoldersAndWaiters(t *testing.T) {
 		kind  string
 		take  take
 		queue string // the key a waiter's queueing writes
+		field string // and the prefix of the hash field it writes there, if any
 	}{
-		{"mutex", mutex(), "{job}:queue"},
-		{"fair mutex", mutex(locks.WithFair(time.Second)), "{job}:queue"},
-		{"semaphore", semaphore, "{job}:squeue"},
-		{"rwmutex writer", writer, "{job}:wwait"},
+		{"mutex", mutex(), "{job}:queue", ""},
+		{"fair mutex", mutex(locks.WithFair(time.Second)), "{job}:queue", ""},
+		{"semaphore", semaphore, "{job}:squeue", ""},
+		{"rwmutex writer", writer, "{job}", "W:"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			clock := simulate.NewVirtualClock(time.Now())
@@ -342,15 +343,23 @@ func TestNoKeysLeftByDeadHoldersAndWaiters(t *testing.T) {
 			go func() { waited <- tc.take(ctx, waiter) }()
 			queued := func() bool {
 				for _, k := range srv.Dump() {
-					if k.Key == tc.queue {
+					if k.Key != tc.queue {
+						continue
+					}
+					if tc.field == "" {
 						return true
+					}
+					for f := range k.Value.(map[string]string) {
+						if strings.HasPrefix(f, tc.field) {
+							return true
+						}
 					}
 				}
 				return false
 			}
 			for start := time.Now(); !queued(); time.Sleep(time.Millisecond) {
 				if time.Since(start) > 10*time.Second {
-					t.Fatalf("the waiter did not queue (no %s) in 10s", tc.queue)
+					t.Fatalf("the waiter did not queue (no %s %s) in 10s", tc.queue, tc.field)
 				}
 			}
 			// Both die: nothing they send arrives any more, not even the
