@@ -116,7 +116,7 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	case "read":
 		hold = readHold{}
 	case "write":
-		hold = writeHold{}
+		hold = writeHold{reads: true} // the owner may read too: its reads outlast the write hold
 	case "permits":
 		hold = permitHold{}
 		if m.Count < 1 || m.Count > MaxPermits {

@@ -85,7 +85,7 @@ func (rw *RWMutex) TryRLock(ctx context.Context) (*Lease, error) {
 // TryLock makes one attempt at the write hold; ErrNotAcquired when anyone
 // else holds the lock.
 func (rw *RWMutex) TryLock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeHold{}, rw.tryWrite, false)
+	return rw.acquire(ctx, writeHold{reads: rw.s.reentrant}, rw.tryWrite, false)
 }
 
 // RLock waits for a read hold.
@@ -101,7 +101,7 @@ func (rw *RWMutex) RLock(ctx context.Context) (*Lease, error) {
 // until their wait hint (at most a third of the waiter TTL, and at most
 // what the blocking lease has left) runs out, when they look again anyway.
 func (rw *RWMutex) Lock(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeHold{}, rw.tryWrite, true)
+	return rw.acquire(ctx, writeHold{reads: rw.s.reentrant}, rw.tryWrite, true)
 }
 
 // acquire takes a hold, waiting (await) when wait is set. A writer that gives
@@ -213,8 +213,10 @@ func (rw *RWMutex) awaitWake(ctx context.Context, owner, att, channel string, wa
 // writeHold is the write hold of an RWMutex: the single-holder record of
 // the lock's hash (kind rwmutex), renewed by rw.rextend and released by
 // rw.unlock, which wakes the oldest waiting writer alone; a write lease
-// restored by Client.Resume is one too.
-type writeHold struct{}
+// restored by Client.Resume is one too. reads says its owner may also
+// hold reads (a reentrant owner, or a resumed lease, whose owner's mode
+// is not known): its release then keeps them.
+type writeHold struct{ reads bool }
 
 func (writeHold) kind() string { return "write" }
 
@@ -222,6 +224,6 @@ func (writeHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outco
 	return l.c.rwExtend(ctx, l.s, *l.k, l.owner, true, ttl)
 }
 
-func (writeHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	return l.c.writeRelease(ctx, l.s, *l.k, l.owner)
+func (h writeHold) release(ctx context.Context, l *Lease) (outcome, error) {
+	return l.c.writeRelease(ctx, *l.k, l.owner, h.reads)
 }

@@ -311,13 +311,14 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 
 // writeRelease runs rw.unlock@2: an Unlock of the write hold. A freed hold
 // wakes the oldest waiting writer alone, and the waiting readers with
-// "released", when the lock's q says someone waits.
-func (c *Client) writeRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
+// "released", when the lock's q says someone waits. reads says the owner
+// may hold reads too (a reentrant owner): the script keeps them.
+func (c *Client) writeRelease(ctx context.Context, k keys, owner string, reads bool) (outcome, error) {
 	// No WAIT, as for mutexRelease. A reentrant owner's read holds may
 	// outlast its write hold: the script looks at its record too.
 	var n int64
 	var err error
-	if s.reentrant {
+	if reads {
 		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner, "r:"+owner).Int64()
 	} else {
 		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner).Int64()
