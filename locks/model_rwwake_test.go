@@ -214,7 +214,7 @@ func mcRWLeft(v *explore.View) string {
 func mcGiveUpRW(t *testing.T) []mcGiveUpKind {
 	s := mcRWScripts(t)
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
-	const record = "redis.call('HSET', lock, 'g:' .. attempt, now + gone_ttl)"
+	const record = "redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', now + gone_ttl))"
 	return []mcGiveUpKind{
 		{name: "rw.rlock@4 undone by rw.leave@4", record: record,
 			late: explore.Step{Label: "rlock arrives", Script: s.rlock, Keys: mcRWKeys, Args: s.rlockArgs("a", mcGiveUpAttempt)},

@@ -248,7 +248,7 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 // k.lock (LAYOUT.md): the only KEYS they take. They name the lock's
 // channels after it (k.channel, k.grantPrefix).
 
-// rwHold is the hold argument of rw.rlock@4 and rw.lock@5: four flag
+// rwSpec is the spec argument of rw.rlock@4 and rw.lock@5: four flag
 // characters, each "-" when off: writer preference ("w"), the caller waits
 // when refused ("q": a reader keeps the lock's q field, so that releases
 // publish), a reentrant owner ("r": its calls share one record) and
@@ -256,7 +256,7 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 // (waiterTTL >= 0) the waiter TTL in ms as eight digits; then the tail of
 // the new record: client, attempt and, for a writer, the owner token, then
 // meta, separated by tabs.
-func (c *Client) rwHold(s *settings, wait bool, waiterTTL int64, attempt_, token, meta string) string {
+func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token, meta string) string {
 	var b strings.Builder
 	b.Grow(12 + len(c.id) + len(attempt_) + len(token) + len(meta) + 3)
 	flag := func(on bool, f byte) {
@@ -291,7 +291,7 @@ func (c *Client) rwHold(s *settings, wait bool, waiterTTL int64, attempt_, token
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, []string{k.lock},
-		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwHold(s, wait, -1, attempt_, "", meta))
+		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", meta))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
@@ -305,7 +305,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, []string{k.lock},
-		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwHold(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
+		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 

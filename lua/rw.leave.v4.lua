@@ -36,7 +36,7 @@ end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('HSET', lock, 'g:' .. attempt, now + gone_ttl)
+redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', now + gone_ttl))
 if redis.call('PEXPIRE', lock, gone_ttl, 'GT') == 0 and redis.call('PTTL', lock) == -1 then
   redis.call('PEXPIRE', lock, gone_ttl)
 end

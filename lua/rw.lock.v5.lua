@@ -2,12 +2,12 @@
 -- version: 5
 -- description: Take the write hold of a read-write lock when no one else holds it, or queue the writer with a short waiter lease.
 -- keys: lock
--- args: owner ttl_ms given_up hold
+-- args: owner ttl_ms given_up spec
 -- returns: the fencing token (an integer) when taken or re-entered; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
 -- The layout is rw.rlock@4's. The write hold is the single-holder h of
 -- LAYOUT.md (kind rwmutex, state h). given_up is the attempt's field
--- (g:<attempt>). hold is rw.rlock@4's four flag characters ('r' and 's'
+-- (g:<attempt>). spec is rw.rlock@4's four flag characters ('r' and 's'
 -- count here), the waiter TTL in ms as eight digits, then the new h's tail
 -- (client \t attempt \t owner token \t meta): a call that shares its token
 -- with other calls (owner is token \t attempt id) is recorded under the
@@ -29,14 +29,14 @@
 -- holds.
 
 local lock = KEYS[1]
-local owner, given_up, hold = ARGV[1], ARGV[3], ARGV[4]
+local owner, given_up, spec = ARGV[1], ARGV[3], ARGV[4]
 local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer from 10 to 604800000')
 end
-local reentrant, sharded = string.byte(hold, 3, 4)
+local reentrant, sharded = string.byte(spec, 3, 4)
 if not sharded then
-  return redis.error_reply('ERR hold must start with four flag characters')
+  return redis.error_reply('ERR spec must start with four flag characters')
 end
 local mine = 'r:' .. owner
 
@@ -64,19 +64,19 @@ if not v[1] and not v[3] and not v[5] then
   -- The fast path: no hold, no one waits, no read hold of this owner. The
   -- hash's expiry as in rw.rlock@4.
   local expiry = string.format('%d', now + ttl)
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\th\t1\t' .. string.sub(hold, 13), 'f', fence)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\th\t1\t' .. string.sub(spec, 13), 'f', fence)
   if redis.call('PEXPIRE', lock, ARGV[2], 'GT') == 0 and not last and redis.call('PTTL', lock) == -1 then
     redis.call('PEXPIRE', lock, ARGV[2])
   end
   return token
 end
 
-local waiter_ttl = tonumber(string.sub(hold, 5, 12))
+local waiter_ttl = tonumber(string.sub(spec, 5, 12))
 if not waiter_ttl or (waiter_ttl ~= 0 and (waiter_ttl < 10 or waiter_ttl > 86400000)) or waiter_ttl % 1 ~= 0 then
-  return redis.error_reply('ERR waiter_ttl_ms (hold) must be 0 or an integer from 10 to 86400000')
+  return redis.error_reply('ERR waiter_ttl_ms (in spec) must be 0 or an integer from 10 to 86400000')
 end
 local q = tonumber(v[3]) or 0
-local client = string.match(hold, '^............([^\t]*)')
+local client = string.match(spec, '^............([^\t]*)')
 
 -- owns says whether the write hold whose h ends in tail (client \t attempt
 -- \t owner \t meta) is owner's: its owner field is owner (a reentrant
@@ -193,7 +193,7 @@ if count > 0 then
   local held = 'rwmutex\t' .. upto .. '\th\t' .. string.format('%d', count + 1) .. '\t' .. first
   redis.call('HSET', lock, 'h', held, 'f', fence)
 else
-  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\th\t1\t' .. string.sub(hold, 13), 'f', fence)
+  redis.call('HSET', lock, 'h', 'rwmutex\t' .. upto .. '\th\t1\t' .. string.sub(spec, 13), 'f', fence)
 end
 if q > now then
   redis.call('HDEL', lock, 'W:' .. owner) -- it may have waited

@@ -2,7 +2,7 @@
 -- version: 4
 -- description: Take a read hold of a read-write lock, unless a writer holds it or (with writer preference) waits for it.
 -- keys: lock
--- args: record ttl_ms given_up hold
+-- args: record ttl_ms given_up spec
 -- returns: the fencing token (an integer) when the read hold is taken; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
 -- The lock is one hash (LAYOUT.md). Field h is the hold marker:
@@ -23,7 +23,7 @@
 -- an attempt given up by rw.leave: it takes nothing.
 --
 -- record is the owner's record field (r:<owner>) and given_up the
--- attempt's (g:<attempt>), both named by the caller. hold is four flag
+-- attempt's (g:<attempt>), both named by the caller. spec is four flag
 -- characters, each '-' when off, then the new record's tail (client \t
 -- attempt \t meta): 'w' writer preference (a live waiting writer holds new
 -- readers back); 'q' the caller waits for "released" when refused (it then
@@ -38,14 +38,14 @@
 -- attempts).
 
 local lock = KEYS[1]
-local mine, given_up, hold = ARGV[1], ARGV[3], ARGV[4]
+local mine, given_up, spec = ARGV[1], ARGV[3], ARGV[4]
 local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer from 10 to 604800000')
 end
-local reentrant, sharded = string.byte(hold, 3, 4)
+local reentrant, sharded = string.byte(spec, 3, 4)
 if not sharded then
-  return redis.error_reply('ERR hold must start with four flag characters')
+  return redis.error_reply('ERR spec must start with four flag characters')
 end
 
 local v
@@ -77,7 +77,7 @@ if not v[1] and not v[3] and not v[5] then
   -- the hash gives it one), a hash without may have been just created.
   local expiry = string.format('%d', now + ttl)
   redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\tr\t1', 'f', fence,
-    mine, expiry .. '\th\t1\t' .. string.sub(hold, 5))
+    mine, expiry .. '\th\t1\t' .. string.sub(spec, 5))
   if redis.call('PEXPIRE', lock, ARGV[2], 'GT') == 0 and not last and redis.call('PTTL', lock) == -1 then
     redis.call('PEXPIRE', lock, ARGV[2])
   end
@@ -85,7 +85,7 @@ if not v[1] and not v[3] and not v[5] then
 end
 
 local owner = string.sub(mine, 3)
-local prefer_writers, waits = string.byte(hold, 1, 2)
+local prefer_writers, waits = string.byte(spec, 1, 2)
 local q = tonumber(v[3]) or 0
 
 -- keep makes the hash live at least ms more.
@@ -197,7 +197,7 @@ local record
 if count > 0 then
   record = string.format('%d', expiry) .. '\th\t' .. string.format('%d', count + 1) .. '\t' .. first
 else
-  record = string.format('%d', expiry) .. '\th\t1\t' .. string.sub(hold, 5)
+  record = string.format('%d', expiry) .. '\th\t1\t' .. string.sub(spec, 5)
   n = n + 1
 end
 if h and state ~= 'r' then

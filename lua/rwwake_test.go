@@ -285,7 +285,7 @@ func TestRWWakesOldestWriter(t *testing.T) {
 		{"rw.rlock@4", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
 		{"rw.rlock@4", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
 		{"rw.rlock@4", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@4", []any{"r:o", 1000, "g:x", "--"}, "hold must"},
+		{"rw.rlock@4", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
 		{"rw.lock@5", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
 		{"rw.lock@5", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
 		{"rw.lock@5", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},
