@@ -53,7 +53,11 @@ if v[4] and tonumber(v[4]) > now then
   return {0, 0} -- the caller gave up on this attempt and undid it
 end
 -- The token, as in rw.rlock@4.
-local token, fence = now_us, string.format('%d', now_us)
+local micros = time[2]
+if #micros < 6 then
+  micros = string.rep('0', 6 - #micros) .. micros
+end
+local token, fence = now_us, time[1] .. micros
 local last = v[2]
 if last and (#last ~= #fence or last >= fence) then
   token = math.max(now_us, tonumber(last) + 1)
