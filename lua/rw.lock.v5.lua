@@ -77,7 +77,7 @@ end
 
 local waiter_ttl = tonumber(string.sub(spec, 5, 12))
 if not waiter_ttl or (waiter_ttl ~= 0 and (waiter_ttl < 10 or waiter_ttl > 86400000)) or waiter_ttl % 1 ~= 0 then
-  return redis.error_reply('ERR waiter_ttl_ms (in spec) must be 0 or an integer from 10 to 86400000')
+  return redis.error_reply('ERR waiter_ttl_ms must be 0 or an integer from 10 to 86400000 (spec, characters 5 to 12)')
 end
 local q = tonumber(v[3]) or 0
 local client = string.match(spec, '^............([^\t]*)')
