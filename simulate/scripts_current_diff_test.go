@@ -22,7 +22,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@6"), get("sem.forceunlock@1")
 	semRelease := get("sem.release@5")
-	rlock, wlock, rwForce := get("rw.rlock@3"), get("rw.lock@4"), get("rw.forceunlock@1")
+	rlock, wlock, rwForce := get("rw.rlock@4"), get("rw.lock@5"), get("rw.forceunlock@1")
+	runlock, wunlock, rextend, leave := get("rw.runlock@5"), get("rw.unlock@2"), get("rw.rextend@2"), get("rw.leave@4")
 
 	client := redistest.Standalone(t).Client()
 	sim := New()
@@ -34,7 +35,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	inspectKeys := func(n string) []string {
 		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
 	}
-	w := []string{"{w}", "{w}:readers", "{w}:rholds", "{w}:wwait", "{w}:fence", "{w}:permits", "{w}:gone", "{w}:wclients"}
+	w := []string{"{w}"}
 	wForce := []string{"{w}:readers", "{w}:rholds", "{w}:wwait", "{w}:wclients"}
 	type step struct {
 		script *registry.Script // nil: a command, args
@@ -64,14 +65,25 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-2"}},                          // gone exists: the long path
 		{acquire, m, []any{"z", 30000, "1", "", 20000, "0", "cz", "z-3"}},                          // re-entered
 
-		{rlock, w[:7], []any{"r1", 60000, "1", "r1-1"}},
-		{rlock, w[:7], []any{"r2", 60000, "1", "r2-1"}},
-		{wlock, w, []any{"w1", 60000, 20000, "", "w1-1", "cw"}},
+		{rlock, w, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},
+		{rlock, w, []any{"r:r2", 60000, "g:r2-1", "wq--cr\tr2-1\t{}"}},
+		{wlock, w, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}}, // waits behind the readers
+		{rlock, w, []any{"r:r3", 60000, "g:r3-1", "wq--cr\tr3-1\t{}"}},           // waits behind the writer
+		{nil, nil, []any{"HLEN", "{w}"}},
+		{nil, nil, []any{"PTTL", "{w}"}},
 		{inspect, inspectKeys("{w}"), nil},
 		{rwForce, wForce, []any{"{w}:released", "PUBLISH", "{w}:grant:"}},
-		{rwForce, wForce, []any{"{w}:released", "PUBLISH", "{w}:grant:"}},
-		{nil, nil, []any{"EXISTS", "{w}:readers", "{w}:rholds"}},
-		{wlock, w, []any{"w1", 60000, 20000, "", "w1-1", "cw"}},
+		{runlock, w, []any{"r:r1"}},
+		{runlock, w, []any{"r:r2"}}, // the last reader out wakes w1
+		{nil, nil, []any{"HEXISTS", "{w}", "h"}},
+		{wlock, w, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}},
+		{rextend, w, []any{"w1", 30000, "w"}},
+		{nil, nil, []any{"PTTL", "{w}"}},
+		{wunlock, w, []any{"w1"}},
+		{leave, w, []any{"z", "z-1", 60000, "w", "PUBLISH"}},
+		{wlock, w, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}}, // late: takes nothing
+		{rlock, w, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},           // an error
+		{leave, w, []any{"z", "z-2", 60000, "w", "PUB"}},                     // an error
 		{rwForce, wForce, []any{"{w}:released", "PUB", "{w}:grant:"}},
 
 		{semAcquire, s, []any{"alice", 1, 60000, 2, "alice", 20000, "c1", "{s}:grant:", "PUBLISH"}},
