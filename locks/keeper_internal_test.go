@@ -74,8 +74,10 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 				t.Fatal(err)
 			}
 			// The fixture's helpers read the semaphore's queue keys; the
-			// keeper files it under its queue key.
-			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.semWaiters, permits: s.k.permits}
+			// keeper files it under its queue key. permits is the lock
+			// hash, which holds the holders' records: deleting it is a
+			// holder vanishing without a release.
+			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.semWaiters, permits: s.k.lock}
 			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
 		}
 		m, err := c.Mutex("batch")
@@ -265,7 +267,7 @@ func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
 }
 
 // A permit that vanishes without a release (its holder died; here the
-// permits key is deleted) announces nothing: the keeper's next refresh
+// lock hash with its record is deleted) announces nothing: the keeper's next refresh
 // finds the head's permit free and wakes it, long before its own timer (a
 // third of its 60s waiter TTL, on wall time), and the releases then serve
 // the rest.

@@ -525,16 +525,16 @@ type permitHold struct{}
 func (permitHold) kind() string { return "permits" }
 
 func (permitHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.semExtend(ctx, l.s, *l.k, l.owner, l.count, ttl)
+	return l.c.semExtend(ctx, l.s, *l.k, l.owner, ttl)
 }
 
 func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	held, err := l.c.semRelease(ctx, l.s, *l.k, l.owner, l.count, "")
+	held, err := l.c.semRelease(ctx, *l.k, l.owner)
 	if err != nil {
 		return 0, err
 	}
-	if held < int64(l.count) {
-		return outcomeExpired, nil // some permits had expired: the lease was lost
+	if !held {
+		return outcomeExpired, nil // the permits had expired: the lease was lost
 	}
 	return outcomeOK, nil
 }

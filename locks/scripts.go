@@ -9,6 +9,7 @@ package locks
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,7 +27,7 @@ type scriptSet struct {
 	wunlock                                     *registry.Script
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
-	semKeepQueued                               *registry.Script
+	semKeepQueued, semUndo                      *registry.Script
 	inspect, semForceUnlock, rwForceUnlock      *registry.Script
 }
 
@@ -49,8 +50,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
-		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
-		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
+		semAcquire: pick("sem.acquire@7"), semRelease: pick("sem.release@6"), semUndo: pick("sem.undo@1"),
+		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@4"), semKeepQueued: pick("sem.keepqueued@2"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
@@ -64,7 +65,7 @@ func (s *scriptSet) list() []*registry.Script {
 	return []*registry.Script{
 		s.mutexAcquire, s.mutexRelease, s.mutexExtend,
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
-		s.semAcquire, s.semRelease, s.semExtend, s.semLimit, s.semKeepQueued,
+		s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
 		s.inspect, s.semForceUnlock, s.rwForceUnlock,
 	}
@@ -91,11 +92,15 @@ const (
 	outcomeOK        outcome = 1  // released (the lock is free) or extended
 	outcomeStillHeld outcome = 2  // released one reentrant hold; others remain
 	outcomeHandedOn  outcome = 3  // released and handed to the next waiter
+	outcomeRevoked   outcome = -2 // the hold was revoked (a forced unlock with a grace period)
 )
 
 func (o outcome) lostCause() string {
-	if o == outcomeTaken {
+	switch o {
+	case outcomeTaken:
 		return "another owner (or another call of this owner) holds the lock"
+	case outcomeRevoked:
+		return "the hold was revoked by a forced unlock"
 	}
 	return "no one holds the lock (the lease ran out, or an operator or another process released it)"
 }
@@ -312,16 +317,31 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 	return outcome(n), replicated, err
 }
 
-// semAcquire runs sem.acquire@6. The owner token is the Acquire call's own,
-// so it doubles as the attempt id that semRelease records when undoing.
-// waiterTTL 0 does not queue (TryAcquire). On a wait, a.limit is the
-// permit count the server applied, a.position the call's place in the
-// queue (0: not queued) and a.serverUs the server's time then.
-func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
-		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone, k.semQueue, k.semWaiters, k.semOffers},
-		owner, n, s.ttl.Milliseconds(), permits, owner, waiterTTL.Milliseconds(), c.id, k.grantPrefix, c.publish)
-	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
+// semKeys are the KEYS of every sem script: the lock hash, which holds the
+// holders' records (LAYOUT.md), and the queue.
+func semKeys(k keys) []string { return []string{k.lock, k.semQueue, k.semWaiters} }
+
+// semNotify is the notify argument of the sem scripts that serve the queue:
+// how to publish, and the prefix of the queued calls' Client channels.
+func (c *Client) semNotify(k keys) string { return c.publish + " " + k.grantPrefix }
+
+// semAcquire runs sem.acquire@7. The owner token is the Acquire call's own,
+// so it doubles as the attempt id that semUndo records. meta is the
+// holder's metadata (Inspect shows it). waiterTTL 0 does not queue
+// (TryAcquire). On a wait, a.limit is the permit count the server applied,
+// a.position the call's place in the queue (0: not queued) and a.serverUs
+// the server's time then. The script's work does not depend on n.
+func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeys(k),
+		owner, n, s.ttl.Milliseconds(), permits, c.id+"\t"+owner+"\t"+meta,
+		strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.semNotify(k))
+	if err != nil {
+		return attempt{}, false, err
+	}
+	if token, ok := cmd.Val().(int64); ok {
+		return attempt{acquired: true, token: token}, replicated, nil
+	}
+	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, nil)
 	if err == nil && !a.acquired && a.wrongKind == "" {
 		// sem.acquire's reply on a wait is {0, hint, limit, position, server_us}.
 		a.limit, a.position, a.serverUs = a.position, a.serverUs, 0
@@ -332,27 +352,31 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner stri
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@5; it reports how many of the n permits were
-// still held (the others had expired). With an attempt id it undoes an
-// Acquire that gave up: the server records the attempt as given up first
-// and takes the call out of the queue. Either way the freed permits go to
-// the queued calls that now fit: handed over ("grant <token> <owner>
-// <owner>") to those that left an offer, woken otherwise.
-func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int, attempt_ string) (int64, error) {
-	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone, k.limit, k.semQueue, k.semWaiters, k.fence, k.semOffers},
-		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
+// semRelease runs sem.release@6: it reports whether the call's permits were
+// still held (false: they had expired). The freed permits go to the queued
+// calls that now fit, handed over ("grant <token> <owner> <owner>").
+func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, error) {
+	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeys(k), owner, c.semNotify(k)).Int64()
+	return held == 1, err
 }
 
-// semKeepQueued runs sem.keepqueued@1 for this Client's queued Acquire
+// semUndo runs sem.undo@1 for an Acquire call that gave up: the server
+// records the call's attempt (its owner token) as given up first, takes it
+// out of the queue, and gives back permits it may have taken.
+func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
+	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds(), c.semNotify(k)).Err()
+}
+
+// semKeepQueued runs sem.keepqueued@2 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
-	args := make([]any, 0, len(owners)+2)
-	args = append(args, c.publish, k.grantPrefix)
+	args := make([]any, 0, len(owners)+1)
+	args = append(args, c.semNotify(k))
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	reply, err := node.Run(ctx, c.scripts.semKeepQueued, []string{k.permits, k.limit, k.semQueue, k.semWaiters}, args...).Slice()
+	reply, err := node.Run(ctx, c.scripts.semKeepQueued, semKeys(k), args...).Slice()
 	if err != nil {
 		return nil, err
 	}
@@ -366,8 +390,9 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 	return queued, nil
 }
 
-func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.permits}, owner, n, ttl.Milliseconds())
+// semExtend runs sem.extend@2: outcomeOK, outcomeExpired, or outcomeRevoked.
+func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.lock}, owner, ttl.Milliseconds())
 	if err != nil {
 		return 0, false, err
 	}
@@ -376,8 +401,7 @@ func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner strin
 }
 
 func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, []string{k.limit, k.permits, k.semQueue, k.semWaiters},
-		permits, k.channel, c.publish, k.grantPrefix)
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeys(k), permits, c.semNotify(k))
 	if isNil(err) {
 		return nil // no earlier count
 	}

@@ -15,6 +15,7 @@ type Semaphore struct {
 	c       *Client
 	k       keys
 	s       settings
+	meta    string       // the holder's metadata, as Inspect shows it
 	permits atomic.Int64 // the default count the scripts use until SetPermits stored one
 }
 
@@ -36,7 +37,7 @@ func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore
 	if err != nil {
 		return nil, err
 	}
-	sem := &Semaphore{c: c, k: k, s: s}
+	sem := &Semaphore{c: c, k: k, s: s, meta: c.meta(&s)}
 	sem.permits.Store(int64(permits))
 	return sem, nil
 }
@@ -110,7 +111,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	}
 	replicated := true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, n, sem.permits.Load(), waiterTTL)
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL)
 		replicated = ok
 		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {
 			err = fmt.Errorf("asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", n, a.limit, a.limit)
@@ -137,7 +138,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		err = a.refusal(&sem.s, replicated)
 	}
 	if err != nil {
-		sem.undo(ctx, owner, n)
+		sem.undo(ctx, owner)
 		err = wrapCtx(ctx, "locks: semaphore "+sem.k.text, err)
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
@@ -195,10 +196,9 @@ func (sem *Semaphore) wait(ctx context.Context, owner string, n int, channel str
 // it arrives later) and takes back permits the attempt may have taken
 // without the caller learning of it (a timeout). See Client.undo for the
 // retries when the server cannot be reached.
-func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
+func (sem *Semaphore) undo(ctx context.Context, owner string) {
 	sem.c.undo(ctx, &sem.s, func(ctx context.Context) error {
-		_, err := sem.c.semRelease(ctx, &sem.s, sem.k, owner, n, owner)
-		return err
+		return sem.c.semUndo(ctx, &sem.s, sem.k, owner)
 	})
 }
 
