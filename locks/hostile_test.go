@@ -608,15 +608,16 @@ func (h *hostile) gaveUp(t *testing.T, what string, call func(context.Context) e
 	}
 }
 
-// waitQueued waits until a semaphore's queue has a waiter.
+// waitQueued waits until a semaphore's queue (on the first server) has a
+// waiter.
 func (h *hostile) waitQueued(t *testing.T, c *locks.Client, name string) {
 	t.Helper()
 	for range 1000 {
-		info, err := c.Inspect(context.Background(), name)
+		n, err := h.admin[0].ZCard(context.Background(), "{"+name+"}:squeue").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Waiters > 0 {
+		if n > 0 {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -533,8 +533,13 @@ func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !held {
-		return outcomeExpired, nil // the permits had expired: the lease was lost
+	l.mu.Lock()
+	expired := !l.c.clock.Now().Before(l.deadline)
+	l.mu.Unlock()
+	if !held || expired {
+		// The record was gone, or the lease's deadline, which comes before
+		// the record's expiry, had passed: the lease was lost.
+		return outcomeExpired, nil
 	}
 	return outcomeOK, nil
 }

@@ -50,8 +50,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
-		semAcquire: pick("sem.acquire@7"), semRelease: pick("sem.release@6"), semUndo: pick("sem.undo@1"),
-		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@4"), semKeepQueued: pick("sem.keepqueued@2"),
+		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"),
+		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
@@ -317,15 +317,13 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 	return outcome(n), replicated, err
 }
 
-// semKeys are the KEYS of every sem script: the lock hash, which holds the
-// holders' records (LAYOUT.md), and the queue.
-func semKeys(k keys) []string { return []string{k.lock, k.semQueue, k.semWaiters} }
+// semKeys are the KEYS of the sem scripts: the lock hash, which holds the
+// holders' records and the queued calls' entries (LAYOUT.md), and the
+// queue's order. A queued call hears its grant on k.grantPrefix + its
+// Client's id, the channel the scripts name after the lock hash.
+func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 
-// semNotify is the notify argument of the sem scripts that serve the queue:
-// how to publish, and the prefix of the queued calls' Client channels.
-func (c *Client) semNotify(k keys) string { return c.publish + " " + k.grantPrefix }
-
-// semAcquire runs sem.acquire@7. The owner token is the Acquire call's own,
+// semAcquire runs sem.acquire@8. The owner token is the Acquire call's own,
 // so it doubles as the attempt id that semUndo records. meta is the
 // holder's metadata (Inspect shows it). waiterTTL 0 does not queue
 // (TryAcquire). On a wait, a.limit is the permit count the server applied,
@@ -334,7 +332,7 @@ func (c *Client) semNotify(k keys) string { return c.publish + " " + k.grantPref
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeys(k),
 		owner, n, s.ttl.Milliseconds(), permits, c.id+"\t"+owner+"\t"+meta,
-		strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.semNotify(k))
+		strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.publish)
 	if err != nil {
 		return attempt{}, false, err
 	}
@@ -352,27 +350,27 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@6: it reports whether the call's permits were
-// still held (false: they had expired). The freed permits go to the queued
-// calls that now fit, handed over ("grant <token> <owner> <owner>").
+// semRelease runs sem.release@7: it reports whether the call's record was
+// still there (whether its time had passed, the lease's own deadline
+// tells). The freed permits go to the queued calls that now fit, handed
+// over ("grant <token> <owner> <owner>").
 func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, error) {
-	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeys(k), owner, c.semNotify(k)).Int64()
+	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeys(k), owner).Int64()
 	return held == 1, err
 }
 
-// semUndo runs sem.undo@1 for an Acquire call that gave up: the server
+// semUndo runs sem.undo@2 for an Acquire call that gave up: the server
 // records the call's attempt (its owner token) as given up first, takes it
 // out of the queue, and gives back permits it may have taken.
 func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
-	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds(), c.semNotify(k)).Err()
+	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds()).Err()
 }
 
-// semKeepQueued runs sem.keepqueued@2 for this Client's queued Acquire
+// semKeepQueued runs sem.keepqueued@3 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
-	args := make([]any, 0, len(owners)+1)
-	args = append(args, c.semNotify(k))
+	args := make([]any, 0, len(owners))
 	for _, o := range owners {
 		args = append(args, o)
 	}
@@ -401,7 +399,7 @@ func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner strin
 }
 
 func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeys(k), permits, c.semNotify(k))
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeys(k), permits)
 	if isNil(err) {
 		return nil // no earlier count
 	}

@@ -14,7 +14,7 @@ import (
 // semKeys are the KEYS of every sem script for the semaphore tagged tag:
 // the lock hash and the queue.
 func semKeys(tag string) []string {
-	return []string{"{" + tag + "}", "{" + tag + "}:squeue", "{" + tag + "}:swaiters"}
+	return []string{"{" + tag + "}", "{" + tag + "}:squeue"}
 }
 
 // semCalls runs the semaphore scripts the client runs on the semaphore
@@ -29,24 +29,22 @@ type semCalls struct {
 
 func (s semCalls) keys() []string { return semKeys(s.tag) }
 
-func (s semCalls) notify() string { return "PUBLISH {" + s.tag + "}:grant:" }
-
 // acquire asks for n permits as owner on client, queueing for waiterTTL
 // ms (0: TryAcquire).
 func (s semCalls) acquire(owner string, n int64, waiterTTL int, client string) []any {
 	s.t.Helper()
-	return s.run("sem.acquire@7", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
-		fmt.Sprintf("%d %s", waiterTTL, s.notify()))
+	return s.run("sem.acquire@8", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
+		fmt.Sprintf("%d PUBLISH", waiterTTL))
 }
 
 func (s semCalls) release(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.release@6", s.keys(), owner, s.notify())[0].(int64)
+	return s.run("sem.release@7", s.keys(), owner)[0].(int64)
 }
 
 func (s semCalls) undo(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.undo@1", s.keys(), owner, 60000, s.notify())[0].(int64)
+	return s.run("sem.undo@2", s.keys(), owner, 60000)[0].(int64)
 }
 
 func (s semCalls) extend(owner string, ttl int64) int64 {
@@ -80,15 +78,14 @@ func TestSemaphoreQueue(t *testing.T) {
 	if got := s.acquire("bob", 2, 5000, "c2"); got[0] != int64(0) || got[2] != int64(2) || got[3] != int64(1) {
 		t.Fatalf("bob asking for 2 with 1 free = %v, want {0, hint, 2, 1, now}: queued first", got)
 	}
-	entry := rc.HGet(ctx, "{q}:swaiters", "bob").Val()
-	if head, tail, _ := strings.Cut(entry, "\t"); len(strings.Fields(head)) != 5 || strings.Fields(head)[1] != "5000" ||
-		strings.Fields(head)[2] != "2" || strings.Fields(head)[3] != "60000" || strings.Fields(head)[4] != "2" || tail != "c2\tbob\t{\"label\":\"bob\"}" {
-		t.Fatalf("bob's entry %q, want \"<deadline> 5000 2 60000 2\\tc2\\tbob\\t<meta>\"", entry)
+	entry := rc.HGet(ctx, "{q}", "w:bob").Val()
+	if head, tail, _ := strings.Cut(entry, "\t"); len(strings.Fields(head)) != 6 || strings.Fields(head)[1] != "5000" ||
+		strings.Fields(head)[2] != "2" || strings.Fields(head)[3] != "60000" || strings.Fields(head)[4] != "2" ||
+		strings.Fields(head)[5] != "PUBLISH" || tail != "c2\tbob\t{\"label\":\"bob\"}" {
+		t.Fatalf("bob's entry %q, want \"<deadline> 5000 2 60000 2 PUBLISH\\tc2\\tbob\\t<meta>\"", entry)
 	}
-	for _, key := range keys[1:] {
-		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 0 || ttl > 5*time.Second {
-			t.Fatalf("%s PTTL %v, want at most the waiter TTL", key, ttl)
-		}
+	if ttl := rc.PTTL(ctx, "{q}:squeue").Val(); ttl <= 0 || ttl > 5*time.Second {
+		t.Fatalf("queue PTTL %v, want at most the waiter TTL", ttl)
 	}
 	if q := rc.HGet(ctx, "{q}", "q").Val(); q == "" {
 		t.Fatal("no q in the lock hash with a waiter queued")
@@ -99,7 +96,7 @@ func TestSemaphoreQueue(t *testing.T) {
 	if got := s.acquire("dave", 1, 5000, "c3"); got[0] != int64(0) || got[3] != int64(2) {
 		t.Fatalf("dave = %v, want {0, hint, 2, 2}: queued behind bob", got)
 	}
-	if got := s.run("sem.keepqueued@2", keys, s.notify(), "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
+	if got := s.run("sem.keepqueued@3", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, want {1, 0}", got)
 	}
 	quiet()
@@ -118,8 +115,8 @@ func TestSemaphoreQueue(t *testing.T) {
 	}
 	s.release("dave")
 	quiet()
-	if n := rc.Exists(ctx, keys[1], keys[2]).Val(); n != 0 {
-		t.Fatalf("%d queue keys left with no waiter", n)
+	if n := rc.Exists(ctx, keys[1]).Val(); n != 0 {
+		t.Fatal("the queue is left with no waiter")
 	}
 	if fields := rc.HKeys(ctx, "{q}").Val(); len(fields) != 1 || fields[0] != "f" {
 		t.Fatalf("the lock hash after the last release has %v, want only f (the last token)", fields)
@@ -131,20 +128,17 @@ func TestSemaphoreQueue(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"sem.acquire@7", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "count must be"},
-		{"sem.acquire@7", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "count must be"},
-		{"sem.acquire@7", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "count must be"},
-		{"sem.acquire@7", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "ttl_ms must be"},
-		{"sem.acquire@7", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "ttl_ms must be"},
-		{"sem.acquire@7", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "default_limit must be"},
-		{"sem.acquire@7", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH {q}:grant:"}, "default_limit must be"},
+		{"sem.acquire@8", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
 		{"sem.extend@2", keys[:1], []any{"o", 604800001}, "ttl_ms must be"},
-		{"sem.undo@1", keys, []any{"o", 0, "PUBLISH {q}:grant:"}, "gone_ttl_ms must be"},
-		{"sem.undo@1", keys, []any{"o", 60000, "PUB {q}:grant:"}, "publish must be"},
-		{"sem.setlimit@4", keys, []any{0, "PUBLISH {q}:grant:"}, "limit must be"},
-		{"sem.setlimit@4", keys, []any{int64(1)<<53 + 2, "PUBLISH {q}:grant:"}, "limit must be"},
-		{"sem.setlimit@4", keys, []any{3, "PUB {q}:grant:"}, "publish must be"},
-		{"sem.keepqueued@2", keys, []any{"PUB {q}:grant:"}, "publish must be"},
+		{"sem.undo@2", keys, []any{"o", 0}, "gone_ttl_ms must be"},
+		{"sem.setlimit@5", keys, []any{0}, "limit must be"},
+		{"sem.setlimit@5", keys, []any{int64(1)<<53 + 2}, "limit must be"},
 	} {
 		if _, err := s.call(tc.id, tc.keys, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%v = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
@@ -154,12 +148,12 @@ func TestSemaphoreQueue(t *testing.T) {
 	// a call that does not take its permits at once.
 	s.acquire("erin", 2, 5000, "c1")
 	for _, tc := range []struct{ wait, want string }{
-		{"86400001 PUBLISH {q}:grant:", "waiter_ttl_ms must be"},
-		{"-1 PUBLISH {q}:grant:", "waiter_ttl_ms must be"},
-		{"5000 PUB {q}:grant:", "publish must be"},
+		{"86400001 PUBLISH", "waiter_ttl_ms must be"},
+		{"-1 PUBLISH", "waiter_ttl_ms must be"},
+		{"5000 PUB", "publish must be"},
 	} {
-		if _, err := s.call("sem.acquire@7", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("sem.acquire@7 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
+		if _, err := s.call("sem.acquire@8", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sem.acquire@8 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
 		}
 	}
 }

@@ -20,9 +20,9 @@ import (
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
-	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@7"), get("sem.forceunlock@1")
-	semRelease, semUndo, semExtend := get("sem.release@6"), get("sem.undo@1"), get("sem.extend@2")
-	semLimit, semKeep := get("sem.setlimit@4"), get("sem.keepqueued@2")
+	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@8"), get("sem.forceunlock@1")
+	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
+	semLimit, semKeep := get("sem.setlimit@5"), get("sem.keepqueued@3")
 	rlock, wlock, rwForce := get("rw.rlock@3"), get("rw.lock@4"), get("rw.forceunlock@1")
 
 	client := redistest.Standalone(t).Client()
@@ -30,9 +30,9 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
 	mRelease := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:gone"}
-	s := []string{"{s}", "{s}:squeue", "{s}:swaiters"}
+	s := []string{"{s}", "{s}:squeue"}
 	holder := func(client, owner string) string { return client + "\t" + owner + "\t{\"pid\":1}" }
-	const wait, notify = "20000 PUBLISH {s}:grant:", "PUBLISH {s}:grant:"
+	const wait = "20000 PUBLISH"
 	inspectKeys := func(n string) []string {
 		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
 	}
@@ -79,22 +79,22 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{semAcquire, s, []any{"alice", 1, 60000, 2, holder("c1", "alice"), wait}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}},
 		{inspect, inspectKeys("{s}"), nil},
-		{nil, nil, []any{"HGETALL", "{s}:swaiters"}},
-		{semKeep, s, []any{notify, "bob", "nobody"}},
-		{semRelease, s, []any{"alice", notify}}, // hands bob both permits
-		{nil, nil, []any{"EXISTS", "{s}:squeue", "{s}:swaiters"}},
+		{nil, nil, []any{"HGET", "{s}", "w:bob"}},
+		{semKeep, s, []any{"bob", "nobody"}},
+		{semRelease, s, []any{"alice"}}, // hands bob both permits
+		{nil, nil, []any{"EXISTS", "{s}:squeue"}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}}, // claims them
 		{semExtend, s[:1], []any{"bob", 30000}},
 		// carol queues behind bob; bob's release hands her the permit.
 		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}},
-		{nil, nil, []any{"PTTL", "{s}:swaiters"}},
-		{semLimit, s, []any{3, notify}}, // a third permit: carol's
+		{nil, nil, []any{"PTTL", "{s}:squeue"}},
+		{semLimit, s, []any{3}}, // a third permit: carol's
 		{nil, nil, []any{"PTTL", "{s}"}},
-		{semRelease, s, []any{"bob", notify}},
+		{semRelease, s, []any{"bob"}},
 		{semExtend, s[:1], []any{"bob", 30000}},                                   // released: -1
 		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}}, // claims it
-		{semRelease, s, []any{"carol", notify}},
-		{semUndo, s, []any{"dave", 60000, notify}},                              // dave gives up
+		{semRelease, s, []any{"carol"}},
+		{semUndo, s, []any{"dave", 60000}},                                      // dave gives up
 		{semAcquire, s, []any{"dave", 1, 60000, 2, holder("c4", "dave"), wait}}, // late: takes nothing
 		{semAcquire, s, []any{"x", 0, 60000, 2, holder("c4", "x"), wait}},       // an error
 		{nil, nil, []any{"HKEYS", "{s}"}},

@@ -1,49 +1,54 @@
 -- name: sem.acquire
--- version: 7
+-- version: 8
 -- description: Take count permits of a semaphore when they are free and no earlier live waiter is owed them, or claim the permits a release handed to this call; otherwise queue the call, first come first served.
--- keys: lock queue waiters
+-- keys: lock queue
 -- args: owner count ttl_ms default_limit holder wait
 -- returns: fence_token (an integer) when the caller holds the permits; {0, wait_hint_ms, limit, position, server_time_us} when it must wait (position 0: not queued); {0, 0, 0} when the caller gave up on this attempt; {-1, kind} when another kind of lock holds the name
 --
 -- The semaphore lives in the lock hash (LAYOUT.md), one record per holder:
---   h         = semaphore \t until_ms \t p \t used \t fresh_until_ms
+--   h         = semaphore \t until_ms \t p \t fresh_until_ms \t used
 --   p:<owner> = expiry_ms \t state \t count \t client \t attempt \t meta
 -- used is the sum of the counts of the p: records present in the hash,
 -- fresh_until_ms a time before which none of them expires (so until then
--- used counts live permits only); state is h (held), g (handed over by a
--- release, not claimed yet) or x (revoked). f is the last fencing token,
--- q the time until which a waiter may be queued, l the stored limit
--- (SetPermits; default_limit until one is stored), g:<attempt> a given-up
--- attempt. An Acquire call's owner token is also its attempt id.
+-- used counts live permits only); the last one out drops h. state is h
+-- (held), g (handed over by a release, not claimed yet) or x (revoked). f
+-- is the last fencing token, q the time until which a waiter may be
+-- queued, l the stored limit (SetPermits; default_limit until one is
+-- stored), g:<attempt> a given-up attempt. An Acquire call's owner token
+-- is also its attempt id.
 --
 -- holder is the record's tail, "client \t owner \t meta"; wait is
--- "waiter_ttl_ms publish grant_prefix", read only off the fast path
--- (waiter_ttl_ms 0: do not queue, TryAcquire).
+-- "waiter_ttl_ms publish" (PUBLISH, or SPUBLISH on a cluster), read only
+-- off the fast path (waiter_ttl_ms 0: do not queue, TryAcquire). A queued
+-- call hears its grant on the channel <lock>:grant:<client>.
 --
--- Cost: the fast path (nothing queued, no record of this call, the cached
--- count fresh and the permits free) is one HMGET, TIME, one HSET, PTTL and
--- at most one PEXPIRE, whatever count is. Otherwise the script walks the
--- head of the queue (proportional to the waiters it serves or drops, and
--- to the waiters ahead of the caller) and, when the cached count may be
--- stale, recounts the p: records (proportional to the fields of the hash:
--- the holders and the given-up attempts), dropping those that expired.
+-- Cost: the fast path (no holder and no waiter, or a fresh cached count
+-- and no waiter, and the permits free) is one HMGET, TIME, one HSET, at
+-- most a PTTL and, about once per TTL, a PEXPIRE (the hash is kept a TTL
+-- longer than the hold needs, so that back-to-back acquisitions skip it),
+-- whatever count is. Otherwise the script walks the head of the queue
+-- (proportional to the waiters it serves or drops, and to the waiters
+-- ahead of the caller) and, when the cached count may be stale, recounts
+-- the p: records (proportional to the fields of the hash: the holders and
+-- the given-up attempts), dropping those that expired.
 --
--- The queue is queue (a sorted set of owners by arrival) and waiters
--- (owner -> "deadline_ms waiter_ttl_ms count ttl_ms default_limit \t
--- holder"). Before a caller takes permits, the live waiters at the head
+-- The queue is queue (a sorted set of owners by arrival) and the entries
+-- w:<owner> = "deadline_ms waiter_ttl_ms count ttl_ms default_limit publish
+-- \t holder" in the lock hash. Before a caller takes permits, the live waiters at the head
 -- that fit are served (a release would have served them already unless
 -- permits came back by expiry): each gets a g record of min(its TTL, its
--- waiter TTL), a fencing token, and "grant <token> <owner> <owner>" on
--- grant_prefix .. its client. The caller itself, reached in the queue,
--- takes its permits for a full lease. A waiter that asks for more than
--- its limit is woken ("wake <owner>") to give up and holds no one back; a
--- waiter whose deadline passed is dropped. A caller takes its permits only
--- when no live waiter that fits its limit is left ahead of it. The reply
--- on a wait ends with the server's time, so that the waiter tells a grant
--- made after it (a larger token) from an older one.
+-- waiter TTL), a fencing token, and "grant <token> <owner> <owner>" on its
+-- client's channel. The caller itself, reached in the queue, takes its
+-- permits for a full lease, and the serving goes on behind it. A waiter
+-- that asks for more than its limit is woken ("wake <owner>") to give up
+-- and holds no one back; a waiter whose deadline passed is dropped. A
+-- caller takes its permits only when no live waiter that fits its limit is
+-- left ahead of it. The reply on a wait ends with the server's time, so
+-- that the waiter tells a grant made after it (a larger token) from an
+-- older one.
 
-local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
-local owner, count, ttl, default_limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local lock, queue = KEYS[1], KEYS[2]
+local owner, count, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local holder = ARGV[5]
 local max_count = 9007199254740992 -- 2^53: every count and sum stays an exact integer
 if not count or count < 1 or count > max_count or count % 1 ~= 0 then
@@ -52,18 +57,42 @@ end
 if not ttl or ttl < 1 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer in 1..604800000')
 end
-if not default_limit or default_limit < 1 or default_limit > max_count or default_limit % 1 ~= 0 then
-  return redis.error_reply('ERR default_limit must be an integer in 1..9007199254740992')
-end
 
 local mine = 'p:' .. owner
 local got = redis.call('HMGET', lock, 'h', 'f', 'q', 'l', mine, 'g:' .. owner)
-local h, rec, stored = got[1], got[5], tonumber(got[4])
+local h, rec, stored = got[1], got[5], got[4]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
-local now = math.floor(now_us / 1000)
+local now = (now_us - now_us % 1000) / 1000
 if got[6] and tonumber(got[6]) > now then
   return {0, 0, 0} -- the caller gave up on this attempt and undid it
+end
+local limit = tonumber(stored)
+if not limit then
+  limit = tonumber(ARGV[4])
+  if not limit or limit < 1 or limit > max_count or limit % 1 ~= 0 then
+    return redis.error_reply('ERR default_limit must be an integer in 1..9007199254740992')
+  end
+end
+
+if not h and not got[3] and not rec and count <= limit then
+  -- The fast path: no holder, no waiter. The token is the server's time
+  -- unless the last one is as large (compared as decimal strings).
+  local token, token_s, last_s = now_us, string.format('%d', now_us), got[2]
+  if last_s and (#last_s > #token_s or (#last_s == #token_s and last_s >= token_s)) then
+    token = tonumber(last_s) + 1
+    token_s = string.format('%d', token)
+  end
+  local e, c = string.format('%d', now + ttl), '1'
+  if count ~= 1 then
+    c = string.format('%d', count)
+  end
+  redis.call('HSET', lock, 'h', 'semaphore\t' .. e .. '\tp\t' .. e .. '\t' .. c, 'f', token_s,
+    mine, e .. '\th\t' .. c .. '\t' .. holder)
+  if not stored and redis.call('PTTL', lock) < ttl then
+    redis.call('PEXPIRE', lock, ttl + ttl) -- a stored limit keeps the hash for good
+  end
+  return token
 end
 
 local hold_until, used, fresh = 0, 0, nil
@@ -74,32 +103,31 @@ if h then
       return {-1, kind or h}
     end
   else
-    local u, e = string.match(rest, '^\tp\t(%d+)\t(%d+)$')
-    hold_until, used, fresh = tonumber(other_until), tonumber(u) or 0, tonumber(e) or 0
+    local e, u = string.match(rest, '^\tp\t(%d+)\t(%d+)$')
+    hold_until, fresh, used = tonumber(other_until), tonumber(e) or 0, tonumber(u) or 0
   end
 end
-local limit = stored or default_limit
 local queued = got[3] and tonumber(got[3]) > now
 local last = tonumber(got[2]) or 0
 
 if not rec and not queued and (not fresh or now < fresh) and count <= limit - used then
-  -- The fast path: free permits, no one queued, the count fresh.
+  -- Other holders, no waiter, the cached count fresh: take the permits.
   local token = math.max(now_us, last + 1)
   local expiry = now + ttl
+  local longer = expiry > hold_until
   hold_until = math.max(hold_until, expiry)
   redis.call('HSET', lock,
-    'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used + count, math.min(fresh or expiry, expiry)),
+    'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, math.min(fresh or expiry, expiry), used + count),
     'f', string.format('%d', token), mine, string.format('%d\th\t%d\t', expiry, count) .. holder)
-  if not stored then -- a stored limit keeps the hash for good
-    local need = hold_until - now
-    if redis.call('PTTL', lock) < need then
-      redis.call('PEXPIRE', lock, need)
-    end
+  -- The hash lives at least until h's until_ms already: only a later one
+  -- may need a longer life.
+  if longer and not stored and redis.call('PTTL', lock) < ttl then
+    redis.call('PEXPIRE', lock, ttl + ttl)
   end
   return token
 end
 
-local waiter_ttl, publish, grant_prefix = string.match(ARGV[6], '^(%d+) (%S+) (.*)$')
+local waiter_ttl, publish = string.match(ARGV[6], '^(%d+) (%u+)$')
 waiter_ttl = tonumber(waiter_ttl)
 if not waiter_ttl or waiter_ttl > 86400000 then
   return redis.error_reply('ERR waiter_ttl_ms must be an integer in 0..86400000')
@@ -125,8 +153,8 @@ local function draw_token()
 end
 
 -- recount sums the p: records that are live now and drops the others (and
--- the given-up attempts whose time passed): proportional to the fields of
--- the hash.
+-- the given-up attempts and waiter entries whose time passed):
+-- proportional to the fields of the hash.
 local function recount()
   local all = redis.call('HGETALL', lock)
   local dead = {}
@@ -143,8 +171,9 @@ local function recount()
       else
         dead[#dead + 1] = field
       end
-    elseif prefix == 'g:' and (tonumber(value) or 0) <= now then
-      dead[#dead + 1] = field
+    elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
+      or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
+      dead[#dead + 1] = field -- a given-up attempt or a waiter whose time passed
     end
   end
   for i = 1, #dead, 1000 do
@@ -166,10 +195,10 @@ if rec then
     local renewed = now + ttl
     hold(renewed)
     local token = draw_token()
-    redis.call('HSET', lock, 'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used, fresh),
+    redis.call('HSET', lock, 'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used),
       'f', string.format('%d', token), mine, string.format('%d\th\t%s\t', renewed, n) .. holder)
     if not stored and redis.call('PTTL', lock) < hold_until - now then
-      redis.call('PEXPIRE', lock, hold_until - now)
+      redis.call('PEXPIRE', lock, hold_until - now + ttl)
     end
     return token
   end
@@ -189,25 +218,26 @@ end
 -- this call, which holds its permits until its expiry.
 
 -- live returns the waiter at index i of the queue as who, count, its
--- limit, waiter TTL, TTL and holder tail, dropping the entries before it
--- whose deadline passed; nil at the end of the queue.
+-- limit, waiter TTL, TTL, publish and holder tail, dropping the entries
+-- before it whose deadline passed; nil at the end of the queue.
 local function live(i)
   while true do
     local who = redis.call('ZRANGE', queue, i, i)[1]
     if not who then
       return nil
     end
-    local entry = redis.call('HGET', waiters, who)
-    local deadline, its_waiter_ttl, n, its_ttl, its_limit, tail
+    local entry = redis.call('HGET', lock, 'w:' .. who)
+    local deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail
     if entry then
-      deadline, its_waiter_ttl, n, its_ttl, its_limit, tail =
-        string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+)\t(.*)$')
+      deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail =
+        string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%u+)\t(.*)$')
     end
     if deadline and tonumber(deadline) > now then
-      return who, tonumber(n), stored or tonumber(its_limit), tonumber(its_waiter_ttl), tonumber(its_ttl), tail
+      return who, tonumber(n), tonumber(stored) or tonumber(its_limit), tonumber(its_waiter_ttl), tonumber(its_ttl),
+        its_publish, tail
     end
     redis.call('ZREM', queue, who)
-    redis.call('HDEL', waiters, who)
+    redis.call('HDEL', lock, 'w:' .. who)
     queue_changed = true
   end
 end
@@ -218,14 +248,13 @@ end
 local blocked, mine_served, i = false, false, 0
 if queued and not rec then
   while true do
-    local who, n, its_limit, its_waiter_ttl, its_ttl, tail = live(i)
+    local who, n, its_limit, its_waiter_ttl, its_ttl, its_publish, tail = live(i)
     if not who then
       break
     end
     if n > its_limit then
       -- It can never be served: woken, it gives up.
-      local client = string.match(tail, '^([^\t]*)')
-      redis.call(publish, grant_prefix .. client, 'wake ' .. who)
+      redis.call(its_publish, lock .. ':grant:' .. string.match(tail, '^([^\t]*)'), 'wake ' .. who)
       i = i + 1
     elseif n > its_limit - used then
       blocked = true
@@ -236,7 +265,7 @@ if queued and not rec then
       mine_served = true
       used = used + count
       redis.call('ZREM', queue, who)
-      redis.call('HDEL', waiters, who)
+      redis.call('HDEL', lock, 'w:' .. who)
       queue_changed = true
     else
       local expiry = now + math.min(its_ttl, its_waiter_ttl)
@@ -245,10 +274,10 @@ if queued and not rec then
       local token = draw_token()
       put('p:' .. who, string.format('%d\tg\t%d\t', expiry, n) .. tail)
       redis.call('ZREM', queue, who)
-      redis.call('HDEL', waiters, who)
+      redis.call('HDEL', lock, 'w:' .. who)
       queue_changed = true
-      local client = string.match(tail, '^([^\t]*)')
-      redis.call(publish, grant_prefix .. client, string.format('grant %d ', token) .. who .. ' ' .. who)
+      redis.call(its_publish, lock .. ':grant:' .. string.match(tail, '^([^\t]*)'),
+        string.format('grant %d ', token) .. who .. ' ' .. who)
     end
   end
 end
@@ -260,7 +289,7 @@ local function commit(extra)
     return
   end
   if used > 0 then
-    put('h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used, fresh))
+    put('h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used))
   elseif h and string.sub(h, 1, 10) == 'semaphore\t' then
     redis.call('HDEL', lock, 'h')
   end
@@ -272,7 +301,7 @@ local function commit(extra)
   end
   local need = math.max(hold_until - now, extra or 0)
   if not stored and need > 0 and redis.call('PTTL', lock) < need then
-    redis.call('PEXPIRE', lock, need)
+    redis.call('PEXPIRE', lock, need + ttl)
   end
 end
 
@@ -314,18 +343,17 @@ if not redis.call('ZSCORE', queue, owner) then
   end
   redis.call('ZADD', queue, seq, owner)
 end
-redis.call('HSET', waiters, owner,
-  string.format('%d %d %d %d %d\t', now + waiter_ttl, waiter_ttl, count, ttl, default_limit) .. holder)
-for _, key in ipairs({queue, waiters}) do
-  if redis.call('PTTL', key) < waiter_ttl then
-    redis.call('PEXPIRE', key, waiter_ttl)
-  end
+if redis.call('PTTL', queue) < waiter_ttl then
+  redis.call('PEXPIRE', queue, waiter_ttl)
 end
+local entry = string.format('%d %d %d %d %d %s\t', now + waiter_ttl, waiter_ttl, count, ttl, limit, publish) .. holder
 if not queued or tonumber(got[3]) < now + waiter_ttl then
-  redis.call('HSET', lock, 'q', string.format('%d', now + waiter_ttl))
+  redis.call('HSET', lock, 'w:' .. owner, entry, 'q', string.format('%d', now + waiter_ttl))
   if not stored and redis.call('PTTL', lock) < waiter_ttl then
     redis.call('PEXPIRE', lock, waiter_ttl)
   end
+else
+  redis.call('HSET', lock, 'w:' .. owner, entry)
 end
 
 -- The head also looks again when the first permit may run out (a holder

@@ -1,20 +1,20 @@
 -- name: sem.keepqueued
--- version: 2
+-- version: 3
 -- description: Keep one client's queued Acquire calls of a semaphore in its queue with a single call, and hand the permits that came back to the queued calls that now fit.
--- keys: lock queue waiters
--- args: notify owners...
+-- keys: lock queue
+-- args: owners...
 -- returns: {queued_1, queued_2, ...}: 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it took its permits, gave up, or was dropped as dead)
 --
--- sem.acquire@7 queues a call with a deadline of its waiter TTL; a Client
+-- sem.acquire@8 queues a call with a deadline of its waiter TTL; a Client
 -- refreshes the deadlines of all its queued calls of one semaphore with
 -- this script, so the script runs grow with the clients, not with the
--- waiters. Only the deadline of an entry changes, to the server's time
--- plus the entry's own waiter TTL; the queue keys, and q in the lock hash,
--- live at least that long. An owner without an entry is not queued again:
+-- waiters. Only the deadline of an entry (w:<owner> in the lock hash)
+-- changes, to the server's time plus the entry's own waiter TTL; the queue,
+-- and q and the lock hash, live at least that long. An owner without an entry is not queued again:
 -- only sem.acquire queues.
 --
--- The refresh also serves the head of the queue as sem.release@6 does
--- (notify is "publish grant_prefix"): no release comes when holders died
+-- The refresh also serves the head of the queue as sem.release@7 does:
+-- no release comes when holders died
 -- (their records run out) or when a call handed permits died before its
 -- confirmation, so their permits reach the waiters here, within a third of
 -- a waiter TTL.
@@ -23,12 +23,11 @@
 -- dropped, plus a recount of the lock hash's fields when the cached count
 -- of permits in use may be stale.
 
-local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
-local publish, grant_prefix = string.match(ARGV[1], '^(%S+) (.*)$')
-if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
-  return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
+local lock, queue = KEYS[1], KEYS[2]
+local owners = {}
+for i, owner in ipairs(ARGV) do
+  owners[i] = 'w:' .. owner
 end
-local owners = {unpack(ARGV, 2)}
 
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
@@ -38,16 +37,16 @@ local h, stored = got[1], tonumber(got[4])
 
 local reply = {}
 if #owners > 0 then
-  local entries = redis.call('HMGET', waiters, unpack(owners))
+  local entries = redis.call('HMGET', lock, unpack(owners))
   local fresh_entries, longest = {}, 0
-  for i, owner in ipairs(owners) do
+  for i, field in ipairs(owners) do
     reply[i] = 0
     local entry = entries[i]
     if entry then
       -- kept is the entry after its deadline, starting with the waiter TTL
       local kept, waiter_ttl = string.match(entry, '^%d+ ((%d+) .*)$')
       if kept then
-        fresh_entries[#fresh_entries + 1] = owner
+        fresh_entries[#fresh_entries + 1] = field
         fresh_entries[#fresh_entries + 1] = string.format('%d', now + tonumber(waiter_ttl)) .. ' ' .. kept
         longest = math.max(longest, tonumber(waiter_ttl))
         reply[i] = 1
@@ -55,38 +54,40 @@ if #owners > 0 then
     end
   end
   if #fresh_entries > 0 then
-    redis.call('HSET', waiters, unpack(fresh_entries))
-    for _, key in ipairs({queue, waiters}) do
-      if redis.call('PTTL', key) < longest then
-        redis.call('PEXPIRE', key, longest)
-      end
-    end
     if not (got[2] and tonumber(got[2]) >= now + longest) then
-      redis.call('HSET', lock, 'q', string.format('%d', now + longest))
-      if not stored and redis.call('PTTL', lock) < longest then
-        redis.call('PEXPIRE', lock, longest)
-      end
+      fresh_entries[#fresh_entries + 1] = 'q'
+      fresh_entries[#fresh_entries + 1] = string.format('%d', now + longest)
+    end
+    redis.call('HSET', lock, unpack(fresh_entries))
+    if redis.call('PTTL', queue) < longest then
+      redis.call('PEXPIRE', queue, longest)
+    end
+    if not stored and redis.call('PTTL', lock) < longest then
+      redis.call('PEXPIRE', lock, longest)
     end
   end
 end
 
+-- ours: h is this semaphore's; another kind of lock that holds the name
+-- keeps its queue to itself.
 local ours, hold_until, used, fresh = false, 0, 0, nil
 if h then
   local u, e
-  hold_until, u, e = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
+  hold_until, e, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
   if hold_until then
     ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
   elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
-    return reply -- another kind of lock holds the name: its queue is not ours to serve
+    return reply
   else
     hold_until = 0
   end
 end
 local last = tonumber(got[3]) or 0
+stored = tonumber(stored)
 
 -- recount sums the p: records that are live now and drops the others (and
--- the given-up attempts whose time passed): proportional to the fields of
--- the hash.
+-- the given-up attempts and waiter entries whose time passed):
+-- proportional to the fields of the hash.
 local function recount()
   local all = redis.call('HGETALL', lock)
   local dead = {}
@@ -103,8 +104,9 @@ local function recount()
       else
         dead[#dead + 1] = field
       end
-    elseif prefix == 'g:' and (tonumber(value) or 0) <= now then
-      dead[#dead + 1] = field
+    elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
+      or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
+      dead[#dead + 1] = field -- a given-up attempt or a waiter whose time passed
     end
   end
   for i = 1, #dead, 1000 do
@@ -118,10 +120,11 @@ while true do
   if not who then
     break
   end
-  local entry = redis.call('HGET', waiters, who)
-  local deadline, its_waiter_ttl, n, its_ttl, its_limit, tail
+  local entry = redis.call('HGET', lock, 'w:' .. who)
+  local deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail
   if entry then
-    deadline, its_waiter_ttl, n, its_ttl, its_limit, tail = string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+)\t(.*)$')
+    deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail =
+      string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%u+)\t(.*)$')
   end
   if deadline and tonumber(deadline) > now then
     n, its_limit = tonumber(n), stored or tonumber(its_limit)
@@ -130,10 +133,10 @@ while true do
       recount()
       recounted = true
     end
-    local client = string.match(tail, '^([^\t]*)')
+    local channel = lock .. ':grant:' .. string.match(tail, '^([^\t]*)')
     if n > its_limit then
       -- It can never be served: woken, it gives up.
-      redis.call(publish, grant_prefix .. client, 'wake ' .. who)
+      redis.call(its_publish, channel, 'wake ' .. who)
       i = i + 1
     elseif n > its_limit - used then
       break
@@ -146,19 +149,19 @@ while true do
       fields[#fields + 1] = string.format('%d\tg\t%d\t', expiry, n) .. tail
       granted = true
       redis.call('ZREM', queue, who)
-      redis.call('HDEL', waiters, who)
-      redis.call(publish, grant_prefix .. client, string.format('grant %d ', last) .. who .. ' ' .. who)
+      redis.call('HDEL', lock, 'w:' .. who)
+      redis.call(its_publish, channel, string.format('grant %d ', last) .. who .. ' ' .. who)
     end
   else
     redis.call('ZREM', queue, who)
-    redis.call('HDEL', waiters, who)
+    redis.call('HDEL', lock, 'w:' .. who)
   end
 end
 
 if granted or recounted then
   if used > 0 then
     fields[#fields + 1] = 'h'
-    fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used, fresh)
+    fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used)
   elseif ours then
     redis.call('HDEL', lock, 'h')
   end

@@ -1,39 +1,31 @@
 -- name: sem.undo
--- version: 1
+-- version: 2
 -- description: Undo an Acquire call that gave up: refuse its attempt from now on, take it out of the queue, give back permits it may have taken, and hand them to the queued calls that now fit.
--- keys: lock queue waiters
--- args: owner gone_ttl_ms notify
--- returns: 1 when the call held live permits (they are given back), 0 otherwise
+-- keys: lock queue
+-- args: owner gone_ttl_ms
+-- returns: 1 when the call's record was there (it held permits, or they were handed to it), 0 otherwise
 --
 -- An Acquire whose outcome its caller does not know (a timeout, a lost
 -- reply, a refusal after the fact such as too few replicas) runs this.
 -- The call's owner token is its attempt id: g:<owner> in the lock hash
--- records it as given up until gone_ttl_ms from now, and sem.acquire@7
--- takes nothing for it when it arrives later. Its queue entry goes, its
--- record p:<owner> goes whatever its state (taken, handed over, revoked),
--- and the permits freed, or the place it held at the head of the queue,
--- go to the queued calls that now fit, as sem.release@6 serves them
--- (notify is "publish grant_prefix"). The lock hash lives at least
--- gone_ttl_ms; since calls with different TTLs share it, its expiry only
--- moves forward.
+-- records it as given up until gone_ttl_ms from now, and sem.acquire@8
+-- takes nothing for it when it arrives later. Its queue entry (w:<owner>
+-- and its place in queue) goes, its record p:<owner> goes whatever its
+-- state (taken, handed over, revoked), and the permits freed, or the place
+-- it held at the head of the queue, go to the queued calls that now fit,
+-- as sem.release@7 serves them. The lock hash lives at least gone_ttl_ms;
+-- since calls with different TTLs share it, its expiry only moves forward.
 --
--- Cost: as sem.release@6, plus an HSET, a ZREM and an HDEL; proportional to
--- the waiters served or dropped, and to the hash's fields when the cached
--- count of permits in use may be stale.
+-- Cost: as sem.release@7 plus TIME, an HSET, a ZREM and an HDEL;
+-- proportional to the waiters served or dropped, and to the hash's fields
+-- when the cached count of permits in use may be stale.
 
-local lock, queue, waiters = KEYS[1], KEYS[2], KEYS[3]
+local lock, queue = KEYS[1], KEYS[2]
 local owner, gone_ttl = ARGV[1], tonumber(ARGV[2])
 if not gone_ttl or gone_ttl < 1 or gone_ttl > 1209600000 or gone_ttl % 1 ~= 0 then
   return redis.error_reply('ERR gone_ttl_ms must be an integer in 1..1209600000')
 end
-local publish, grant_prefix = string.match(ARGV[3], '^(%S+) (.*)$')
-if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
-  return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
-end
 local mine = 'p:' .. owner
-
-local got = redis.call('HMGET', lock, 'h', mine, 'q')
-local h, rec = got[1], got[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
@@ -43,56 +35,57 @@ if redis.call('PTTL', lock) < gone_ttl and redis.call('HEXISTS', lock, 'l') == 0
   redis.call('PEXPIRE', lock, gone_ttl)
 end
 local left = redis.call('ZREM', queue, owner)
-redis.call('HDEL', waiters, owner)
+redis.call('HDEL', lock, 'w:' .. owner)
 
--- ours: h is this semaphore's; other: another kind of lock holds the name.
-local ours, other, hold_until, used, fresh = false, false, 0, 0, nil
-if h then
-  local u, e
-  hold_until, u, e = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
-  if hold_until then
-    ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
-  else
-    other = (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now
-    hold_until = 0
-  end
-end
-
+local got = redis.call('HMGET', lock, mine, 'h', 'q')
+local rec, h = got[1], got[2]
 local held = 0
 if rec then
-  local expiry, n = string.match(rec, '^(%d+)\t%a\t(%d+)\t')
-  if tonumber(expiry) and tonumber(expiry) > now then
-    held = 1
-  end
-  used = math.max(0, used - (tonumber(n) or 0))
-  if not ours or used > 0 then
+  held = 1
+  local n = string.match(rec, '^%d+\t%a\t(%d+)\t')
+  local ours = h and n and string.sub(h, 1, 10) == 'semaphore\t'
+  if ours and string.sub(h, -#n - 1) == '\t' .. n then
+    -- The last holder out: used, h's last field, is this record's count.
+    redis.call('HDEL', lock, mine, 'h')
+    h = nil
+  elseif ours then
+    local hold_until, fresh, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
     redis.call('HDEL', lock, mine)
-    if ours then
-      redis.call('HSET', lock, 'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used, fresh))
+    if hold_until then
+      h = string.format('semaphore\t%s\tp\t%s\t%d', hold_until, fresh, math.max(0, tonumber(u) - tonumber(n)))
+      redis.call('HSET', lock, 'h', h)
     end
   else
-    redis.call('HDEL', lock, mine, 'h')
-    ours = false
+    redis.call('HDEL', lock, mine) -- h is not this semaphore's: leave it
   end
 end
-
 if not (got[3] and tonumber(got[3]) > now) then
   if left == 1 and redis.call('EXISTS', queue) == 0 then
     redis.call('HDEL', lock, 'q')
   end
   return held
 end
-if other then
-  return held -- another kind of lock holds the name: its queue is not ours to serve
-end
 
--- A waiter may be queued: serve the head of the queue.
+-- ours: h is this semaphore's; another kind of lock that holds the name
+-- keeps its queue to itself.
+local ours, hold_until, used, fresh = false, 0, 0, nil
+if h then
+  local u, e
+  hold_until, e, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
+  if hold_until then
+    ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
+  elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
+    return held
+  else
+    hold_until = 0
+  end
+end
 local more = redis.call('HMGET', lock, 'f', 'l')
 local last, stored = tonumber(more[1]) or 0, tonumber(more[2])
 
 -- recount sums the p: records that are live now and drops the others (and
--- the given-up attempts whose time passed): proportional to the fields of
--- the hash.
+-- the given-up attempts and waiter entries whose time passed):
+-- proportional to the fields of the hash.
 local function recount()
   local all = redis.call('HGETALL', lock)
   local dead = {}
@@ -109,8 +102,9 @@ local function recount()
       else
         dead[#dead + 1] = field
       end
-    elseif prefix == 'g:' and (tonumber(value) or 0) <= now then
-      dead[#dead + 1] = field
+    elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
+      or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
+      dead[#dead + 1] = field -- a given-up attempt or a waiter whose time passed
     end
   end
   for i = 1, #dead, 1000 do
@@ -124,10 +118,11 @@ while true do
   if not who then
     break
   end
-  local entry = redis.call('HGET', waiters, who)
-  local deadline, its_waiter_ttl, n, its_ttl, its_limit, tail
+  local entry = redis.call('HGET', lock, 'w:' .. who)
+  local deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail
   if entry then
-    deadline, its_waiter_ttl, n, its_ttl, its_limit, tail = string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+)\t(.*)$')
+    deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail =
+      string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%u+)\t(.*)$')
   end
   if deadline and tonumber(deadline) > now then
     n, its_limit = tonumber(n), stored or tonumber(its_limit)
@@ -136,10 +131,10 @@ while true do
       recount()
       recounted = true
     end
-    local client = string.match(tail, '^([^\t]*)')
+    local channel = lock .. ':grant:' .. string.match(tail, '^([^\t]*)')
     if n > its_limit then
       -- It can never be served: woken, it gives up.
-      redis.call(publish, grant_prefix .. client, 'wake ' .. who)
+      redis.call(its_publish, channel, 'wake ' .. who)
       i = i + 1
     elseif n > its_limit - used then
       break
@@ -152,19 +147,19 @@ while true do
       fields[#fields + 1] = string.format('%d\tg\t%d\t', expiry, n) .. tail
       granted = true
       redis.call('ZREM', queue, who)
-      redis.call('HDEL', waiters, who)
-      redis.call(publish, grant_prefix .. client, string.format('grant %d ', last) .. who .. ' ' .. who)
+      redis.call('HDEL', lock, 'w:' .. who)
+      redis.call(its_publish, channel, string.format('grant %d ', last) .. who .. ' ' .. who)
     end
   else
     redis.call('ZREM', queue, who)
-    redis.call('HDEL', waiters, who)
+    redis.call('HDEL', lock, 'w:' .. who)
   end
 end
 
 if granted or recounted then
   if used > 0 then
     fields[#fields + 1] = 'h'
-    fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, used, fresh)
+    fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used)
   elseif ours then
     redis.call('HDEL', lock, 'h')
   end
