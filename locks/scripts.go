@@ -27,7 +27,7 @@ type scriptSet struct {
 	wunlock                                     *registry.Script
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
-	semKeepQueued, semUndo                      *registry.Script
+	semKeepQueued, semUndo, semTake             *registry.Script
 	inspect, semForceUnlock, rwForceUnlock      *registry.Script
 }
 
@@ -50,7 +50,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
-		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"),
+		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
 		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
@@ -65,7 +65,7 @@ func (s *scriptSet) list() []*registry.Script {
 	return []*registry.Script{
 		s.mutexAcquire, s.mutexRelease, s.mutexExtend,
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
-		s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
+		s.semTake, s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
 		s.inspect, s.semForceUnlock, s.rwForceUnlock,
 	}
@@ -323,16 +323,30 @@ func (c *Client) readExtend(ctx context.Context, s *settings, k keys, owner stri
 // Client's id, the channel the scripts name after the lock hash.
 func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 
-// semAcquire runs sem.acquire@8. The owner token is the Acquire call's own,
-// so it doubles as the attempt id that semUndo records. meta is the
-// holder's metadata (Inspect shows it). waiterTTL 0 does not queue
-// (TryAcquire). On a wait, a.limit is the permit count the server applied,
-// a.position the call's place in the queue (0: not queued) and a.serverUs
-// the server's time then. The script's work does not depend on n.
-func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
+// semAcquire runs sem.acquire@8, or first sem.take@1 when fast (the first
+// attempt of a call): the one-key fast path, which replies 0 when the call
+// needs sem.acquire (waiters, a claim, a recount, no free permits). The
+// owner token is the Acquire call's own, so it doubles as the attempt id
+// that semUndo records. meta is the holder's metadata (Inspect shows it).
+// waiterTTL 0 does not queue (TryAcquire). On a wait, a.limit is the
+// permit count the server applied, a.position the call's place in the
+// queue (0: not queued) and a.serverUs the server's time then. The
+// scripts' work does not depend on n.
+func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
+	holder := c.id + "\t" + owner + "\t" + meta
+	if fast {
+		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, n, s.ttl.Milliseconds(), permits, holder)
+		if err != nil {
+			return attempt{}, false, err
+		}
+		if token, ok := cmd.Val().(int64); ok && token != 0 {
+			return attempt{acquired: true, token: token}, replicated, nil
+		} else if !ok {
+			return c.decodeAttempt(c.scripts.semTake, cmd, replicated, nil) // given up, or another kind
+		}
+	}
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeys(k),
-		owner, n, s.ttl.Milliseconds(), permits, c.id+"\t"+owner+"\t"+meta,
-		strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.publish)
+		owner, n, s.ttl.Milliseconds(), permits, holder, strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.publish)
 	if err != nil {
 		return attempt{}, false, err
 	}

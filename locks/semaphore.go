@@ -78,8 +78,10 @@ func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 // several permits is not passed over by requests for fewer. A release hands
 // the freed permits to the queued calls that now fit, inside its own
 // script, and tells only their Clients: such a call returns without another
-// round trip (two script runs per contended acquisition: the attempt that
-// queued it and the release), and the others run no script. A handed-over
+// round trip (a contended acquisition runs the first attempt, the attempt
+// that queues it, and the release), and the others run no script. An
+// uncontended acquisition is one script run on one key, and the server's
+// work for it and its release does not depend on n. A handed-over
 // lease first lasts min(TTL, waiter TTL) from the attempt that queued the
 // call, and the watchdog (or one extension) makes it a full lease; with
 // WithReplicas the call claims the permits with an attempt that waits for
@@ -109,9 +111,12 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		// after subscribing (see Mutex.Lock).
 		grants, subscribed = sem.c.grants.register(channel, owner, owner)
 	}
-	replicated := true
+	replicated, first := true, true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL)
+		// The first attempt tries the one-key fast path (sem.take); it
+		// leaves anything else (a queue, a claim, a recount) to sem.acquire.
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL, first)
+		first = false
 		replicated = ok
 		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {
 			err = fmt.Errorf("asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", n, a.limit, a.limit)

@@ -157,3 +157,38 @@ func TestSemaphoreGrant(t *testing.T) {
 		t.Fatalf("q present %v, h present %v after the last release, want neither", q, h)
 	}
 }
+
+// Counts up to 2^53 stay exact: of a limit of 2^53, 2^53-1 permits leave
+// one, which a request for 2 does not get and a request for 1 does; h
+// counts them in one record each, and the releases bring it back to none.
+func TestSemaphoreCountsStayExact(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	_, call := scriptCaller(t, srv)
+	const max = int64(1) << 53
+	s := semCalls{t: t, run: mustRun(t, call), call: call, tag: "x", ttl: 60000, limit: max}
+	if got := s.acquire("big", max-1, 0, "c1"); !taken(got) {
+		t.Fatalf("2^53-1 of 2^53 permits = %v, want a token", got)
+	}
+	if got := s.acquire("two", 2, 0, "c1"); taken(got) {
+		t.Fatalf("2 more permits with 1 free = %v, want a refusal", got)
+	}
+	if got := s.acquire("one", 1, 0, "c1"); !taken(got) {
+		t.Fatalf("the last permit = %v, want a token", got)
+	}
+	if h := rc.HGet(ctx, "{x}", "h").Val(); !strings.HasSuffix(h, "\t9007199254740992") {
+		t.Fatalf("h = %q, want 2^53 permits in use", h)
+	}
+	if n, _ := rc.HLen(ctx, "{x}").Result(); n != 4 {
+		t.Fatalf("the lock hash has %d fields, want h, f and one record per holder", n)
+	}
+	s.release("big")
+	if h := rc.HGet(ctx, "{x}", "h").Val(); !strings.HasSuffix(h, "\t1") {
+		t.Fatalf("h after the big release = %q, want 1 permit in use", h)
+	}
+	s.release("one")
+	if rc.HExists(ctx, "{x}", "h").Val() {
+		t.Fatal("h is left after the last release")
+	}
+}

@@ -55,7 +55,7 @@ func (s semCalls) extend(owner string, ttl int64) int64 {
 // taken reports whether an acquire's reply is a fencing token.
 func taken(got []any) bool { return len(got) == 1 }
 
-// sem.acquire's queue on a real server: a caller that cannot take its
+// sem.take and sem.acquire's queue on a real server: a caller that cannot take its
 // permits queues with an entry and a place, TryAcquire (waiter TTL 0) does
 // not, a free permit owed to the head is refused to a newcomer, a release
 // hands the permits to the head and tells only its client ("grant ..." on
@@ -72,8 +72,17 @@ func TestSemaphoreQueue(t *testing.T) {
 
 	next, quiet := listen(t, runner, "{q}:grant:c2", "{q}:grant:c3")
 
-	if got := s.acquire("alice", 1, 5000, "c1"); !taken(got) {
-		t.Fatalf("alice on a free semaphore of 2 = %v, want a token", got)
+	// sem.take, the first attempt of a call, takes free permits in one key
+	// and leaves anything else to sem.acquire (0).
+	take := func(owner string, n int64) []any {
+		t.Helper()
+		return s.run("sem.take@1", keys[:1], owner, n, s.ttl, s.limit, "c1\t"+owner+"\t{}")
+	}
+	if got := take("alice", 1); len(got) != 1 || got[0].(int64) <= 0 {
+		t.Fatalf("alice's sem.take on a free semaphore of 2 = %v, want a token", got)
+	}
+	if got := take("amy", 2); len(got) != 1 || got[0] != int64(0) {
+		t.Fatalf("amy's sem.take of 2 with 1 free = %v, want 0 (sem.acquire decides)", got)
 	}
 	if got := s.acquire("bob", 2, 5000, "c2"); got[0] != int64(0) || got[2] != int64(2) || got[3] != int64(1) {
 		t.Fatalf("bob asking for 2 with 1 free = %v, want {0, hint, 2, 1, now}: queued first", got)
@@ -128,6 +137,9 @@ func TestSemaphoreQueue(t *testing.T) {
 		args []any
 		want string
 	}{
+		{"sem.take@1", keys[:1], []any{"o", 0, 60000, 2, "c\to\t{}"}, "count must be"},
+		{"sem.take@1", keys[:1], []any{"o", 1, -1, 2, "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@1", keys[:1], []any{"o", 1, 60000, 0, "c\to\t{}"}, "default_limit must be"},
 		{"sem.acquire@8", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
 		{"sem.acquire@8", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
 		{"sem.acquire@8", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},

@@ -22,7 +22,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@8"), get("sem.forceunlock@1")
 	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
-	semLimit, semKeep := get("sem.setlimit@5"), get("sem.keepqueued@3")
+	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@1")
 	rlock, wlock, rwForce := get("rw.rlock@3"), get("rw.lock@4"), get("rw.forceunlock@1")
 
 	client := redistest.Standalone(t).Client()
@@ -76,10 +76,11 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{wlock, w, []any{"w1", 60000, 20000, "", "w1-1", "cw"}},
 		{rwForce, wForce, []any{"{w}:released", "PUB", "{w}:grant:"}},
 
-		{semAcquire, s, []any{"alice", 1, 60000, 2, holder("c1", "alice"), wait}},
+		{semTake, s[:1], []any{"alice", 1, 60000, 2, holder("c1", "alice")}},
+		{semTake, s[:1], []any{"bob", 2, 60000, 2, holder("c2", "bob")}}, // 0: sem.acquire decides
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}},
 		{inspect, inspectKeys("{s}"), nil},
-		{nil, nil, []any{"HGET", "{s}", "w:bob"}},
+		{nil, nil, []any{"HEXISTS", "{s}", "w:bob"}},
 		{semKeep, s, []any{"bob", "nobody"}},
 		{semRelease, s, []any{"alice"}}, // hands bob both permits
 		{nil, nil, []any{"EXISTS", "{s}:squeue"}},
