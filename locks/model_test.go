@@ -32,10 +32,7 @@ const (
 	mcFairWaitTTL = 150 * time.Millisecond
 )
 
-var (
-	mcRWKeys  = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
-	mcSemKeys = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
-)
+var mcRWKeys = []string{"{m}", "{m}:readers", "{m}:rholds", "{m}:wwait", "{m}:fence"}
 
 // mcScripts returns the repository's scripts by "name@version".
 func mcScripts(t testing.TB) func(id string) *registry.Script {
