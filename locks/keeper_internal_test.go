@@ -74,8 +74,11 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 				t.Fatal(err)
 			}
 			// The fixture's helpers read the semaphore's queue keys; the
-			// keeper files it under its queue key.
-			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.semWaiters, permits: s.k.permits}
+			// keeper files it under its queue key. waiters and permits are
+			// the lock hash, which holds the queued calls' entries (w:) and
+			// the holders' records: deleting it is a holder vanishing
+			// without a release.
+			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.lock, permits: s.k.lock}
 			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
 		}
 		m, err := c.Mutex("batch")
@@ -123,9 +126,18 @@ func (f *keeperFixture) kept() int {
 // the server's (virtual) time.
 func (f *keeperFixture) liveWaiters(t *testing.T) int {
 	t.Helper()
-	entries, err := f.srv.Do(context.Background(), "HVALS", f.k.waiters).StringSlice()
+	all, err := f.srv.Do(context.Background(), "HGETALL", f.k.waiters).Result()
 	if err != nil {
 		t.Fatal(err)
+	}
+	fields, _ := all.(map[any]any)
+	var entries []string
+	for field, v := range fields {
+		// A Mutex's waiters hash holds only entries; a Semaphore's lock
+		// hash holds them as w:<owner> beside its other fields.
+		if f.k.waiters != f.k.permits || strings.HasPrefix(field.(string), "w:") {
+			entries = append(entries, v.(string))
+		}
 	}
 	now := f.clock.Now().UnixMilli()
 	live := 0
@@ -265,7 +277,7 @@ func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
 }
 
 // A permit that vanishes without a release (its holder died; here the
-// permits key is deleted) announces nothing: the keeper's next refresh
+// lock hash with its record is deleted) announces nothing: the keeper's next refresh
 // finds the head's permit free and wakes it, long before its own timer (a
 // third of its 60s waiter TTL, on wall time), and the releases then serve
 // the rest.

@@ -36,7 +36,7 @@ type lateBackend struct {
 }
 
 var acquireScripts = map[string]bool{
-	"mutex.acquire": true, "rw.rlock": true, "rw.lock": true, "sem.acquire": true, "multi.acquire": true,
+	"mutex.acquire": true, "rw.rlock": true, "rw.lock": true, "sem.acquire": true, "sem.take": true, "multi.acquire": true,
 }
 
 func (b *lateBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {

@@ -525,16 +525,21 @@ type permitHold struct{}
 func (permitHold) kind() string { return "permits" }
 
 func (permitHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
-	return l.c.semExtend(ctx, l.s, *l.k, l.owner, l.count, ttl)
+	return l.c.semExtend(ctx, l.s, *l.k, l.owner, ttl)
 }
 
 func (permitHold) release(ctx context.Context, l *Lease) (outcome, error) {
-	held, err := l.c.semRelease(ctx, l.s, *l.k, l.owner, l.count, "")
+	held, err := l.c.semRelease(ctx, *l.k, l.owner)
 	if err != nil {
 		return 0, err
 	}
-	if held < int64(l.count) {
-		return outcomeExpired, nil // some permits had expired: the lease was lost
+	l.mu.Lock()
+	expired := !l.c.clock.Now().Before(l.deadline)
+	l.mu.Unlock()
+	if !held || expired {
+		// The record was gone, or the lease's deadline, which comes before
+		// the record's expiry, had passed: the lease was lost.
+		return outcomeExpired, nil
 	}
 	return outcomeOK, nil
 }

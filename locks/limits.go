@@ -31,14 +31,13 @@ const (
 	MaxLabelBytes = 1 << 10
 	// MaxPermits bounds a Semaphore's permit count (Client.Semaphore,
 	// SetPermits) and so the permits one Acquire, TryAcquire or resumed
-	// lease can hold. The semaphore scripts keep one entry per permit and
-	// touch each in turn, with one to three redis.calls apiece: on Redis
-	// 7.0 with names of MaxNameBytes, the costliest call at this limit (a
-	// release that hands every permit to a queued Acquire) takes about
-	// 1.1 ms of server time, and twice that at 500 permits. A layout with
-	// one entry per holder, whose cost does not depend on the count, will
-	// raise this limit.
-	MaxPermits = 256
+	// lease can hold: 2^53, up to which every count and sum stays an exact
+	// integer in Lua's numbers. The semaphore scripts keep one record per
+	// holder, whatever its count, so no script's work grows with a count:
+	// an uncontended Acquire and its release cost the same for 1 permit and
+	// for MaxPermits, and what a script walks is bounded by what the server
+	// holds (the holders, the queued calls).
+	MaxPermits = 1 << 53
 	// MaxTTL is the longest lease (WithTTL, Lease.Extend, a resumed lease).
 	// A lock whose holder died frees itself within this time, and every
 	// deadline derived from it (twice the TTL for the record of a given-up

@@ -85,7 +85,7 @@ func TestLimitsRefusedBeforeAnyRoundTrip(t *testing.T) {
 		t.Errorf("a name of MaxNameBytes: %v", err)
 	}
 
-	for _, n := range []int{0, -1, locks.MaxPermits + 1, 1 << 40, math.MaxInt64} {
+	for _, n := range []int{0, -1, locks.MaxPermits + 1, 1 << 60, math.MaxInt64} {
 		_, err := c.Semaphore("s", n)
 		refused(t, fmt.Sprintf("Semaphore(%d)", n), err, "MaxPermits")
 	}
@@ -93,7 +93,7 @@ func TestLimitsRefusedBeforeAnyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Semaphore(MaxPermits): %v", err)
 	}
-	for _, n := range []int{0, -1, locks.MaxPermits + 1, 1 << 40, math.MaxInt64, math.MinInt64} {
+	for _, n := range []int{0, -1, locks.MaxPermits + 1, 1 << 60, math.MaxInt64, math.MinInt64} {
 		_, err := sem.Acquire(ctx, n)
 		refused(t, fmt.Sprintf("Acquire(%d)", n), err, "MaxPermits")
 		_, err = sem.TryAcquire(ctx, n)
@@ -183,7 +183,7 @@ func TestResumeRefusesForgedLeases(t *testing.T) {
 		return `{"name":"a","owner":"o","token":1,"ttl_ms":1000` + fields + `}`
 	}
 	for _, bad := range []struct{ s, want string }{
-		{lease(`,"kind":"permits","permits":1000000000`), "1000000000 permits"},
+		{lease(`,"kind":"permits","permits":1152921504606846976`), "1152921504606846976 permits"},
 		{lease(fmt.Sprintf(`,"kind":"permits","permits":%d`, locks.MaxPermits+1)), "MaxPermits"},
 		{lease(`,"kind":"permits","permits":-3`), "-3 permits"},
 		{lease(`,"kind":"permits","permits":9223372036854775807`), "permits"},

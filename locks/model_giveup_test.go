@@ -30,6 +30,10 @@ type mcGiveUpKind struct {
 	// record is the line of the undo's first script that records the
 	// attempt; a broken copy drops it.
 	record string
+	// check is the line of the late script that refuses a recorded
+	// attempt ("" for the line the mutex's and the rw scripts share); a
+	// broken copy skips it.
+	check string
 }
 
 const mcGiveUpAttempt = "a-1"
@@ -97,9 +101,9 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 // mcGiveUpKinds are the Semaphore's and the MultiLock's give-ups (the
 // RWMutex's are in model_rwwake_test.go).
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "mutex.release@5", "multi.acquire@3", "sem.acquire@6", "sem.release@5")
+	v := mcV2Lookup(t, "mutex.release@5", "multi.acquire@3", "sem.acquire@8", "sem.release@7", "sem.undo@2")
 	release, multi := v[0], v[1]
-	sem := semScripts{acquire: v[2], release: v[3]}
+	sem := semScripts{acquire: v[2], release: v[3], undo: v[4]}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
 	g := []string{"{g}:a", "{g}:b"}
@@ -108,13 +112,15 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
 	}
 	return []mcGiveUpKind{
-		{name: "sem.acquire", record: record,
+		// A Semaphore call's owner token is its attempt id.
+		{name: "sem.acquire", record: "redis.call('HSET', lock, 'g:' .. owner, string.format('%d', now + gone_ttl))",
+			check: "if got[6] and tonumber(got[6]) > now then",
 			late: explore.Step{Label: "acquire arrives", Script: sem.acquire, Keys: sem.keys(),
-				Args: []any{"a", 1, mcTTL.Milliseconds(), 1, mcGiveUpAttempt, mcWaitTTL.Milliseconds(), "a", "{s}:grant:", "PUBLISH"}},
-			undo: []explore.Step{{Label: "give up", Script: sem.release, Keys: sem.releaseKeys(),
-				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
+				Args: sem.acquireArgs("a", 1)},
+			undo: []explore.Step{{Label: "give up", Script: sem.undo, Keys: sem.keys(),
+				Args: []any{"a", goneTTL}}},
 			rival:    mcSemGrantClient("b", sem),
-			leftover: mcSemLeft("{s}:swaiters", "{s}:soffers")},
+			leftover: mcSemLeft},
 		{name: "multi.acquire", record: record,
 			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
 				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
@@ -147,7 +153,11 @@ func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
 		t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
 	}
 	broken := k
-	broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+	check := k.check
+	if check == "" {
+		check = "if redis.call('HEXISTS', gone, attempt) == 1 then"
+	}
+	broken.late.Script = mcBreak(t, k.late.Script, check, "if false then")
 	mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
 	broken = k
 	broken.undo = append([]explore.Step(nil), k.undo...)
@@ -156,19 +166,22 @@ func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
 }
 
 // mcSemLeft is what a given-up Semaphore call "a" may have left: a live
-// permit, or its field in one of the hashes (the queue's entries, offers).
-func mcSemLeft(hashes ...string) func(v *explore.View) string {
-	return func(v *explore.View) string {
-		if mcLiveMember(v, "{s}:permits", "a:1") {
-			return "a holds a permit"
-		}
-		for _, key := range hashes {
-			if d, ok := v.Key(key); ok {
-				if _, left := d.Value.(map[string]string)["a"]; left {
-					return "a is left in " + key
-				}
-			}
-		}
+// record of permits, or its entry in the queue.
+func mcSemLeft(v *explore.View) string {
+	d, ok := v.Key("{s}")
+	if !ok {
 		return ""
 	}
+	fields := d.Value.(map[string]string)
+	if rec, ok := fields["p:a"]; ok {
+		var expiry int64
+		fmt.Sscan(rec, &expiry)
+		if expiry > 1_700_000_000_000+v.Now().Milliseconds() {
+			return "a holds permits"
+		}
+	}
+	if _, ok := fields["w:a"]; ok {
+		return "a is left in the queue"
+	}
+	return ""
 }

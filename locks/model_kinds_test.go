@@ -1,6 +1,7 @@
 package locks_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,28 +14,21 @@ import (
 
 // --- semaphore ----------------------------------------------------------------
 
-type semScripts struct{ acquire, release *registry.Script }
+type semScripts struct{ acquire, release, undo *registry.Script }
 
-// keys is what sem.acquire takes.
-func (s semScripts) keys() []string {
-	return append(append([]string(nil), mcSemKeys...), "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters", "{s}:soffers")
-}
+// keys is what every sem script takes.
+func (s semScripts) keys() []string { return []string{"{s}", "{s}:squeue"} }
 
-// releaseArgs is an Unlock's ARGV (no attempt to undo) for one permit.
-func (s semScripts) releaseArgs(name string) []any {
-	return []any{name, 1, "{s}:released", "PUBLISH", "", 2 * mcFairWaitTTL.Milliseconds(), "{s}:grant:"}
-}
-
-// releaseKeys is what sem.release takes.
-func (s semScripts) releaseKeys() []string {
-	return []string{mcSemKeys[0], "{s}:gone", mcSemKeys[1], "{s}:squeue", "{s}:swaiters", mcSemKeys[2], "{s}:soffers"}
+// acquireArgs is an Acquire call's ARGV: owner (its token, and so its
+// attempt id) asks for one permit of limit, queueing as a waiter.
+func (s semScripts) acquireArgs(owner string, limit int) []any {
+	return []any{owner, 1, mcTTL.Milliseconds(), limit, "client-" + owner + "\t" + owner + "\t{}",
+		fmt.Sprintf("%d PUBLISH", mcWaitTTL.Milliseconds())}
 }
 
 func mcSemClient(name string, s semScripts) explore.Actor {
 	return explore.Actor{Name: name, Steps: []explore.Step{
-		// It queues as a waiter (waiter TTL, its client, the wake-up prefix).
-		{Label: "acquire", Script: s.acquire, Keys: s.keys(),
-			Args: []any{name, 1, mcTTL.Milliseconds(), 2, name + "-attempt", mcWaitTTL.Milliseconds(), name, "{s}:grant:", "PUBLISH"},
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: s.acquireArgs(name, 2),
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -42,7 +36,7 @@ func mcSemClient(name string, s semScripts) explore.Actor {
 				c.Acquire(mcTTL)
 				return "release"
 			}},
-		{Label: "release", Script: s.release, Keys: s.releaseKeys(), Args: s.releaseArgs(name),
+		{Label: "release", Script: s.release, Keys: s.keys(), Args: []any{name},
 			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
 	}}
 }
@@ -97,22 +91,22 @@ func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model
 // --- the models -----------------------------------------------------------------
 
 func TestModelSemaphore(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@6", "sem.release@5")
+	v := mcV2Lookup(t, "sem.acquire@8", "sem.release@7")
 	s := semScripts{acquire: v[0], release: v[1]}
 	explore.Check(t, mcSemModel("semaphore of 2 permits, 3 clients", s))
 
 	broken := s
-	broken.acquire = mcBreak(t, s.acquire, "local owed, fits, i = 0, used + count <= limit, 0",
-		"local owed, fits, i = 0, used + count <= limit + 1, 0")
-	mcMustFail(t, mcSemModel("semaphore, off by one", broken), "at most 2 holders")
+	broken.acquire = mcBreak(t, s.acquire, "if not h and not got[3] and not rec and count <= limit then",
+		"if not got[3] and not rec and count <= limit then")
+	mcMustFail(t, mcSemModel("semaphore, the fast path ignores the holders", broken), "at most 2 holders")
 }
 
 // mcSemGrantClient is a Semaphore call: it queues, then
 // learns of a hand-over from the grant message, without a round trip.
 // "grant message" stands for that message, as mcGrantSeen does for the
-// Mutex: a step that finds its permit in the permits set at any point
-// while it is there. A call that finds none looks again (acquire), which
-// also claims a grant made since.
+// Mutex: a step that finds its record in the lock hash at any point while
+// it is there. A call that finds none looks again (acquire), which also
+// claims a grant made since.
 func mcSemGrantClient(name string, s semScripts) explore.Actor {
 	acquired := func(c *explore.Ctx) string {
 		if !mcTaken(c) {
@@ -123,10 +117,8 @@ func mcSemGrantClient(name string, s semScripts) explore.Actor {
 		return "release"
 	}
 	return explore.Actor{Name: name, Vars: []string{"queued"}, Steps: []explore.Step{
-		{Label: "acquire", Script: s.acquire, Keys: s.keys(),
-			Args: []any{name, 1, mcTTL.Milliseconds(), 2, name, mcWaitTTL.Milliseconds(), name, "{s}:grant:", "PUBLISH"},
-			Then: acquired},
-		{Label: "grant message", Command: []any{"ZSCORE", "{s}:permits", name + ":1"},
+		{Label: "acquire", Script: s.acquire, Keys: s.keys(), Args: s.acquireArgs(name, 2), Then: acquired},
+		{Label: "grant message", Command: []any{"HGET", "{s}", "p:" + name},
 			Then: func(c *explore.Ctx) string {
 				if c.IsNil() {
 					return "acquire"
@@ -137,7 +129,7 @@ func mcSemGrantClient(name string, s semScripts) explore.Actor {
 				c.AcquireUntil(time.Duration(c.Var("queued")-1)*time.Millisecond + min(mcTTL, mcWaitTTL))
 				return "release"
 			}},
-		{Label: "release", Script: s.release, Keys: s.releaseKeys(), Args: s.releaseArgs(name),
+		{Label: "release", Script: s.release, Keys: s.keys(), Args: []any{name},
 			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
 	}}
 }
@@ -158,22 +150,22 @@ func mcSemGrantModel(name string, s semScripts) *explore.Model {
 // permits, with the grant believed from the message, and beside a client
 // that only looks again.
 func TestModelSemaphoreGrant(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@6", "sem.release@5")
-	v6 := semScripts{acquire: v[0], release: v[1]}
-	explore.Check(t, mcSemGrantModel("semaphore of 2 permits, 4 clients, grants", v6))
+	v := mcV2Lookup(t, "sem.acquire@8", "sem.release@7")
+	s := semScripts{acquire: v[0], release: v[1]}
+	explore.Check(t, mcSemGrantModel("semaphore of 2 permits, 4 clients, grants", s))
 
-	mixed := mcSemGrantModel("semaphore of 2 permits, grants beside a client that looks again", v6)
-	mixed.Actors[1] = mcSemClient("b", v6)
+	mixed := mcSemGrantModel("semaphore of 2 permits, grants beside a client that looks again", s)
+	mixed.Actors[1] = mcSemClient("b", s)
 	explore.Check(t, mixed)
 
-	broken := v6
-	broken.release = mcBreak(t, v6.release, "elseif used + reserved + n > its_limit then", "elseif false then")
+	broken := s
+	broken.release = mcBreak(t, s.release, "    elseif n > its_limit - used then\n      break", "    elseif false then\n      break")
 	mcMustFail(t, mcSemGrantModel("semaphore, a release grants what does not fit", broken), "at most 2 holders")
 
-	broken = v6
-	broken.acquire = mcBreak(t, v6.acquire, "if not redis.call('ZSCORE', queue, owner) and redis.call('ZSCORE', permits, owner .. ':1') then",
-		"if not redis.call('ZSCORE', queue, owner) then")
-	mcMustFail(t, mcSemGrantModel("semaphore, a caller claims permits no one handed it", broken), "at most 2 holders")
+	broken = s
+	broken.acquire = mcBreak(t, s.acquire, "    elseif n > its_limit - used then\n      blocked = true",
+		"    elseif n > its_limit - used and who ~= owner then\n      blocked = true")
+	mcMustFail(t, mcSemGrantModel("semaphore, a queued caller takes permits that do not fit", broken), "at most 2 holders")
 }
 
 func TestModelMultiLock(t *testing.T) {

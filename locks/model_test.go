@@ -32,9 +32,6 @@ const (
 	mcFairWaitTTL = 150 * time.Millisecond
 )
 
-var (
-	mcSemKeys = []string{"{s}:permits", "{s}:limit", "{s}:fence"}
-)
 
 // mcScripts returns the repository's scripts by "name@version".
 func mcScripts(t testing.TB) func(id string) *registry.Script {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ type scriptSet struct {
 	wunlock                                     *registry.Script
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
-	semKeepQueued                               *registry.Script
+	semKeepQueued, semUndo, semTake             *registry.Script
 	inspect, semForceUnlock, rwForceUnlock      *registry.Script
 }
 
@@ -50,8 +51,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@2"),
 		rlock:       pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
-		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
-		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
+		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
+		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
@@ -65,7 +66,7 @@ func (s *scriptSet) list() []*registry.Script {
 	return []*registry.Script{
 		s.mutexAcquire, s.mutexRelease, s.mutexExtend,
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
-		s.semAcquire, s.semRelease, s.semExtend, s.semLimit, s.semKeepQueued,
+		s.semTake, s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
 		s.inspect, s.semForceUnlock, s.rwForceUnlock,
 	}
@@ -387,16 +388,43 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 	return outcome(n), replicated, err
 }
 
-// semAcquire runs sem.acquire@6. The owner token is the Acquire call's own,
-// so it doubles as the attempt id that semRelease records when undoing.
+// semKeys are the KEYS of the sem scripts: the lock hash, which holds the
+// holders' records and the queued calls' entries (LAYOUT.md), and the
+// queue's order. A queued call hears its grant on k.grantPrefix + its
+// Client's id, the channel the scripts name after the lock hash.
+func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
+
+// semAcquire runs sem.acquire@8, or first sem.take@1 when fast (the first
+// attempt of a call): the one-key fast path, which replies 0 when the call
+// needs sem.acquire (waiters, a claim, a recount, no free permits). The
+// owner token is the Acquire call's own, so it doubles as the attempt id
+// that semUndo records. meta is the holder's metadata (Inspect shows it).
 // waiterTTL 0 does not queue (TryAcquire). On a wait, a.limit is the
 // permit count the server applied, a.position the call's place in the
-// queue (0: not queued) and a.serverUs the server's time then.
-func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner string, n int, permits int64, waiterTTL time.Duration) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire,
-		[]string{k.permits, k.limit, k.fence, k.lock, k.readers, k.gone, k.semQueue, k.semWaiters, k.semOffers},
-		owner, n, s.ttl.Milliseconds(), permits, owner, waiterTTL.Milliseconds(), c.id, k.grantPrefix, c.publish)
-	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, err)
+// queue (0: not queued) and a.serverUs the server's time then. The
+// scripts' work does not depend on n.
+func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
+	holder := c.id + "\t" + owner + "\t" + meta
+	if fast {
+		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, n, s.ttl.Milliseconds(), permits, holder)
+		if err != nil {
+			return attempt{}, false, err
+		}
+		if token, ok := cmd.Val().(int64); ok && token != 0 {
+			return attempt{acquired: true, token: token}, replicated, nil
+		} else if !ok {
+			return c.decodeAttempt(c.scripts.semTake, cmd, replicated, nil) // given up, or another kind
+		}
+	}
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeys(k),
+		owner, n, s.ttl.Milliseconds(), permits, holder, strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.publish)
+	if err != nil {
+		return attempt{}, false, err
+	}
+	if token, ok := cmd.Val().(int64); ok {
+		return attempt{acquired: true, token: token}, replicated, nil
+	}
+	a, replicated, err := c.decodeAttempt(c.scripts.semAcquire, cmd, replicated, nil)
 	if err == nil && !a.acquired && a.wrongKind == "" {
 		// sem.acquire's reply on a wait is {0, hint, limit, position, server_us}.
 		a.limit, a.position, a.serverUs = a.position, a.serverUs, 0
@@ -407,27 +435,31 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner stri
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@5; it reports how many of the n permits were
-// still held (the others had expired). With an attempt id it undoes an
-// Acquire that gave up: the server records the attempt as given up first
-// and takes the call out of the queue. Either way the freed permits go to
-// the queued calls that now fit: handed over ("grant <token> <owner>
-// <owner>") to those that left an offer, woken otherwise.
-func (c *Client) semRelease(ctx context.Context, s *settings, k keys, owner string, n int, attempt_ string) (int64, error) {
-	return c.backend().Run(ctx, c.scripts.semRelease, []string{k.permits, k.gone, k.limit, k.semQueue, k.semWaiters, k.fence, k.semOffers},
-		owner, n, k.channel, c.publish, attempt_, s.goneTTL().Milliseconds(), k.grantPrefix).Int64()
+// semRelease runs sem.release@7: it reports whether the call's record was
+// still there (whether its time had passed, the lease's own deadline
+// tells). The freed permits go to the queued calls that now fit, handed
+// over ("grant <token> <owner> <owner>").
+func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, error) {
+	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeys(k), owner).Int64()
+	return held == 1, err
 }
 
-// semKeepQueued runs sem.keepqueued@1 for this Client's queued Acquire
+// semUndo runs sem.undo@2 for an Acquire call that gave up: the server
+// records the call's attempt (its owner token) as given up first, takes it
+// out of the queue, and gives back permits it may have taken.
+func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
+	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds()).Err()
+}
+
+// semKeepQueued runs sem.keepqueued@3 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
-	args := make([]any, 0, len(owners)+2)
-	args = append(args, c.publish, k.grantPrefix)
+	args := make([]any, 0, len(owners))
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	reply, err := node.Run(ctx, c.scripts.semKeepQueued, []string{k.permits, k.limit, k.semQueue, k.semWaiters}, args...).Slice()
+	reply, err := node.Run(ctx, c.scripts.semKeepQueued, semKeys(k), args...).Slice()
 	if err != nil {
 		return nil, err
 	}
@@ -441,8 +473,9 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 	return queued, nil
 }
 
-func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, n int, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.permits}, owner, n, ttl.Milliseconds())
+// semExtend runs sem.extend@2: outcomeOK, outcomeExpired, or outcomeRevoked.
+func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.lock}, owner, ttl.Milliseconds())
 	if err != nil {
 		return 0, false, err
 	}
@@ -451,8 +484,7 @@ func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner strin
 }
 
 func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, []string{k.limit, k.permits, k.semQueue, k.semWaiters},
-		permits, k.channel, c.publish, k.grantPrefix)
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeys(k), permits)
 	if isNil(err) {
 		return nil // no earlier count
 	}

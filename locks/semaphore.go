@@ -15,6 +15,7 @@ type Semaphore struct {
 	c       *Client
 	k       keys
 	s       settings
+	meta    string       // the holder's metadata, as Inspect shows it
 	permits atomic.Int64 // the default count the scripts use until SetPermits stored one
 }
 
@@ -36,7 +37,7 @@ func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore
 	if err != nil {
 		return nil, err
 	}
-	sem := &Semaphore{c: c, k: k, s: s}
+	sem := &Semaphore{c: c, k: k, s: s, meta: c.meta(&s)}
 	sem.permits.Store(int64(permits))
 	return sem, nil
 }
@@ -77,8 +78,10 @@ func (sem *Semaphore) TryAcquire(ctx context.Context, n int) (*Lease, error) {
 // several permits is not passed over by requests for fewer. A release hands
 // the freed permits to the queued calls that now fit, inside its own
 // script, and tells only their Clients: such a call returns without another
-// round trip (two script runs per contended acquisition: the attempt that
-// queued it and the release), and the others run no script. A handed-over
+// round trip (a contended acquisition runs the first attempt, the attempt
+// that queues it, and the release), and the others run no script. An
+// uncontended acquisition is one script run on one key, and the server's
+// work for it and its release does not depend on n. A handed-over
 // lease first lasts min(TTL, waiter TTL) from the attempt that queued the
 // call, and the watchdog (or one extension) makes it a full lease; with
 // WithReplicas the call claims the permits with an attempt that waits for
@@ -108,9 +111,12 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		// after subscribing (see Mutex.Lock).
 		grants, subscribed = sem.c.grants.register(channel, owner, owner)
 	}
-	replicated := true
+	replicated, first := true, true
 	step := func(ctx context.Context) (attempt, error) {
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, n, sem.permits.Load(), waiterTTL)
+		// The first attempt tries the one-key fast path (sem.take); it
+		// leaves anything else (a queue, a claim, a recount) to sem.acquire.
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL, first)
+		first = false
 		replicated = ok
 		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {
 			err = fmt.Errorf("asked for %d permits but it has %d; ask for at most %d, or raise the count with SetPermits", n, a.limit, a.limit)
@@ -137,7 +143,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		err = a.refusal(&sem.s, replicated)
 	}
 	if err != nil {
-		sem.undo(ctx, owner, n)
+		sem.undo(ctx, owner)
 		err = wrapCtx(ctx, "locks: semaphore "+sem.k.text, err)
 		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
@@ -195,10 +201,9 @@ func (sem *Semaphore) wait(ctx context.Context, owner string, n int, channel str
 // it arrives later) and takes back permits the attempt may have taken
 // without the caller learning of it (a timeout). See Client.undo for the
 // retries when the server cannot be reached.
-func (sem *Semaphore) undo(ctx context.Context, owner string, n int) {
+func (sem *Semaphore) undo(ctx context.Context, owner string) {
 	sem.c.undo(ctx, &sem.s, func(ctx context.Context) error {
-		_, err := sem.c.semRelease(ctx, &sem.s, sem.k, owner, n, owner)
-		return err
+		return sem.c.semUndo(ctx, &sem.s, sem.k, owner)
 	})
 }
 

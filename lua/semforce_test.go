@@ -2,8 +2,13 @@ package lua_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
@@ -20,10 +25,29 @@ func TestSemaphoreForceUnlock(t *testing.T) {
 	rc := srv.Client()
 	runner, call := scriptCaller(t, srv)
 	run := mustRun(t, call)
-	keys := []string{"{f}:permits", "{f}:limit", "{f}:fence", "{f}", "{f}:readers", "{f}:gone", "{f}:squeue", "{f}:swaiters", "{f}:soffers"}
 	forceKeys := []string{"{f}:permits", "{f}:limit", "{f}:squeue", "{f}:swaiters"}
+	// acquire stands for the acquire script of the layout sem.forceunlock@1
+	// reads (a sorted set of permits, one member per permit, and the queue
+	// entries "deadline waiter_ttl count limit client"), which the client
+	// no longer runs: a free semaphore of 2 gives the permits, a full one
+	// queues the caller.
 	acquire := func(owner string, n int, client string) []any {
-		return run("sem.acquire@6", keys, owner, n, 60000, 2, owner, 60000, client, "{f}:grant:", "PUBLISH")
+		t.Helper()
+		now := time.Now().UnixMilli()
+		used := rc.ZCount(ctx, "{f}:permits", strconv.FormatInt(now, 10), "+inf").Val()
+		if first := rc.ZRange(ctx, "{f}:squeue", 0, 0).Val(); used+int64(n) <= 2 && (len(first) == 0 || first[0] == owner) {
+			for k := 1; k <= n; k++ {
+				rc.ZAdd(ctx, "{f}:permits", redis.Z{Score: float64(now + 60000), Member: owner + ":" + strconv.Itoa(k)})
+			}
+			rc.ZRem(ctx, "{f}:squeue", owner)
+			rc.HDel(ctx, "{f}:swaiters", owner)
+			return []any{int64(1)}
+		}
+		if rc.ZScore(ctx, "{f}:squeue", owner).Err() != nil {
+			rc.ZAdd(ctx, "{f}:squeue", redis.Z{Score: float64(rc.ZCard(ctx, "{f}:squeue").Val() + 1), Member: owner})
+		}
+		rc.HSet(ctx, "{f}:swaiters", owner, fmt.Sprintf("%d 60000 %d 2 %s", now+60000, n, client))
+		return []any{int64(0), int64(1000), int64(2), rc.ZRank(ctx, "{f}:squeue", owner).Val() + 1}
 	}
 	force := func() int64 {
 		t.Helper()

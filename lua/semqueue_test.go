@@ -2,6 +2,7 @@ package lua_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,54 +11,103 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// sem.acquire's queue on a real server: a caller that cannot take its
+// semKeys are the KEYS of every sem script for the semaphore tagged tag:
+// the lock hash and the queue.
+func semKeys(tag string) []string {
+	return []string{"{" + tag + "}", "{" + tag + "}:squeue"}
+}
+
+// semCalls runs the semaphore scripts the client runs on the semaphore
+// tagged tag, with a TTL of ttl ms and a default limit of limit.
+type semCalls struct {
+	t          *testing.T
+	run        func(id string, keys []string, args ...any) []any
+	call       func(id string, keys []string, args ...any) (any, error)
+	tag        string
+	ttl, limit int64
+}
+
+func (s semCalls) keys() []string { return semKeys(s.tag) }
+
+// acquire asks for n permits as owner on client, queueing for waiterTTL
+// ms (0: TryAcquire).
+func (s semCalls) acquire(owner string, n int64, waiterTTL int, client string) []any {
+	s.t.Helper()
+	return s.run("sem.acquire@8", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
+		fmt.Sprintf("%d PUBLISH", waiterTTL))
+}
+
+func (s semCalls) release(owner string) int64 {
+	s.t.Helper()
+	return s.run("sem.release@7", s.keys(), owner)[0].(int64)
+}
+
+func (s semCalls) undo(owner string) int64 {
+	s.t.Helper()
+	return s.run("sem.undo@2", s.keys(), owner, 60000)[0].(int64)
+}
+
+func (s semCalls) extend(owner string, ttl int64) int64 {
+	s.t.Helper()
+	return s.run("sem.extend@2", s.keys()[:1], owner, ttl)[0].(int64)
+}
+
+// sem.take and sem.acquire's queue on a real server: a caller that cannot take its
 // permits queues with an entry and a place, TryAcquire (waiter TTL 0) does
 // not, a free permit owed to the head is refused to a newcomer, a release
 // hands the permits to the head and tells only its client ("grant ..." on
-// its grant channel, no "released" while a waiter is queued), sem.keepqueued moves deadlines
-// and reports who is queued, the queue keys expire and vanish when empty,
-// and bad arguments are errors that name them.
+// its grant channel), sem.keepqueued moves deadlines and reports who is
+// queued, the queue keys and q expire and vanish when empty, and bad
+// arguments are errors that name them.
 func TestSemaphoreQueue(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	rc := srv.Client()
 	runner, call := scriptCaller(t, srv)
-	run := mustRun(t, call)
-	keys := []string{"{q}:permits", "{q}:limit", "{q}:fence", "{q}", "{q}:readers", "{q}:gone", "{q}:squeue", "{q}:swaiters", "{q}:soffers"}
-	releaseKeys := []string{"{q}:permits", "{q}:gone", "{q}:limit", "{q}:squeue", "{q}:swaiters", "{q}:fence", "{q}:soffers"}
-	acquire := func(owner string, n, waiterTTL int, client string) []any {
-		return run("sem.acquire@6", keys, owner, n, 60000, 2, owner, waiterTTL, client, "{q}:grant:", "PUBLISH")
-	}
-	release := func(owner string, n int) []any {
-		return run("sem.release@5", releaseKeys, owner, n, "{q}:released", "PUBLISH", "", 60000, "{q}:grant:")
-	}
+	s := semCalls{t: t, run: mustRun(t, call), call: call, tag: "q", ttl: 60000, limit: 2}
+	keys := s.keys()
 
-	next, _ := listen(t, runner, "{q}:grant:c2", "{q}:grant:c3", "{q}:released")
+	next, quiet := listen(t, runner, "{q}:grant:c2", "{q}:grant:c3")
 
-	if got := acquire("alice", 1, 5000, "c1"); got[0] != int64(1) || got[2] != int64(1) {
-		t.Fatalf("alice on a free semaphore of 2 = %v, want {1, token, 1}", got)
+	// sem.take, the first attempt of a call, takes free permits in one key
+	// and leaves anything else to sem.acquire (0).
+	take := func(owner string, n int64) []any {
+		t.Helper()
+		return s.run("sem.take@1", keys[:1], owner, n, s.ttl, s.limit, "c1\t"+owner+"\t{}")
 	}
-	if got := acquire("bob", 2, 5000, "c2"); got[0] != int64(0) || got[2] != int64(2) || got[3] != int64(1) {
-		t.Fatalf("bob asking for 2 with 1 free = %v, want {0, hint, 2, 1}: queued first", got)
+	if got := take("alice", 1); len(got) != 1 || got[0].(int64) <= 0 {
+		t.Fatalf("alice's sem.take on a free semaphore of 2 = %v, want a token", got)
 	}
-	entry := rc.HGet(ctx, "{q}:swaiters", "bob").Val()
-	if f := strings.Fields(entry); len(f) != 5 || f[1] != "5000" || f[2] != "2" || f[3] != "2" || f[4] != "c2" {
-		t.Fatalf("bob's entry %q, want \"<deadline> 5000 2 2 c2\"", entry)
+	if got := take("amy", 2); len(got) != 1 || got[0] != int64(0) {
+		t.Fatalf("amy's sem.take of 2 with 1 free = %v, want 0 (sem.acquire decides)", got)
+	}
+	if got := s.acquire("bob", 2, 5000, "c2"); got[0] != int64(0) || got[2] != int64(2) || got[3] != int64(1) {
+		t.Fatalf("bob asking for 2 with 1 free = %v, want {0, hint, 2, 1, now}: queued first", got)
+	}
+	entry := rc.HGet(ctx, "{q}", "w:bob").Val()
+	if head, tail, _ := strings.Cut(entry, "\t"); len(strings.Fields(head)) != 6 || strings.Fields(head)[1] != "5000" ||
+		strings.Fields(head)[2] != "2" || strings.Fields(head)[3] != "60000" || strings.Fields(head)[4] != "2" ||
+		strings.Fields(head)[5] != "PUBLISH" || tail != "c2\tbob\t{\"label\":\"bob\"}" {
+		t.Fatalf("bob's entry %q, want \"<deadline> 5000 2 60000 2 PUBLISH\\tc2\\tbob\\t<meta>\"", entry)
 	}
 	if ttl := rc.PTTL(ctx, "{q}:squeue").Val(); ttl <= 0 || ttl > 5*time.Second {
 		t.Fatalf("queue PTTL %v, want at most the waiter TTL", ttl)
 	}
-	if got := acquire("carol", 1, 0, "c3"); got[0] != int64(0) || got[3] != int64(0) {
+	if q := rc.HGet(ctx, "{q}", "q").Val(); q == "" {
+		t.Fatal("no q in the lock hash with a waiter queued")
+	}
+	if got := s.acquire("carol", 1, 0, "c3"); got[0] != int64(0) || got[3] != int64(0) {
 		t.Fatalf("carol's TryAcquire of the permit owed to bob = %v, want {0, hint, 2, 0}: refused, not queued", got)
 	}
-	if got := acquire("dave", 1, 5000, "c3"); got[0] != int64(0) || got[3] != int64(2) {
+	if got := s.acquire("dave", 1, 5000, "c3"); got[0] != int64(0) || got[3] != int64(2) {
 		t.Fatalf("dave = %v, want {0, hint, 2, 2}: queued behind bob", got)
 	}
-	if got := run("sem.keepqueued@1", []string{"{q}:permits", "{q}:limit", "{q}:squeue", "{q}:swaiters"}, "PUBLISH", "{q}:grant:", "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
+	if got := s.run("sem.keepqueued@3", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, want {1, 0}", got)
 	}
+	quiet()
 
-	if got := release("alice", 1); got[0] != int64(1) {
+	if got := s.release("alice"); got != 1 {
 		t.Fatalf("alice's release = %v, want 1", got)
 	}
 	// The release hands the freed permits to the head that now fits, in the
@@ -65,16 +115,17 @@ func TestSemaphoreQueue(t *testing.T) {
 	if m := next(); !strings.HasPrefix(m, "{q}:grant:c2 grant ") || !strings.HasSuffix(m, " bob bob") {
 		t.Fatalf("after alice's release: %q, want a grant to bob on c2's channel only", m)
 	}
-	release("bob", 2)
+	s.release("bob")
 	if m := next(); !strings.HasPrefix(m, "{q}:grant:c3 grant ") || !strings.HasSuffix(m, " dave dave") {
 		t.Fatalf("after bob's release: %q, want a grant to dave", m)
 	}
-	release("dave", 1)
-	if m := next(); m != "{q}:released released" {
-		t.Fatalf("a release with no one queued: %q, want \"released\" for waiters that do not queue", m)
+	s.release("dave")
+	quiet()
+	if n := rc.Exists(ctx, keys[1]).Val(); n != 0 {
+		t.Fatal("the queue is left with no waiter")
 	}
-	if n := rc.Exists(ctx, "{q}:squeue", "{q}:swaiters").Val(); n != 0 {
-		t.Fatalf("%d queue keys left with no waiter", n)
+	if fields := rc.HKeys(ctx, "{q}").Val(); len(fields) != 1 || fields[0] != "f" {
+		t.Fatalf("the lock hash after the last release has %v, want only f (the last token)", fields)
 	}
 
 	for _, tc := range []struct {
@@ -83,14 +134,35 @@ func TestSemaphoreQueue(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"sem.acquire@6", keys, []any{"o", 1, 60000, 2, "o", 5000, "c", "{q}:grant:", "PUB"}, "publish must be"},
-		{"sem.acquire@6", keys, []any{"o", 0, 60000, 2, "o", 5000, "c", "{q}:grant:", "PUBLISH"}, "count must be at least 1"},
-		{"sem.release@5", releaseKeys, []any{"o", 0, "{q}:released", "PUBLISH", "", 60000, "{q}:grant:"}, "count must be at least 1"},
-		{"sem.setlimit@3", []string{"{q}:limit", "{q}:permits", "{q}:squeue", "{q}:swaiters"}, []any{0, "{q}:released", "PUBLISH", "{q}:grant:"}, "permits must be at least 1"},
-		{"sem.keepqueued@1", []string{"{q}:permits", "{q}:limit", "{q}:squeue", "{q}:swaiters"}, []any{"PUB", "{q}:grant:"}, "publish must be"},
+		{"sem.take@1", keys[:1], []any{"o", 0, 60000, 2, "c\to\t{}"}, "count must be"},
+		{"sem.take@1", keys[:1], []any{"o", 1, -1, 2, "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@1", keys[:1], []any{"o", 1, 60000, 0, "c\to\t{}"}, "default_limit must be"},
+		{"sem.acquire@8", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.acquire@8", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.extend@2", keys[:1], []any{"o", 604800001}, "ttl_ms must be"},
+		{"sem.undo@2", keys, []any{"o", 0}, "gone_ttl_ms must be"},
+		{"sem.setlimit@5", keys, []any{0}, "limit must be"},
+		{"sem.setlimit@5", keys, []any{int64(1)<<53 + 2}, "limit must be"},
 	} {
-		if _, err := call(tc.id, tc.keys, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := s.call(tc.id, tc.keys, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%v = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
+		}
+	}
+	// The waiter TTL and how to publish are refused where they are read: by
+	// a call that does not take its permits at once.
+	s.acquire("erin", 2, 5000, "c1")
+	for _, tc := range []struct{ wait, want string }{
+		{"86400001 PUBLISH", "waiter_ttl_ms must be"},
+		{"-1 PUBLISH", "waiter_ttl_ms must be"},
+		{"5000 PUB", "publish must be"},
+	} {
+		if _, err := s.call("sem.acquire@8", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sem.acquire@8 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// The undo of an acquisition whose caller gave up (rw.leave, sem.release,
+// The undo of an acquisition whose caller gave up (rw.leave, sem.undo,
 // mutex.release with an attempt id) against rw.rlock, rw.lock,
 // sem.acquire and multi.acquire on a real server: the undo
 // records the attempt, which then takes nothing and leaves no trace when it
@@ -54,9 +54,8 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if _, err := call("rw.leave@4", []string{"{x}"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
-	semReleaseKeys := []string{"{s}:permits", "{s}:gone", "{s}:limit", "{s}:squeue", "{s}:swaiters", "{s}:fence", "{s}:soffers"}
-	if _, err := call("sem.release@5", semReleaseKeys, "o", 1, "{s}:released", "PUBLISH", "x3", -5, "{s}:grant:"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
-		t.Fatalf("sem.release with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
+	if _, err := call("sem.undo@2", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+		t.Fatalf("sem.undo with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
 	// mutex.release moves the expiry only forward too.
 	undoKeys := []string{"{u}", "{u}:queue", "{u}:waiters", "{u}:gone"}
@@ -85,11 +84,10 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		{"rw.lock@5", "w", []string{"{w}"},
 			func(a string) []any { return []any{"alice", 10000, "g:" + a, "wq--00003000c1\t" + a + "\talice\t{}"} },
 			func(a string) { leave("{w}", "alice", a, "w", 60000) }},
-		{"sem.acquire@6", "s", []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters", "{s}:soffers"},
-			func(a string) []any { return []any{"alice", 1, 10000, 2, a, 3000, "c1", "{s}:grant:", "PUBLISH"} },
-			func(a string) {
-				run("sem.release@5", semReleaseKeys, "alice", 1, "{s}:released", "PUBLISH", a, 60000, "{s}:grant:")
-			}},
+		// A Semaphore call's owner token is its attempt id.
+		{"sem.acquire@8", "s", semKeys("s"),
+			func(a string) []any { return []any{a, 1, 10000, 2, "c1\t" + a + "\t{}", "3000 PUBLISH"} },
+			func(a string) { run("sem.undo@2", semKeys("s"), a, 60000) }},
 		{"multi.acquire@3", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, "", a} },
 			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},

@@ -20,8 +20,9 @@ import (
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
-	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@6"), get("sem.forceunlock@1")
-	semRelease := get("sem.release@5")
+	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@8"), get("sem.forceunlock@1")
+	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
+	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@1")
 	rlock, wlock, rwForce := get("rw.rlock@4"), get("rw.lock@5"), get("rw.forceunlock@1")
 	runlock, wunlock, rextend, leave := get("rw.runlock@5"), get("rw.unlock@2"), get("rw.rextend@2"), get("rw.leave@4")
 
@@ -30,8 +31,9 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
 	mRelease := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:gone"}
-	s := []string{"{s}:permits", "{s}:limit", "{s}:fence", "{s}", "{s}:readers", "{s}:gone", "{s}:squeue", "{s}:swaiters", "{s}:soffers"}
-	sRelease := []string{"{s}:permits", "{s}:gone", "{s}:limit", "{s}:squeue", "{s}:swaiters", "{s}:fence", "{s}:soffers"}
+	s := []string{"{s}", "{s}:squeue"}
+	holder := func(client, owner string) string { return client + "\t" + owner + "\t{\"pid\":1}" }
+	const wait = "20000 PUBLISH"
 	inspectKeys := func(n string) []string {
 		return []string{n, n + ":queue", n + ":readers", n + ":rholds", n + ":permits", n + ":limit", n + ":squeue", n + ":swaiters"}
 	}
@@ -86,24 +88,29 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{leave, w, []any{"z", "z-2", 60000, "w", "PUB"}},                     // an error
 		{rwForce, wForce, []any{"{w}:released", "PUB", "{w}:grant:"}},
 
-		{semAcquire, s, []any{"alice", 1, 60000, 2, "alice", 20000, "c1", "{s}:grant:", "PUBLISH"}},
-		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
+		{semTake, s[:1], []any{"alice", 1, 60000, 2, holder("c1", "alice")}},
+		{semTake, s[:1], []any{"bob", 2, 60000, 2, holder("c2", "bob")}}, // 0: sem.acquire decides
+		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}},
 		{inspect, inspectKeys("{s}"), nil},
-		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUBLISH", "{s}:grant:"}},
-		{semAcquire, s, []any{"bob", 2, 60000, 2, "bob", 20000, "c2", "{s}:grant:", "PUBLISH"}},
-		{inspect, inspectKeys("{s}"), nil},
+		{nil, nil, []any{"HEXISTS", "{s}", "w:bob"}},
+		{semKeep, s, []any{"bob", "nobody"}},
+		{semRelease, s, []any{"alice"}}, // hands bob both permits
+		{nil, nil, []any{"EXISTS", "{s}:squeue"}},
+		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}}, // claims them
+		{semExtend, s[:1], []any{"bob", 30000}},
 		// carol queues behind bob; bob's release hands her the permit.
-		{semAcquire, s, []any{"carol", 1, 60000, 2, "carol", 20000, "c3", "{s}:grant:", "PUBLISH"}},
-		{nil, nil, []any{"HGET", "{s}:soffers", "carol"}},
-		{nil, nil, []any{"PTTL", "{s}:soffers"}},
-		{semRelease, sRelease, []any{"bob", 2, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},
-		{nil, nil, []any{"EXISTS", "{s}:squeue", "{s}:swaiters", "{s}:soffers"}},
-		{nil, nil, []any{"ZCARD", "{s}:permits"}},
-		{semAcquire, s, []any{"carol", 1, 60000, 2, "carol", 20000, "c3", "{s}:grant:", "PUBLISH"}}, // claims it
-		{semRelease, sRelease, []any{"carol", 1, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},
-		{semRelease, sRelease, []any{"dave", 1, "{s}:released", "PUBLISH", "dave", 60000, "{s}:grant:"}}, // dave gives up
-		{semAcquire, s, []any{"dave", 1, 60000, 2, "dave", 20000, "c4", "{s}:grant:", "PUBLISH"}},        // late: takes nothing
-		{semRelease, sRelease, []any{"x", 0, "{s}:released", "PUBLISH", "", 60000, "{s}:grant:"}},        // an error
+		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}},
+		{nil, nil, []any{"PTTL", "{s}:squeue"}},
+		{semLimit, s, []any{3}}, // a third permit: carol's
+		{nil, nil, []any{"PTTL", "{s}"}},
+		{semRelease, s, []any{"bob"}},
+		{semExtend, s[:1], []any{"bob", 30000}},                                   // released: -1
+		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}}, // claims it
+		{semRelease, s, []any{"carol"}},
+		{semUndo, s, []any{"dave", 60000}},                                      // dave gives up
+		{semAcquire, s, []any{"dave", 1, 60000, 2, holder("c4", "dave"), wait}}, // late: takes nothing
+		{semAcquire, s, []any{"x", 0, 60000, 2, holder("c4", "x"), wait}},       // an error
+		{nil, nil, []any{"HKEYS", "{s}"}},
 		{semForce, []string{"{s}:permits", "{s}:limit", "{s}:squeue", "{s}:swaiters"}, []any{"{s}:released", "PUB", "{s}:grant:"}},
 	}
 	for i, st := range steps {

@@ -1,0 +1,182 @@
+-- name: sem.keepqueued
+-- version: 3
+-- description: Keep one client's queued Acquire calls of a semaphore in its queue with a single call, and hand the permits that came back to the queued calls that now fit.
+-- keys: lock queue
+-- args: owners...
+-- returns: {queued_1, queued_2, ...}: 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it took its permits, gave up, or was dropped as dead)
+--
+-- sem.acquire@8 queues a call with a deadline of its waiter TTL; a Client
+-- refreshes the deadlines of all its queued calls of one semaphore with
+-- this script, so the script runs grow with the clients, not with the
+-- waiters. Only the deadline of an entry (w:<owner> in the lock hash)
+-- changes, to the server's time plus the entry's own waiter TTL; the queue,
+-- and q and the lock hash, live at least that long. An owner without an entry is not queued again:
+-- only sem.acquire queues.
+--
+-- The refresh also serves the head of the queue as sem.release@7 does:
+-- no release comes when holders died
+-- (their records run out) or when a call handed permits died before its
+-- confirmation, so their permits reach the waiters here, within a third of
+-- a waiter TTL.
+--
+-- Cost: proportional to the owners passed, plus the waiters served or
+-- dropped, plus a recount of the lock hash's fields when the cached count
+-- of permits in use may be stale.
+
+local lock, queue = KEYS[1], KEYS[2]
+local owners = {}
+for i, owner in ipairs(ARGV) do
+  owners[i] = 'w:' .. owner
+end
+
+local time = redis.call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = math.floor(now_us / 1000)
+local got = redis.call('HMGET', lock, 'h', 'q', 'f', 'l')
+local h, stored = got[1], tonumber(got[4])
+
+local reply = {}
+if #owners > 0 then
+  local entries = redis.call('HMGET', lock, unpack(owners))
+  local fresh_entries, longest = {}, 0
+  for i, field in ipairs(owners) do
+    reply[i] = 0
+    local entry = entries[i]
+    if entry then
+      -- kept is the entry after its deadline, starting with the waiter TTL
+      local kept, waiter_ttl = string.match(entry, '^%d+ ((%d+) .*)$')
+      if kept then
+        fresh_entries[#fresh_entries + 1] = field
+        fresh_entries[#fresh_entries + 1] = string.format('%d', now + tonumber(waiter_ttl)) .. ' ' .. kept
+        longest = math.max(longest, tonumber(waiter_ttl))
+        reply[i] = 1
+      end
+    end
+  end
+  if #fresh_entries > 0 then
+    if not (got[2] and tonumber(got[2]) >= now + longest) then
+      fresh_entries[#fresh_entries + 1] = 'q'
+      fresh_entries[#fresh_entries + 1] = string.format('%d', now + longest)
+    end
+    redis.call('HSET', lock, unpack(fresh_entries))
+    if redis.call('PTTL', queue) < longest then
+      redis.call('PEXPIRE', queue, longest)
+    end
+    if not stored and redis.call('PTTL', lock) < longest then
+      redis.call('PEXPIRE', lock, longest)
+    end
+  end
+end
+
+-- ours: h is this semaphore's; another kind of lock that holds the name
+-- keeps its queue to itself.
+local ours, hold_until, used, fresh = false, 0, 0, nil
+if h then
+  local u, e
+  hold_until, e, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
+  if hold_until then
+    ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
+  elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
+    return reply
+  else
+    hold_until = 0
+  end
+end
+local last = tonumber(got[3]) or 0
+stored = tonumber(stored)
+
+-- recount sums the p: records that are live now and drops the others (and
+-- the given-up attempts and waiter entries whose time passed):
+-- proportional to the fields of the hash.
+local function recount()
+  local all = redis.call('HGETALL', lock)
+  local dead = {}
+  used, fresh = 0, nil
+  for i = 1, #all, 2 do
+    local field, value = all[i], all[i + 1]
+    local prefix = string.sub(field, 1, 2)
+    if prefix == 'p:' then
+      local e, n = string.match(value, '^(%d+)\t%a\t(%d+)\t')
+      e = tonumber(e)
+      if e and e > now then
+        used = used + tonumber(n)
+        fresh = math.min(fresh or e, e)
+      else
+        dead[#dead + 1] = field
+      end
+    elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
+      or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
+      dead[#dead + 1] = field -- a given-up attempt or a waiter whose time passed
+    end
+  end
+  for i = 1, #dead, 1000 do
+    redis.call('HDEL', lock, unpack(dead, i, math.min(i + 999, #dead)))
+  end
+end
+
+local fields, granted, recounted, i = {}, false, false, 0
+while true do
+  local who = redis.call('ZRANGE', queue, i, i)[1]
+  if not who then
+    break
+  end
+  local entry = redis.call('HGET', lock, 'w:' .. who)
+  local deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail
+  if entry then
+    deadline, its_waiter_ttl, n, its_ttl, its_limit, its_publish, tail =
+      string.match(entry, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%u+)\t(.*)$')
+  end
+  if deadline and tonumber(deadline) > now then
+    n, its_limit = tonumber(n), stored or tonumber(its_limit)
+    if n <= its_limit and n > its_limit - used and not recounted and fresh and now >= fresh then
+      -- Permits may have come back by expiry: count again.
+      recount()
+      recounted = true
+    end
+    local channel = lock .. ':grant:' .. string.match(tail, '^([^\t]*)')
+    if n > its_limit then
+      -- It can never be served: woken, it gives up.
+      redis.call(its_publish, channel, 'wake ' .. who)
+      i = i + 1
+    elseif n > its_limit - used then
+      break
+    else
+      local expiry = now + math.min(tonumber(its_ttl), tonumber(its_waiter_ttl))
+      hold_until, fresh = math.max(hold_until, expiry), math.min(fresh or expiry, expiry)
+      used = used + n
+      last = math.max(now_us, last + 1)
+      fields[#fields + 1] = 'p:' .. who
+      fields[#fields + 1] = string.format('%d\tg\t%d\t', expiry, n) .. tail
+      granted = true
+      redis.call('ZREM', queue, who)
+      redis.call('HDEL', lock, 'w:' .. who)
+      redis.call(its_publish, channel, string.format('grant %d ', last) .. who .. ' ' .. who)
+    end
+  else
+    redis.call('ZREM', queue, who)
+    redis.call('HDEL', lock, 'w:' .. who)
+  end
+end
+
+if granted or recounted then
+  if used > 0 then
+    fields[#fields + 1] = 'h'
+    fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used)
+  elseif ours then
+    redis.call('HDEL', lock, 'h')
+  end
+  if granted then
+    fields[#fields + 1] = 'f'
+    fields[#fields + 1] = string.format('%d', last)
+  end
+  if #fields > 0 then
+    redis.call('HSET', lock, unpack(fields))
+  end
+  if not stored and redis.call('PTTL', lock) < hold_until - now then
+    redis.call('PEXPIRE', lock, hold_until - now)
+  end
+end
+if redis.call('EXISTS', queue) == 0 then
+  redis.call('HDEL', lock, 'q')
+end
+return reply
