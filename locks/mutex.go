@@ -72,7 +72,7 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 	}
 	owner, att, start := m.owner(), newAttempt(), time.Now()
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, false)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, tryOnce)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		return l, err
 	}
@@ -104,7 +104,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// wait makes right after subscribing.
 	grants, subscribed := m.c.grants.register(channel, owner, att)
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, queueWaiter)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		if subscribed {
 			m.c.grants.leave(channel, owner, grants)
@@ -126,7 +126,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
-			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, queueWaiter)
 			l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
 			if settled {
 				lease = l
