@@ -222,8 +222,8 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		if len(g) == 1 {
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
-			att := newAttempt()
-			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta, tryOnce)
+			att := mutexAttempt(&ml.s, tryOnce)
+			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta)
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)

@@ -206,11 +206,11 @@ collect:
 // Each round has its own attempt id: undoing a round marks its id as given
 // up on every server, and a later round must not be refused for it.
 func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time, how acquireWait) (*Lease, time.Duration, error) {
-	c, att := m.c, newAttempt()
+	c, att := m.c, mutexAttempt(&m.s, how)
 	sent := c.clock.Now()
 	land := newLanding(len(c.nodes))
 	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
-		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, how)
+		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta)
 		land.ended(i, err)
 		return a, err
 	})

@@ -47,7 +47,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@7"), mutexRelease: pick("mutex.release@6"),
+		mutexAcquire: pick("mutex.acquire@8"), mutexRelease: pick("mutex.release@7"),
 		mutexExtend: pick("mutex.extend@3"), mutexUndo: pick("mutex.undo@1"),
 		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
@@ -204,8 +204,13 @@ const (
 	watchWaiter                    // quorum Lock: do not queue, but ask for "released"
 )
 
-// mutexMode is mutex.acquire@7's mode argument: "<waiter_ttl_ms> <flags>".
-func mutexMode(s *settings, wait acquireWait) string {
+// mutexAttempt names one Mutex acquisition call (see newAttempt) that
+// waits as wait says. mutex.acquire@8 reads the call's mode, which only its
+// slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
+// flags of r (reentrant), f (fair), w (told of releases without queueing)
+// or - (none). Each argument of a script call costs the server work even
+// when the script does not read it.
+func mutexAttempt(s *settings, wait acquireWait) string {
 	waiterTTL := int64(0)
 	if wait == queueWaiter {
 		waiterTTL = s.waiterTTL.Milliseconds()
@@ -223,20 +228,20 @@ func mutexMode(s *settings, wait acquireWait) string {
 	if len(flags) == 0 {
 		flags = append(flags, '-')
 	}
-	return strconv.FormatInt(waiterTTL, 10) + " " + string(flags)
+	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@7 (KEYS lock, queue). The script replies
-// with the fencing token alone when the caller holds the lock, and with a
-// table otherwise.
-func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, wait acquireWait) (attempt, bool, error) {
+// mutexAcquire runs mutex.acquire@8 (KEYS lock, queue) for the call
+// attempt_, from mutexAttempt. The script replies with the fencing token
+// alone when the caller holds the lock, and with a table otherwise.
+func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
 	// The hold record's end, "client \t attempt \t owner \t meta", goes as
 	// one argument that the script's fast path stores as it is (owner
 	// tokens hold no tab: WithOwner refuses one; meta is JSON).
 	holder := c.id + "\t" + attempt_ + "\t" + owner + "\t" + meta
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
 		[]string{k.lock, k.queue},
-		s.ttl.Milliseconds(), "g:"+attempt_, holder, mutexMode(s, wait))
+		s.ttl.Milliseconds(), "g:"+attempt_, holder)
 	if err != nil {
 		return attempt{}, false, err
 	}
@@ -252,7 +257,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 }
 
 // mutexRelease drops a Mutex hold (RWMutex write holds use writeRelease).
-// With attempt_ "" it is an Unlock (mutex.release@6): leaseAttempt is the
+// With attempt_ "" it is an Unlock (mutex.release@7): leaseAttempt is the
 // attempt that took the hold it drops ("" for any hold of the owner: a
 // reentrant owner). With an attempt id it undoes an acquisition whose
 // caller gave up (mutex.undo@1): the server refuses that attempt from then
@@ -264,12 +269,14 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 	var err error
 	if attempt_ == "" {
 		// The hold: "\t<attempt>\t<owner>\t" for the one that attempt
-		// took, or the owner alone for any of its holds.
-		hold := owner
-		if leaseAttempt != "" {
-			hold = "\t" + leaseAttempt + "\t" + owner + "\t"
+		// took ("\t\t<owner>\t": any of the owner's holds). PUBLISH is
+		// the script's default: an argument left out costs nothing.
+		hold := "\t" + leaseAttempt + "\t" + owner + "\t"
+		if c.publish == "PUBLISH" {
+			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold).Int64()
+		} else {
+			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold, c.publish).Int64()
 		}
-		n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold, c.publish).Int64()
 	} else {
 		n, err = node.Run(ctx, c.scripts.mutexUndo, []string{k.lock, k.queue},
 			owner, attempt_, s.goneTTL().Milliseconds(), c.publish).Int64()

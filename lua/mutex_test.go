@@ -19,24 +19,22 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta, mode string) any {
+// acquire calls mutex.acquire@8; the attempt id carries the call's mode:
+// "<id>/<waiter_ttl_ms>/<flags>".
+func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@7", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta, mode)...)
+	r, err := m.call("mutex.acquire@8", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@7 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@8 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
 
 func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
 	m.t.Helper()
-	hold := owner
-	if leaseAttempt != "" {
-		hold = "\t" + leaseAttempt + "\t" + owner + "\t"
-	}
-	r, err := m.call("mutex.release@6", []string{lock, lock + ":queue"}, hold, "PUBLISH")
+	r, err := m.call("mutex.release@7", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
 	if err != nil {
-		m.t.Fatalf("mutex.release@6 %s: %v", owner, err)
+		m.t.Fatalf("mutex.release@7 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
@@ -59,9 +57,9 @@ func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@7's ARGV for a call of owner.
-func acquireArgs(owner string, ttl int, attempt, client, meta, mode string) []any {
-	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta, mode}
+// acquireArgs is mutex.acquire@8's ARGV for a call of owner.
+func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
+	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 }
 
 // token is an acquire reply that says "held": the fencing token alone.
@@ -145,31 +143,31 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 	heard := listenAll(t, r, "{o}:grant:cb", "{o}:grant:cc", "{o}:released")
 
 	before := time.Now().UnixMicro()
-	first := token(t, m.acquire("{o}", "alice", 10000, "a1", "ca", `{"x":1}`, "0 -"), "alice on a free lock")
+	first := token(t, m.acquire("{o}", "alice", 10000, "a1/0/-", "ca", `{"x":1}`), "alice on a free lock")
 	if first < before {
 		t.Fatalf("token %d, want >= %d (server time in µs)", first, before)
 	}
 	h := hold(t, srv, "{o}")
-	if h[0] != "mutex" || h[2] != "h" || h[3] != "1" || h[4] != "ca" || h[5] != "a1" || h[6] != "alice" || h[7] != `{"x":1}` {
+	if h[0] != "mutex" || h[2] != "h" || h[3] != "1" || h[4] != "ca" || h[5] != "a1/0/-" || h[6] != "alice" || h[7] != `{"x":1}` {
 		t.Fatalf("h = %q, want mutex, until, h, 1, ca, a1, alice, meta", h)
 	}
 	if fields, _ := srv.Do(ctx, "HKEYS", "{o}").StringSlice(); len(fields) != 2 {
 		t.Fatalf("the fast path wrote fields %v, want h and f", fields)
 	}
-	if got := token(t, m.acquire("{o}", "alice", 10000, "a1", "ca", `{"x":1}`, "0 -"), "alice's same call again"); got != first {
+	if got := token(t, m.acquire("{o}", "alice", 10000, "a1/0/-", "ca", `{"x":1}`), "alice's same call again"); got != first {
 		t.Fatalf("a retry of the same call got %d, want its token %d", got, first)
 	}
-	waitReply(t, m.acquire("{o}", "bob", 10000, "b1", "cb", "", "0 -"), "bob's TryLock while held", 0)
+	waitReply(t, m.acquire("{o}", "bob", 10000, "b1/0/-", "cb", ""), "bob's TryLock while held", 0)
 	if n, _ := srv.Do(ctx, "HEXISTS", "{o}", "q").Int64(); n != 0 {
 		t.Fatal("a TryLock set q: the release would look for waiters")
 	}
-	waitReply(t, m.acquire("{o}", "bob", 10000, "b2", "cb", "", "3000 -"), "bob's Lock while held", 1)
-	waitReply(t, m.acquire("{o}", "carol", 10000, "c1", "cc", "", "3000 -"), "carol's Lock", 2)
+	waitReply(t, m.acquire("{o}", "bob", 10000, "b2/3000/-", "cb", ""), "bob's Lock while held", 1)
+	waitReply(t, m.acquire("{o}", "carol", 10000, "c1/3000/-", "cc", ""), "carol's Lock", 2)
 	if q, _ := srv.Do(ctx, "HGET", "{o}", "q").Int64(); q <= time.Now().UnixMilli() {
 		t.Fatalf("q = %d after queueing, want a time ahead", q)
 	}
 
-	if n := m.release("{o}", "alice", "a1"); n != 3 {
+	if n := m.release("{o}", "alice", "a1/0/-"); n != 3 {
 		t.Fatalf("release with waiters = %d, want 3 (handed on)", n)
 	}
 	if !eventually(func() bool { return len(heard()["{o}:grant:cb"]) > 0 }) {
@@ -179,7 +177,7 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 		t.Fatalf("messages %v: want one grant to bob's client and nothing else", got)
 	}
 	h = hold(t, srv, "{o}")
-	if h[6] != "bob" || h[2] != "g" || h[5] != "b2" {
+	if h[6] != "bob" || h[2] != "g" || h[5] != "b2/3000/-" {
 		t.Fatalf("after the hand-over h = %q, want bob's grant (state g, attempt b2)", h)
 	}
 	var until int64
@@ -188,7 +186,7 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 		t.Fatalf("a handed-over hold lasts %d ms, want at most the waiter lease 3000", left)
 	}
 	// bob claims it: the full lease, the grant's token, above alice's.
-	claimed := token(t, m.acquire("{o}", "bob", 10000, "b2", "cb", "", "3000 -"), "bob's claim")
+	claimed := token(t, m.acquire("{o}", "bob", 10000, "b2/3000/-", "cb", ""), "bob's claim")
 	if claimed <= first {
 		t.Fatalf("claim = %d, want a token > %d", claimed, first)
 	}
@@ -200,13 +198,13 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 
 	// carol gives up (an ambiguous timeout): her attempt, arriving late,
 	// neither queues nor takes the lock.
-	if n := m.undo("{o}", "carol", "c1", 20000); n != 0 {
+	if n := m.undo("{o}", "carol", "c1/3000/-", 20000); n != 0 {
 		t.Fatalf("carol's undo = %d, want 0 (bob holds it)", n)
 	}
-	if n := m.release("{o}", "bob", "b2"); n != 1 {
+	if n := m.release("{o}", "bob", "b2/3000/-"); n != 1 {
 		t.Fatalf("release with no live waiter = %d, want 1", n)
 	}
-	if r := m.acquire("{o}", "carol", 10000, "c1", "cc", "", "3000 -"); !isWait(r) || r.([]any)[1] != int64(0) {
+	if r := m.acquire("{o}", "carol", 10000, "c1/3000/-", "cc", ""); !isWait(r) || r.([]any)[1] != int64(0) {
 		t.Fatalf("a given-up attempt arriving late = %#v, want {0, 0, 0}", r)
 	}
 	if h := hold(t, srv, "{o}"); h != nil {
@@ -218,8 +216,8 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 
 	// An uncontended pair publishes nothing and leaves no q.
 	m.release("{o}", "dave", "")
-	token(t, m.acquire("{o}", "dave", 10000, "d1", "cd", "", "0 -"), "dave")
-	if n := m.release("{o}", "dave", "d1"); n != 1 {
+	token(t, m.acquire("{o}", "dave", 10000, "d1/0/-", "cd", ""), "dave")
+	if n := m.release("{o}", "dave", "d1/0/-"); n != 1 {
 		t.Fatalf("dave's release = %d, want 1", n)
 	}
 	time.Sleep(50 * time.Millisecond) // a message, had one been sent, arrives by now
@@ -230,24 +228,24 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 	// Another kind of lock on the name is refused while its hold lasts.
 	future := time.Now().Add(time.Minute).UnixMilli()
 	srv.Do(ctx, "HSET", "{o}", "h", fmt.Sprintf("semaphore\t%d\tp\t1", future))
-	if got, ok := m.acquire("{o}", "erin", 10000, "e1", "ce", "", "0 -").([]any); !ok || got[0] != int64(-1) || got[1] != "semaphore" {
+	if got, ok := m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", "").([]any); !ok || got[0] != int64(-1) || got[1] != "semaphore" {
 		t.Fatalf("mutex on a semaphore's name = %#v, want {-1, semaphore}", got)
 	}
 	if n := m.release("{o}", "erin", ""); n != 0 {
 		t.Fatalf("a mutex release on a semaphore's name = %d, want 0", n)
 	}
 	srv.Do(ctx, "HSET", "{o}", "h", fmt.Sprintf("semaphore\t%d\tp\t1", time.Now().Add(-time.Second).UnixMilli()))
-	token(t, m.acquire("{o}", "erin", 10000, "e1", "ce", "", "0 -"), "a mutex where another kind's hold ended")
+	token(t, m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", ""), "a mutex where another kind's hold ended")
 
 	// Fencing after every key is gone (a restart without persistence).
-	last := token(t, m.acquire("{o}", "erin", 10000, "e1", "ce", "", "0 -"), "erin again")
+	last := token(t, m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", ""), "erin again")
 	if err := srv.Do(ctx, "FLUSHALL").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got := token(t, m.acquire("{o}", "frank", 10000, "f1", "cf", "", "0 -"), "frank"); got <= last {
+	if got := token(t, m.acquire("{o}", "frank", 10000, "f1/0/-", "cf", ""), "frank"); got <= last {
 		t.Fatalf("token after losing every key = %d, want above %d", got, last)
 	}
-	m.release("{o}", "frank", "f1")
+	m.release("{o}", "frank", "f1/0/-")
 	if keys, _ := srv.Do(ctx, "KEYS", "*").StringSlice(); len(keys) != 1 || keys[0] != "{o}" {
 		t.Fatalf("keys left after release: %v, want only the lock hash (its last token)", keys)
 	}
@@ -268,11 +266,11 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 		v, _ := srv.Do(ctx, "HGET", "{p}", f).Text()
 		return v
 	}
-	token(t, m.acquire("{p}", "alice", 10000, "a1", "ca", "", "3000 -"), "alice")
+	token(t, m.acquire("{p}", "alice", 10000, "a1/3000/-", "ca", ""), "alice")
 	// Two calls of worker-7 queue; the entry is the last one's.
-	m.acquire("{p}", "worker-7", 10000, "w1", "cw", `{"pid":1}`, "3000 -")
-	m.acquire("{p}", "worker-7", 10000, "w2", "cw", `{"pid":1}`, "3000 -")
-	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2\t"+`{"pid":1}`) {
+	m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", `{"pid":1}`)
+	m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", `{"pid":1}`)
+	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2/3000/-\t"+`{"pid":1}`) {
 		t.Fatalf("waiter entry %q, want it to end with the client, the last call's attempt w2 and the meta", entry)
 	}
 	heard := make(chan string, 4)
@@ -281,25 +279,25 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unsub()
-	if n := m.release("{p}", "alice", "a1"); n != 3 {
+	if n := m.release("{p}", "alice", "a1/3000/-"); n != 3 {
 		t.Fatalf("release with a waiter = %d, want 3 (handed on)", n)
 	}
 	select {
 	case msg := <-heard:
-		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2 worker-7") {
+		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2/3000/- worker-7") {
 			t.Fatalf("grant message %q, want \"grant <token> w2 worker-7\"", msg)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no grant message")
 	}
-	if h := hold(t, srv, "{p}"); h[5] != "w2" || h[7] != `{"pid":1}` || h[4] != "cw" {
+	if h := hold(t, srv, "{p}"); h[5] != "w2/3000/-" || h[7] != `{"pid":1}` || h[4] != "cw" {
 		t.Fatalf("after the hand-over h = %q, want attempt w2, client cw and the entry's meta", h)
 	}
 
 	// w1 does not claim w2's grant; it queues again behind it.
-	waitReply(t, m.acquire("{p}", "worker-7", 10000, "w1", "cw", "", "3000 -"), "another call's attempt at a grant", 1)
+	waitReply(t, m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", ""), "another call's attempt at a grant", 1)
 	// w1 gives up: its undo leaves w2's hold, and removes only its own entry.
-	if n := m.undo("{p}", "worker-7", "w1", 20000); n != 2 {
+	if n := m.undo("{p}", "worker-7", "w1/3000/-", 20000); n != 2 {
 		t.Fatalf("undo of w1 while w2 holds = %d, want 2 (not its hold)", n)
 	}
 	if field("w:worker-7") != "" {
@@ -307,26 +305,26 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	}
 	// A stale Unlock or renewal of w1 (as if its lease had run out) leaves
 	// w2's hold alone; w2's own succeed.
-	if n := m.extend("{p}", "worker-7", 10000, "w1"); n != 0 {
+	if n := m.extend("{p}", "worker-7", 10000, "w1/3000/-"); n != 0 {
 		t.Fatalf("w1's renewal of w2's hold = %d, want 0", n)
 	}
-	if n := m.release("{p}", "worker-7", "w1"); n != 0 {
+	if n := m.release("{p}", "worker-7", "w1/3000/-"); n != 0 {
 		t.Fatalf("w1's Unlock of w2's hold = %d, want 0", n)
 	}
-	if n := m.extend("{p}", "worker-7", 10000, "w2"); n != 1 {
+	if n := m.extend("{p}", "worker-7", 10000, "w2/3000/-"); n != 1 {
 		t.Fatalf("w2's renewal = %d, want 1", n)
 	}
 	if h := hold(t, srv, "{p}"); h[2] != "h" {
 		t.Fatalf("a renewed grant is in state %q, want h", h[2])
 	}
-	token(t, m.acquire("{p}", "worker-7", 10000, "w2", "cw", "", "3000 -"), "w2 claiming its hold")
-	if n := m.release("{p}", "worker-7", "w2"); n != 1 {
+	token(t, m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", ""), "w2 claiming its hold")
+	if n := m.release("{p}", "worker-7", "w2/3000/-"); n != 1 {
 		t.Fatalf("w2's Unlock = %d, want 1 (freed)", n)
 	}
 
 	// Reentry: one holder, a count; the last release frees it.
-	t4 := token(t, m.acquire("{p}", "erin", 10000, "e1", "ce", "", "3000 r"), "erin, reentrant")
-	if got := token(t, m.acquire("{p}", "erin", 10000, "e2", "ce", "", "3000 r"), "erin re-entering"); got != t4 {
+	t4 := token(t, m.acquire("{p}", "erin", 10000, "e1/3000/r", "ce", ""), "erin, reentrant")
+	if got := token(t, m.acquire("{p}", "erin", 10000, "e2/3000/r", "ce", ""), "erin re-entering"); got != t4 {
 		t.Fatalf("reentry got token %d, want %d", got, t4)
 	}
 	if h := hold(t, srv, "{p}"); h[3] != "2" {
@@ -340,9 +338,9 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	}
 
 	// A tab in an owner or attempt would break the record: refused.
-	m.acquire("{p}", "bob", 10000, "b1", "cb", "", "3000 -")
-	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1", "cc", "", "3000 -"), acquireArgs("car\tol", 10000, "c1", "cc", "", "0 -")} {
-		if _, err := call("mutex.acquire@7", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
+	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
+		if _, err := call("mutex.acquire@8", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -357,12 +355,12 @@ func TestMutexQueueExpires(t *testing.T) {
 	rc := srv.Client()
 	_, call := scriptCaller(t, srv)
 	m := mutexCalls{t, call}
-	token(t, m.acquire("{x}", "alice", 1000, "a1", "ca", "", "3000 -"), "alice")
-	waitReply(t, m.acquire("{x}", "bob", 1000, "b1", "cb", "", "0 -"), "bob's TryLock", 0)
+	token(t, m.acquire("{x}", "alice", 1000, "a1/3000/-", "ca", ""), "alice")
+	waitReply(t, m.acquire("{x}", "bob", 1000, "b1/0/-", "cb", ""), "bob's TryLock", 0)
 	if n := rc.Exists(ctx, "{x}:queue").Val(); n != 0 {
 		t.Fatal("a TryLock wrote the queue")
 	}
-	waitReply(t, m.acquire("{x}", "bob", 1000, "b1", "cb", "", "3000 -"), "bob's Lock", 1)
+	waitReply(t, m.acquire("{x}", "bob", 1000, "b1/3000/-", "cb", ""), "bob's Lock", 1)
 	for _, key := range []string{"{x}:queue", "{x}"} {
 		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 2*time.Second || ttl > 3*time.Second {
 			t.Fatalf("%s PTTL %v after queueing with a 3s waiter TTL, want (2s, 3s]", key, ttl)
@@ -431,8 +429,8 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@7", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a", "c", "", "0 -"), "ttl_ms must be"},
-		{"mutex.acquire@7", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a", "c", "", "0 -"), "ttl_ms must be"},
+		{"mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
 		{"mutex.extend@3", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@4", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
 		{"mutex.undo@1", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
@@ -442,17 +440,17 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
 		}
 	}
-	token(t, m.acquire("{l}", "o", 10000, "a", "c", "", "0 -"), "o")
-	if _, err := call("mutex.acquire@7", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b", "c", "", "86400001 -")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
+	if _, err := call("mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 
 	heard := listenAll(t, r, "{l}:released")
-	waitReply(t, m.acquire("{l}", "p", 10000, "b", "c", "", "0 w"), "a quorum waiter", 0)
+	waitReply(t, m.acquire("{l}", "p", 10000, "b/0/w", "c", ""), "a quorum waiter", 0)
 	if q, _ := rc.HGet(ctx, "{l}", "q").Int64(); q <= time.Now().UnixMilli() {
 		t.Fatalf("a waiter with flag w left q %d, want the hold's end", q)
 	}
-	if n := m.release("{l}", "o", "a"); n != 1 {
+	if n := m.release("{l}", "o", "a/0/-"); n != 1 {
 		t.Fatalf("release = %d, want 1", n)
 	}
 	if !eventually(func() bool { return len(heard()["{l}:released"]) == 1 }) {

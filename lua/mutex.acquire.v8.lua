@@ -1,8 +1,8 @@
 -- name: mutex.acquire
--- version: 7
+-- version: 8
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
--- args: ttl_ms gone holder mode
+-- args: ttl_ms gone holder
 -- returns: fence_token (an integer) when the caller holds the lock; {0, wait_hint_ms, position, server_time_us} when it must wait (position 0: not queued; {0, 0, 0} for an attempt given up on); {-1, kind} when another kind of lock holds the name
 --
 -- The lock is the hash lock ("{N}"), shared by every kind of lock:
@@ -16,65 +16,68 @@
 -- queue is a sorted set of the waiting owners by arrival. Only the server's
 -- clock counts: a hold is valid until its until_ms, whatever the hash's TTL.
 --
--- The arguments are shaped for the fast path: gone is the field of this
--- call's attempt, "g:<attempt>"; holder is the hold record's end as the
--- client builds it, "client \t attempt \t owner \t meta" (no field holds
--- a tab; the client refuses owner tokens with one, metadata is JSON), so
--- a free lock is taken without parsing anything; mode, read only off the
--- fast path, is "<waiter_ttl_ms> <flags>" with flags of r (reentrant: the
--- owner's calls are one holder), f (fair: a free lock is not taken ahead
--- of a live waiter), w (a caller that does not queue waits for "released":
--- set q) or - (none). waiter_ttl_ms 0 does not queue (TryLock). The token
--- is max(TIME in us, f + 1).
+-- The arguments are shaped for the fast path, where each costs the server
+-- work: gone is the field of this call's attempt, "g:<attempt>"; holder is
+-- the hold record's end as the client builds it, "client \t attempt \t
+-- owner \t meta" (no field holds a tab: the client refuses owner tokens
+-- with one, metadata is JSON), stored as it is. The attempt id carries the
+-- call's mode, read only off the fast path: "<id>/<waiter_ttl_ms>/<flags>"
+-- with flags of r (reentrant: the owner's calls are one holder), f (fair:
+-- a free lock is not taken ahead of a live waiter), w (a caller that does
+-- not queue waits for "released": set q) or - (none); waiter_ttl_ms 0 does
+-- not queue (TryLock). The token is max(TIME in us, f + 1).
 --
 -- Cost: the fast path (no live hold, no q, attempt not given up) is one
--- HMGET, TIME, one HSET and one PEXPIRE (two when the hash had no TTL, or
--- a longer one), and replies with an integer; numbers go to redis.call as
--- strings, which Redis would otherwise format again. Otherwise the work is
+-- HMGET, TIME, one HSET and one PEXPIREAT (two when the hash had no TTL,
+-- or a longer one), and replies with an integer; numbers go to redis.call
+-- as strings, which Redis would otherwise format again. Otherwise the work is
 -- proportional to the waiters whose lease ran out at the head of a fair
 -- queue, plus a constant.
 
-local lock, queue = KEYS[1], KEYS[2]
-
+local lock = KEYS[1]
 local v = redis.call('HMGET', lock, 'h', 'f', 'q', ARGV[2])
-local h, q, gone = v[1], v[3], v[4]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
-local ttl = tonumber(ARGV[1])
-if not (ttl and ttl >= 1 and ttl <= 604800000 and ttl % 1 == 0) then
+local ttl = tonumber(ARGV[1]) or 0
+if ttl < 1 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be a whole number of milliseconds from 1 to 604800000 (MaxTTL)')
 end
+local h = v[1]
 
-if not (q or gone or h and tonumber(string.match(h, '^[^\t]*\t(%d+)')) * 1000 > now_us) then
-  -- The fast path: no live hold of any kind, no one waiting, the attempt
-  -- not given up.
+if not (v[3] or v[4] or h and tonumber(string.match(h, '^[^\t]*\t(%d+)')) * 1000 > now_us) then
+  -- The fast path: no live hold of any kind, no q, the attempt not given
+  -- up. The token is the server's time, or f + 1 when that is not above f
+  -- (a grant within the same microsecond, or a clock that stepped back).
   local token = now_us
-  local last = tonumber(v[2])
-  if last and last >= token then
-    token = last + 1 -- released within the same microsecond, or the clock stepped back
+  if v[2] and v[2] + 0 >= token then
+    token = v[2] + 1
   end
-  redis.call('HSET', lock, 'h', 'mutex\t' .. string.format('%d', math.floor(now_us / 1000) + ttl) .. '\th\t1\t' .. ARGV[3],
-    'f', string.format('%d', token))
-  -- The hash lives as long as the hold: PEXPIRE GT never shortens it (a
+  -- %d truncates: until_ms is the current millisecond plus the lease.
+  local ends = string.format('%d', now_us / 1000 + ttl)
+  redis.call('HSET', lock, 'h', 'mutex\t' .. ends .. '\th\t1\t' .. ARGV[3], 'f', string.format('%d', token))
+  -- The hash lives as long as the hold: PEXPIREAT GT never shortens it (a
   -- given-up record or a waiter may live longer); a hash without a TTL
-  -- gets one with NX.
-  if redis.call('PEXPIRE', lock, ARGV[1], 'GT') == 0 then
-    redis.call('PEXPIRE', lock, ARGV[1], 'NX')
+  -- gets one with NX. PEXPIREAT, unlike PEXPIRE, is propagated as it is.
+  if redis.call('PEXPIREAT', lock, ends, 'GT') == 0 then
+    redis.call('PEXPIREAT', lock, ends, 'NX')
   end
   return token
 end
 
+local queue = KEYS[2]
+local q, gone = v[3], v[4]
 local now = math.floor(now_us / 1000)
 local last = tonumber(v[2]) or 0
 local attempt = string.sub(ARGV[2], 3)
 local client, held_by, owner, meta = string.match(ARGV[3], '^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)$')
-if held_by ~= attempt or attempt == '' or string.sub(ARGV[2], 1, 2) ~= 'g:' then
-  return redis.error_reply('ERR gone must be g:<attempt> and holder client \\t attempt \\t owner \\t meta, with the same attempt and no other tab')
+local waiter_ttl, flags = string.match(attempt, '^[^/]+/(%d+)/([rfw%-]+)$')
+if held_by ~= attempt or string.sub(ARGV[2], 1, 2) ~= 'g:' or not flags then
+  return redis.error_reply('ERR gone must be g:<attempt> and holder client \\t attempt \\t owner \\t meta, with the same attempt' ..
+    ' <id>/<waiter_ttl_ms>/<flags> (flags of r, f, w or -) and no other tab')
 end
-local waiter_ttl, flags = string.match(ARGV[4], '^(%d+) ([rfw%-]+)$')
 waiter_ttl = tonumber(waiter_ttl)
-if not waiter_ttl or waiter_ttl > 86400000 then
-  return redis.error_reply('ERR mode must be "<waiter_ttl_ms> <flags>" with waiter_ttl_ms a whole number of milliseconds from 0 to 86400000 (MaxWaiterTTL) and flags of r, f, w or -')
+if waiter_ttl > 86400000 then
+  return redis.error_reply('ERR waiter_ttl_ms must be a whole number of milliseconds from 0 to 86400000 (MaxWaiterTTL)')
 end
 if gone and tonumber(gone) > now then
   return {0, 0, 0} -- the caller gave up on this attempt: it takes nothing

@@ -1,17 +1,17 @@
 -- name: mutex.release
--- version: 6
+-- version: 7
 -- description: Release one hold of a mutex and hand the lock to the call that queued next.
 -- keys: lock queue
--- args: hold publish
+-- args: hold publish...
 -- returns: 3 when handed to the next waiter, 1 when freed, 2 when a reentrant hold remains, 0 when another owner (or another call of this owner, or another kind) holds it, -1 when no one does
 --
--- The layout is mutex.acquire@7's. hold names the hold this Unlock drops:
+-- The layout is mutex.acquire@8's. hold names the hold this Unlock drops:
 -- "\t<attempt>\t<owner>\t" for the hold that attempt took (when another
 -- call of the same owner holds the lock now, because the first call's
--- lease ran out, the hold is left alone: 0), or "<owner>" for any hold of
--- the owner (a reentrant owner, whose calls are one holder; its hold count
--- goes down by one). A granted (g) or revoked (x) hold is dropped like a
--- held one.
+-- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
+-- hold of the owner (a reentrant owner, whose calls are one holder; its
+-- hold count goes down by one). A granted (g) or revoked (x) hold is
+-- dropped like a held one.
 --
 -- Only when q says someone may wait does the release look at the clock
 -- and the queue: it hands the lock to the oldest live waiter inside the
@@ -22,7 +22,8 @@
 -- and publishes "released" on lock .. ':released' (callers that wait
 -- without queueing). f stays in the hash, whose TTL covers the released
 -- lease, so the next token is larger even within the same microsecond.
--- publish is PUBLISH or SPUBLISH (cluster).
+-- publish is SPUBLISH for a client that subscribes with SSUBSCRIBE
+-- (cluster); PUBLISH when left out.
 --
 -- Without q, the release does not read the clock: a hold of this call
 -- that ended but that no one replaced is dropped as a live one would be
@@ -33,21 +34,22 @@
 -- Handing over is proportional to the dead waiters it skips, plus a
 -- constant.
 
-local lock, queue = KEYS[1], KEYS[2]
-local hold = ARGV[1]
-
+local lock, hold = KEYS[1], ARGV[1]
 local v = redis.call('HMGET', lock, 'h', 'q')
 local h, q = v[1], v[2]
-if not h then
-  return -1
-end
-if not q and string.byte(hold) == 9 and string.byte(h) == 109 and string.find(h, hold, 7, true) then
-  -- Fields hold no tab, so "\t<attempt>\t<owner>\t" is found only as
-  -- this mutex hold's attempt and owner (m: the kind mutex).
+if h and not q and string.find(h, hold, 7, true) then
+  -- Fields hold no tab, and only the attempt ids (16 hex digits and the
+  -- call's mode) and client ids (16 hex digits) are alike: the segment
+  -- "\t<attempt>\t<owner>\t" is found only as this hold's attempt and owner.
+  -- No field is empty, so "\t\t<owner>\t" is never found here.
   redis.call('HDEL', lock, 'h')
   return 1
 end
+if not h then
+  return -1
+end
 
+local queue = KEYS[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
@@ -58,10 +60,7 @@ end
 if tonumber(ends) <= now then
   return -1 -- the hold ended with its lease
 end
-local owner, lease_attempt = hold, ''
-if string.byte(hold) == 9 then
-  lease_attempt, owner = string.match(hold, '^\t([^\t]*)\t([^\t]*)\t$')
-end
+local lease_attempt, owner = string.match(hold, '^\t([^\t]*)\t([^\t]+)\t$')
 if kind ~= 'mutex' or holder ~= owner then
   return 0
 end
@@ -74,7 +73,7 @@ if count ~= '1' then
 end
 
 if q and tonumber(q) > now then
-  local publish = ARGV[2]
+  local publish = ARGV[2] or 'PUBLISH'
   if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
     return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
   end
