@@ -30,6 +30,9 @@ type mcGiveUpKind struct {
 	// record is the line of the undo's first script that records the
 	// attempt; a broken copy drops it.
 	record string
+	// goneCheck is the line of the late script that refuses a recorded
+	// attempt ("" for the gone hash's HEXISTS); a broken copy skips it.
+	goneCheck string
 }
 
 const mcGiveUpAttempt = "a-1"
@@ -97,15 +100,14 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 // mcGiveUpKinds are the Semaphore's and the MultiLock's give-ups (the
 // RWMutex's are in model_rwwake_test.go).
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "mutex.release@5", "multi.acquire@3", "sem.acquire@6", "sem.release@5")
-	release, multi := v[0], v[1]
+	v := mcV2Lookup(t, mcMutexIDs[1], "multi.acquire@4", "sem.acquire@6", "sem.release@5", mcMutexIDs[2])
+	release, multi, undo := v[0], v[1], v[4]
 	sem := semScripts{acquire: v[2], release: v[3]}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', gone, attempt, 1)"
 	g := []string{"{g}:a", "{g}:b"}
-	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
 	giveUp := func(lock string) explore.Step {
-		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
+		return explore.Step{Label: "give up " + lock, Script: undo, Keys: mcKeysOf(undo, lock), Args: mcUndoArgs("a", mcGiveUpAttempt)}
 	}
 	return []mcGiveUpKind{
 		{name: "sem.acquire", record: record,
@@ -115,14 +117,14 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				Args: []any{"a", 1, "{s}:released", "PUBLISH", mcGiveUpAttempt, goneTTL, "{s}:grant:"}}},
 			rival:    mcSemGrantClient("b", sem),
 			leftover: mcSemLeft("{s}:swaiters", "{s}:soffers")},
-		{name: "multi.acquire", record: record,
-			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
-				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
+		{name: "multi.acquire", record: mcUndoRecord, goneCheck: "if v[3] and tonumber(v[3]) > now then",
+			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: g,
+				Args: []any{"a", mcTTL.Milliseconds(), mcGiveUpAttempt, "client-a", ""}},
 			undo:  []explore.Step{giveUp(g[0]), giveUp(g[1])},
 			rival: mcMultiClient("b", multi, release, g[1], "{g}:c"),
 			leftover: func(v *explore.View) string {
 				for _, k := range g {
-					if mcHashOwner(v, k) == "a" {
+					if mcOwner(v, k) == "a" {
 						return "a holds " + k
 					}
 				}
@@ -147,7 +149,11 @@ func mcCheckGiveUp(t *testing.T, k mcGiveUpKind) {
 		t.Fatalf("%s: only %d states: the model explores too little to mean anything", k.name, res.States)
 	}
 	broken := k
-	broken.late.Script = mcBreak(t, k.late.Script, "if redis.call('HEXISTS', gone, attempt) == 1 then", "if false then")
+	check := k.goneCheck
+	if check == "" {
+		check = "if redis.call('HEXISTS', gone, attempt) == 1 then"
+	}
+	broken.late.Script = mcBreak(t, k.late.Script, check, "if false then")
 	mcMustFail(t, mcGiveUpModel(k.name+", gone attempts not checked", broken), "abandoned attempts take nothing")
 	broken = k
 	broken.undo = append([]explore.Step(nil), k.undo...)

@@ -19,31 +19,31 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-// acquire calls mutex.acquire@8; the attempt id carries the call's mode:
+// acquire calls mutex.acquire@9; the attempt id carries the call's mode:
 // "<id>/<waiter_ttl_ms>/<flags>".
 func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@8", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	r, err := m.call("mutex.acquire@9", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@8 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@9 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
 
 func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.release@7", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
+	r, err := m.call("mutex.release@8", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
 	if err != nil {
-		m.t.Fatalf("mutex.release@7 %s: %v", owner, err)
+		m.t.Fatalf("mutex.release@8 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
 
 func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.undo@1", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
+	r, err := m.call("mutex.undo@2", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
 	if err != nil {
-		m.t.Fatalf("mutex.undo@1 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.undo@2 %s %s: %v", owner, attempt, err)
 	}
 	return r.(int64)
 }
@@ -57,7 +57,7 @@ func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@8's ARGV for a call of owner.
+// acquireArgs is mutex.acquire@9's ARGV for a call of owner.
 func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
 	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 }
@@ -340,7 +340,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// A tab in an owner or attempt would break the record: refused.
 	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
 	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
-		if _, err := call("mutex.acquire@8", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+		if _, err := call("mutex.acquire@9", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -368,7 +368,7 @@ func TestMutexQueueExpires(t *testing.T) {
 		rc.PExpire(ctx, key, 500*time.Millisecond) // as if the last refresh were 2.5s ago
 	}
 	rc.HSet(ctx, "{x}", "q", time.Now().Add(500*time.Millisecond).UnixMilli())
-	got, err := call("mutex.keepqueued@3", []string{"{x}", "{x}:queue"}, "bob", "nobody")
+	got, err := call("mutex.keepqueued@4", []string{"{x}", "{x}:queue"}, "bob", "nobody")
 	if a, ok := got.([]any); err != nil || !ok || len(a) != 4 || a[0] != int64(1) || a[2] != int64(1) || a[3] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, %v; want {1, left, 1, 0}", got, err)
 	}
@@ -429,19 +429,19 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@9", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@9", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
 		{"mutex.extend@3", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@4", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
-		{"mutex.undo@1", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
-		{"mutex.undo@1", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@2", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@2", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
 	} {
 		if _, err := call(c.id, c.keys, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
 		}
 	}
 	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
-	if _, err := call("mutex.acquire@8", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	if _, err := call("mutex.acquire@9", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 

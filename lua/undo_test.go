@@ -40,7 +40,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 			owner, "{w}:released", "{w}:grant:", "PUBLISH", attempt, 60000)[0].(int64)
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
-		return run("mutex.undo@1", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
+		return run("mutex.undo@2", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
 	}
 
 	// The record, and its expiry: an empty owner only records.
@@ -64,15 +64,15 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	// mutex.undo moves the hash's expiry only forward too, and records the
 	// attempt as g:<attempt> = its end.
 	undoKeys := []string{"{u}", "{u}:queue"}
-	run("mutex.undo@1", undoKeys, "alice", "u1", 60000, "PUBLISH")
-	run("mutex.undo@1", undoKeys, "bob", "u2", 1000, "PUBLISH")
+	run("mutex.undo@2", undoKeys, "alice", "u1", 60000, "PUBLISH")
+	run("mutex.undo@2", undoKeys, "bob", "u2", 1000, "PUBLISH")
 	if ttl := rc.PTTL(ctx, "{u}").Val(); ttl < 50*time.Second {
 		t.Fatalf("after a 60 s record, a 1 s one left PTTL %v: the expiry moved back", ttl)
 	}
 	if end, _ := rc.HGet(ctx, "{u}", "g:u1").Int64(); end < time.Now().Add(50*time.Second).UnixMilli() {
 		t.Fatalf("g:u1 = %d, want the record's end, about 60 s ahead", end)
 	}
-	if _, err := call("mutex.undo@1", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+	if _, err := call("mutex.undo@2", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("mutex.undo with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
 	}
 	if n := len(rc.HKeys(ctx, "{u}").Val()); n != 2 {

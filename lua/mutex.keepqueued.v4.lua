@@ -1,16 +1,20 @@
 -- name: mutex.keepqueued
--- version: 3
+-- version: 4
 -- description: Keep one client's waiters of a mutex in its queue with a single call: move each waiter's deadline forward by its own waiter TTL, and q and the keys' expiry with them.
 -- keys: lock queue
 -- args: owners...
 -- returns: {held, left_ms, queued_1, queued_2, ...}: held 1 when a live hold of any kind is on the name, else 0; left_ms is the time until that hold ends (0 when none); queued_i 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it was granted the lock, gave up, or a release dropped it as dead)
 --
--- The layout is mutex.acquire@7's: a waiter is w:<owner> in the lock hash,
+-- The layout is mutex.acquire@9's: a waiter is w:<owner> in the lock hash,
 -- "deadline_ms \t ttl_ms \t waiter_ttl_ms \t client \t attempt \t meta";
 -- only the deadline changes, to the server's time plus the entry's own
 -- waiter TTL, and q (someone may wait until then) moves to the latest
 -- deadline when it is earlier. An owner without an entry is not queued
--- again: only mutex.acquire queues. held and left_ms let the client see a
+-- again: only mutex.acquire queues. An entry whose deadline passed is kept
+-- only while its owner is still in the queue (a release or a fair acquire
+-- drops the dead entries it walks past; the queue key expires with the
+-- last deadline, while the lock hash may live on): otherwise it goes, and
+-- its owner is not queued. held and left_ms let the client see a
 -- name whose holder vanished without a release (no live hold while waiters
 -- wait), so that its waiters look at once.
 --
@@ -45,6 +49,10 @@ local longest = 0
 for i = 1, #ARGV do
   local queued = 0
   local entry = got[i + 2]
+  if entry and tonumber(string.match(entry, '^(%d+)')) <= now and not redis.call('ZSCORE', queue, ARGV[i]) then
+    redis.call('HDEL', lock, fields[i + 2])
+    entry = nil
+  end
   if entry then
     local waiter_ttl, rest = string.match(entry, '^%d+\t%d+\t(%d+)\t(.*)$')
     if waiter_ttl then

@@ -1,11 +1,11 @@
 -- name: mutex.undo
--- version: 1
+-- version: 2
 -- description: Undo a mutex acquisition whose caller gave up: refuse the attempt from now on, leave the queue, and drop the hold only if that attempt took it.
 -- keys: lock queue
 -- args: owner attempt gone_ttl_ms publish
 -- returns: 3 when the dropped hold was handed to the next waiter, 1 when it was freed, 2 when the attempt's hold was a reentrant one (one hold dropped) or the owner's hold is another call's, 0 when another owner holds it, -1 when no one does
 --
--- The layout is mutex.acquire@7's. The caller does not know whether its
+-- The layout is mutex.acquire@9's. The caller does not know whether its
 -- attempt ran (a timeout): it may still reach the server later. The
 -- attempt is recorded as g:<attempt> = until_ms (now + gone_ttl_ms), and
 -- mutex.acquire and multi.acquire refuse an attempt with a live record.
@@ -13,7 +13,7 @@
 -- (another call of the owner may have queued since). A hold is dropped only
 -- when its attempt is this one, and then handed over or freed as
 -- mutex.release does. This is also where records whose time passed are
--- removed from the hash.
+-- removed from the hash, and waiter entries when q's time passed.
 --
 -- Cost: proportional to the fields of the lock hash (live waiters and
 -- given-up records), plus the dead waiters a hand-over skips.
@@ -65,7 +65,27 @@ if redis.call('PEXPIRE', lock, gone_ttl, 'GT') == 0 then
   redis.call('PEXPIRE', lock, gone_ttl, 'NX')
 end
 
+-- drop_queue is for when no waiter is live: q goes, with every waiter
+-- entry and the queue (and h, when the lock is freed).
+local function drop_queue(also)
+  local names = {'q', also}
+  for name in pairs(got) do
+    if string.sub(name, 1, 2) == 'w:' then
+      names[#names + 1] = name
+    end
+  end
+  for _, name in ipairs(names) do
+    redis.call('HDEL', lock, name)
+  end
+  redis.call('DEL', queue)
+end
+
 local h, q = got.h, got.q
+if q and tonumber(q) <= now then
+  -- q's time passed: every waiter's deadline is at most q, so none is live.
+  drop_queue('q')
+  q = nil
+end
 if not h then
   return -1
 end
@@ -111,13 +131,9 @@ if q and tonumber(q) > now then
       end
     end
   end
-  redis.call('HDEL', lock, 'h', 'q')
+  drop_queue('h')
   redis.call(publish, lock .. ':released', 'released')
   return 1
 end
-if q then
-  redis.call('HDEL', lock, 'h', 'q')
-else
-  redis.call('HDEL', lock, 'h')
-end
+redis.call('HDEL', lock, 'h')
 return 1

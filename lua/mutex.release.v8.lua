@@ -1,11 +1,11 @@
 -- name: mutex.release
--- version: 7
+-- version: 8
 -- description: Release one hold of a mutex and hand the lock to the call that queued next.
 -- keys: lock queue
 -- args: hold publish...
 -- returns: 3 when handed to the next waiter, 1 when freed, 2 when a reentrant hold remains, 0 when another owner (or another call of this owner, or another kind) holds it, -1 when no one does
 --
--- The layout is mutex.acquire@8's. hold names the hold this Unlock drops:
+-- The layout is mutex.acquire@9's. hold names the hold this Unlock drops:
 -- "\t<attempt>\t<owner>\t" for the hold that attempt took (when another
 -- call of the same owner holds the lock now, because the first call's
 -- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
@@ -72,6 +72,20 @@ if count ~= '1' then
   return 2
 end
 
+-- drop_queue frees the lock when no waiter is live: h and q go, with
+-- every waiter entry (some may have outlived the queue key, which expires
+-- with the last deadline) and the queue. Proportional to the fields of the
+-- lock hash.
+local function drop_queue()
+  for _, field in ipairs(redis.call('HKEYS', lock)) do
+    if string.sub(field, 1, 2) == 'w:' then
+      redis.call('HDEL', lock, field)
+    end
+  end
+  redis.call('HDEL', lock, 'h', 'q')
+  redis.call('DEL', queue)
+end
+
 if q and tonumber(q) > now then
   local publish = ARGV[2] or 'PUBLISH'
   if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
@@ -101,13 +115,14 @@ if q and tonumber(q) > now then
       end
     end
   end
-  redis.call('HDEL', lock, 'h', 'q')
+  drop_queue()
   redis.call(publish, lock .. ':released', 'released')
   return 1
 end
 
 if q then
-  redis.call('HDEL', lock, 'h', 'q')
+  -- q's time passed: every waiter's deadline is at most q, so none is live.
+  drop_queue()
 else
   redis.call('HDEL', lock, 'h')
 end

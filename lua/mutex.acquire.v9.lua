@@ -1,5 +1,5 @@
 -- name: mutex.acquire
--- version: 8
+-- version: 9
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
 -- args: ttl_ms gone holder
@@ -105,15 +105,26 @@ if h then
   end
 end
 
--- A caller that takes the lock leaves the queue; a q whose time passed
--- (no release came to drop it) goes too, so the next acquire is fast.
+-- A q whose time passed (no release came to drop it) goes, with the queue
+-- and every waiter entry: each waiter's deadline is at most q, so none of
+-- them is live. The next acquire is fast again. Proportional to the
+-- fields of the lock hash.
+if q and not waiting then
+  for _, field in ipairs(redis.call('HKEYS', lock)) do
+    if string.sub(field, 1, 2) == 'w:' then
+      redis.call('HDEL', lock, field)
+    end
+  end
+  redis.call('HDEL', lock, 'q')
+  redis.call('DEL', queue)
+  q = nil
+end
+
+-- A caller that takes the lock leaves the queue.
 local function leave_queue(who)
   if q then
     redis.call('ZREM', queue, who)
     redis.call('HDEL', lock, 'w:' .. who)
-    if not waiting then
-      redis.call('HDEL', lock, 'q')
-    end
   end
 end
 
