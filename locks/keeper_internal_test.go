@@ -42,6 +42,7 @@ type keeperFixture struct {
 	counted *countingBackend
 	waiter  *Client
 	k       keys
+	sem     bool // a Semaphore's queue: waiter entries in k.semWaiters
 	results chan error
 	cancel  context.CancelFunc
 }
@@ -54,7 +55,7 @@ func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixtu
 // one permit (sem).
 func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *keeperFixture {
 	t.Helper()
-	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
+	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), sem: sem, results: make(chan error, n)}
 	f.srv = simulate.New(simulate.WithClock(f.clock))
 	f.counted = &countingBackend{Backend: f.srv, runs: map[string]int{}}
 	holder, err := NewWithBackend(f.srv, WithClock(f.clock), WithTTL(time.Hour), WithWatchdog(0))
@@ -75,7 +76,7 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 			}
 			// The fixture's helpers read the semaphore's queue keys; the
 			// keeper files it under its queue key.
-			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.semWaiters, permits: s.k.permits}
+			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, semWaiters: s.k.semWaiters, permits: s.k.permits}
 			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
 		}
 		m, err := c.Mutex("batch")
@@ -120,12 +121,26 @@ func (f *keeperFixture) kept() int {
 }
 
 // liveWaiters counts the queue entries whose waiter deadline is ahead of
-// the server's (virtual) time.
+// the server's (virtual) time: a Mutex's are the w:<owner> fields of the
+// lock hash, a Semaphore's the values of its waiters hash.
 func (f *keeperFixture) liveWaiters(t *testing.T) int {
 	t.Helper()
-	entries, err := f.srv.Do(context.Background(), "HVALS", f.k.waiters).StringSlice()
-	if err != nil {
-		t.Fatal(err)
+	var entries []string
+	if f.sem {
+		var err error
+		if entries, err = f.srv.Do(context.Background(), "HVALS", f.k.semWaiters).StringSlice(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		fields, err := f.srv.Do(context.Background(), "HGETALL", f.k.lock).StringSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(fields); i += 2 {
+			if strings.HasPrefix(fields[i], "w:") {
+				entries = append(entries, fields[i+1])
+			}
+		}
 	}
 	now := f.clock.Now().UnixMilli()
 	live := 0
@@ -189,20 +204,20 @@ func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
 	const n, waiterTTL = 50, 300 * time.Millisecond
 	f := newKeeperFixture(t, n, waiterTTL)
 	f.keptForTenWaiterTTLs(t, n, waiterTTL, "mutex")
-	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "owner").Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "h").Err(); err != nil {
 		t.Fatal(err) // the release is not announced: the head's own timer gets it
 	}
 	f.collect(t, n, 20*time.Second)
 }
 
-// A holder that vanishes without a release (here its hash is deleted)
+// A holder that vanishes without a release (here its hold is deleted)
 // announces nothing: the keeper's next refresh sees a lock with waiters
 // and no holder and wakes them, long before their own timers (the head's
 // is a third of its 60s waiter TTL, the others' three waiter TTLs).
 func TestKeeperWakesWaitersOfAVanishedHolder(t *testing.T) {
 	const n, waiterTTL = 20, time.Minute
 	f := newKeeperFixture(t, n, waiterTTL)
-	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "h").Err(); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(waiterTTL / 3)
@@ -220,7 +235,7 @@ func TestKeeperWakesAWaiterThatLostItsPlace(t *testing.T) {
 		t.Fatalf("queue %v, %v; want %d waiters", queued, err, n)
 	}
 	last := queued[n-1]
-	for _, cmd := range [][]any{{"ZREM", f.k.queue, last}, {"HDEL", f.k.waiters, last}} {
+	for _, cmd := range [][]any{{"ZREM", f.k.queue, last}, {"HDEL", f.k.lock, "w:" + last}} {
 		if err := f.srv.Do(context.Background(), cmd...).Err(); err != nil {
 			t.Fatal(err)
 		}

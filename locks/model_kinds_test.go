@@ -327,7 +327,7 @@ func TestModelSemaphoreGrant(t *testing.T) {
 }
 
 func TestModelMultiLock(t *testing.T) {
-	v := mcV2Lookup(t, "multi.acquire@4", mcMutexIDs[1])
+	v := mcV2Lookup(t, "multi.acquire@5", mcMutexIDs[1])
 	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", v[0], v[1]))
 
 	broken := mcBreak(t, v[0], "  if v[1] then", "  if v[1] and i < #KEYS then")

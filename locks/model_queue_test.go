@@ -21,7 +21,7 @@ import (
 // mcNow is the model's server time in ms (the simulator's clock starts there).
 func mcNow(v *explore.View) int64 { return 1_700_000_000_000 + v.Now().Milliseconds() }
 
-// mcHold is a live hold h of lock hash key (mutex.acquire@9's layout: kind,
+// mcHold is a live hold h of lock hash key (mutex.acquire@10's layout: kind,
 // until, state, count, client, attempt, owner, meta); ok is false when
 // there is none, or its time passed.
 func mcHold(v *explore.View, key string) (h []string, ok bool) {
@@ -199,7 +199,7 @@ func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 }
 
 // mcMutexIDs are the scripts the client runs for a Mutex.
-var mcMutexIDs = []string{"mutex.acquire@9", "mutex.release@8", "mutex.undo@2", "mutex.keepqueued@4"}
+var mcMutexIDs = []string{"mutex.acquire@10", "mutex.release@9", "mutex.undo@3", "mutex.keepqueued@5"}
 
 // mcV2Scripts is the Mutex's scripts the client runs.
 func mcV2Scripts(t *testing.T) mutexScripts {
@@ -348,7 +348,7 @@ const mcFastFind = "if h and not q and string.find(h, hold, 7, true) then"
 
 func TestModelMutexV2(t *testing.T) {
 	s := mcV2Scripts(t)
-	const name = "mutex@9"
+	const name = "mutex@10"
 	// A release skips the queue unless q says someone waits; a waiter that
 	// q did not cover would be served only by its own refresh (mcHandOver).
 	plain := mcV2Model(name, s, false)
@@ -496,20 +496,20 @@ const mcGoneCheck = "if gone and tonumber(gone) > now then"
 
 func TestModelMutexV2GiveUp(t *testing.T) {
 	s := mcV2Scripts(t)
-	explore.Check(t, mcV2GiveUpModel("mutex@9, a given-up attempt arriving late", s))
+	explore.Check(t, mcV2GiveUpModel("mutex@10, a given-up attempt arriving late", s))
 
 	broken := s
 	broken.acquire = mcBreak(t, s.acquire, mcGoneCheck, "if false then")
-	mcMustFail(t, mcV2GiveUpModel("mutex@9, gone attempts not checked", broken), "abandoned attempts take nothing")
+	mcMustFail(t, mcV2GiveUpModel("mutex@10, gone attempts not checked", broken), "abandoned attempts take nothing")
 	// The fast path reads the attempt's record in its HMGET; one that
 	// ignores it lets the late attempt take a free lock.
 	broken = s
 	broken.acquire = mcBreak(t, s.acquire, "if not (v[3] or v[4] or h", "if not (v[3] or h")
-	mcMustFail(t, mcV2GiveUpModel("mutex@9, the fast path ignores the record", broken), "abandoned attempts take nothing")
+	mcMustFail(t, mcV2GiveUpModel("mutex@10, the fast path ignores the record", broken), "abandoned attempts take nothing")
 	// The undo records the attempt.
 	broken = s
 	broken.undo = mcBreak(t, s.undo, mcUndoRecord, "-- not recorded")
-	mcMustFail(t, mcV2GiveUpModel("mutex@9, the undo records nothing", broken), "abandoned attempts take nothing")
+	mcMustFail(t, mcV2GiveUpModel("mutex@10, the undo records nothing", broken), "abandoned attempts take nothing")
 }
 
 // mcUndoRecord is the line of mutex.undo that records the attempt.
@@ -591,24 +591,24 @@ func byOwner(string, string) bool         { return true }
 const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt ~= lease_attempt then"
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
-	explore.Check(t, mcSameOwnerModel("mutex@9, two calls of one owner, one gives up", mcV2Scripts(t), byAttempt))
+	explore.Check(t, mcSameOwnerModel("mutex@10, two calls of one owner, one gives up", mcV2Scripts(t), byAttempt))
 	// The keeper rewrites a's entry at any point; the attempt in it must
 	// survive.
-	m := mcSameOwnerModel("mutex@9, two calls of one owner, with the keeper", mcV2Scripts(t), byAttempt)
+	m := mcSameOwnerModel("mutex@10, two calls of one owner, with the keeper", mcV2Scripts(t), byAttempt)
 	m.Actors = append(m.Actors, mcKeeper(mcV2Lookup(t, mcMutexIDs[3])[0]))
 	explore.Check(t, m)
 	// A client that routed a grant to any call of the owner would let two
 	// calls hold at once.
-	mcMustFail(t, mcSameOwnerModel("mutex@9, a grant routed to any call of the owner", mcV2Scripts(t), byOwner), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@10, a grant routed to any call of the owner", mcV2Scripts(t), byOwner), "mutual exclusion")
 	// An undo releases only a hold its own attempt took.
 	broken := mcV2Scripts(t)
 	broken.undo = mcBreak(t, broken.undo, "if held_attempt ~= attempt then", "if false then")
-	mcMustFail(t, mcSameOwnerModel("mutex@9, an undo releases any hold of the owner", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@10, an undo releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 	// And an Unlock whose lease ran out leaves alone the hold another call
 	// of the owner took since: the fast path finds the attempt and the
 	// owner together, the slow path compares the attempt.
 	broken = mcV2Scripts(t)
 	broken.release = mcBreak(t, broken.release, mcFastFind, "if h and not q and string.find(h, string.match(hold, '\\t[^\\t]*\\t$'), 7, true) then")
 	broken.release = mcBreak(t, broken.release, mcLeaseAttemptCheck, "if false then")
-	mcMustFail(t, mcSameOwnerModel("mutex@9, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
+	mcMustFail(t, mcSameOwnerModel("mutex@10, an Unlock releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 }

@@ -47,14 +47,14 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@9"), mutexRelease: pick("mutex.release@8"),
-		mutexExtend: pick("mutex.extend@3"), mutexUndo: pick("mutex.undo@2"),
+		mutexAcquire: pick("mutex.acquire@10"), mutexRelease: pick("mutex.release@9"),
+		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
 		rlock: pick("rw.rlock@3"), runlock: pick("rw.runlock@4"), rextend: pick("rw.rextend@1"),
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
 		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
-		multiAcquire: pick("multi.acquire@4"), forceUnlock: pick("mutex.forceunlock@3"),
-		keepQueued: pick("mutex.keepqueued@4"),
+		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("mutex.forceunlock@3"),
+		keepQueued: pick("mutex.keepqueued@5"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
 		rwForceUnlock: pick("rw.forceunlock@1"),
 	}
@@ -205,7 +205,7 @@ const (
 )
 
 // mutexAttempt names one Mutex acquisition call (see newAttempt) that
-// waits as wait says. mutex.acquire@9 reads the call's mode, which only its
+// waits as wait says. mutex.acquire@10 reads the call's mode, which only its
 // slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
 // flags of r (reentrant), f (fair), w (told of releases without queueing)
 // or - (none). Each argument of a script call costs the server work even
@@ -231,7 +231,7 @@ func mutexAttempt(s *settings, wait acquireWait) string {
 	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@9 (KEYS lock, queue) for the call
+// mutexAcquire runs mutex.acquire@10 (KEYS lock, queue) for the call
 // attempt_, from mutexAttempt. The script replies with the fencing token
 // alone when the caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
@@ -257,10 +257,10 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 }
 
 // mutexRelease drops a Mutex hold (RWMutex write holds use writeRelease).
-// With attempt_ "" it is an Unlock (mutex.release@8): leaseAttempt is the
+// With attempt_ "" it is an Unlock (mutex.release@9): leaseAttempt is the
 // attempt that took the hold it drops ("" for any hold of the owner: a
 // reentrant owner). With an attempt id it undoes an acquisition whose
-// caller gave up (mutex.undo@2): the server refuses that attempt from then
+// caller gave up (mutex.undo@3): the server refuses that attempt from then
 // on and drops the hold only if that attempt took it.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	// No WAIT: a release that a failover loses only leaves a lease that
@@ -284,7 +284,7 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@3 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// mutexExtend runs mutex.extend@4 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
 // A revoked hold (a forced unlock's grace period) answers outcomeRevoked.
 func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds(), leaseAttempt)
@@ -441,14 +441,14 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 	return err
 }
 
-// multiOutcome is what multi.acquire@4 reports for one slot group.
+// multiOutcome is what multi.acquire@5 reports for one slot group.
 type multiOutcome struct {
 	tokens    []int64 // when taken: one per lock, in the group's order
 	blocked   int     // otherwise: the index of the first lock held or held by another kind, or -1
 	wrongKind string  // when blocked by another kind of lock: that kind
 }
 
-// multiAcquire runs multi.acquire@4 on one slot group: all or none. The
+// multiAcquire runs multi.acquire@5 on one slot group: all or none. The
 // attempt is refused once the group's first lock records it as given up
 // (mutexRelease with the attempt, on that lock, records it).
 // With WithReplicas, replicated says whether enough replicas acknowledged.
@@ -495,7 +495,7 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	return out, replicated, nil
 }
 
-// keepQueued runs mutex.keepqueued@4: it moves the waiter deadlines of
+// keepQueued runs mutex.keepqueued@5: it moves the waiter deadlines of
 // owners forward in one call, and q and the keys' expiry with them. held says a live hold is on the
 // name; queued[i] says owners[i] was still queued.
 func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []string) (held bool, queued []bool, err error) {

@@ -1,11 +1,11 @@
 -- name: mutex.extend
--- version: 3
+-- version: 4
 -- description: Reset a single holder's lease (a Mutex, or an RWMutex writer) to a new length, when the caller's own hold is still there.
 -- keys: lock
 -- args: owner ttl_ms lease_attempt
 -- returns: 1 when extended, 0 when another owner (or another call of this owner, or readers or permits) holds it, -1 when no one does (the lease expired), -2 when the hold was revoked (a forced unlock's grace period)
 --
--- The hold is h of the lock hash (mutex.acquire@7's layout), of kind mutex
+-- The hold is h of the lock hash (mutex.acquire's layout), of kind mutex
 -- or rwmutex: kind \t until_ms \t state \t count \t client \t attempt \t
 -- owner \t meta. lease_attempt is the attempt that took the hold: calls
 -- that share an owner token are told apart, so a call whose lease ran out
@@ -30,7 +30,8 @@ if not h then
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local kind, ends, state, rest, held_attempt, holder = string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t(%d+\t[^\t]*\t([^\t]*)\t([^\t]*)\t.*)$')
+local kind, ends, state, rest, held_attempt, holder =
+  string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t(%d+\t[^\t]*\t([^\t]*)\t([^\t]*)\t.*)$')
 if not kind then
   kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
 end

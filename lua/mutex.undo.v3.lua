@@ -1,11 +1,11 @@
 -- name: mutex.undo
--- version: 2
+-- version: 3
 -- description: Undo a mutex acquisition whose caller gave up: refuse the attempt from now on, leave the queue, and drop the hold only if that attempt took it.
 -- keys: lock queue
 -- args: owner attempt gone_ttl_ms publish
 -- returns: 3 when the dropped hold was handed to the next waiter, 1 when it was freed, 2 when the attempt's hold was a reentrant one (one hold dropped) or the owner's hold is another call's, 0 when another owner holds it, -1 when no one does
 --
--- The layout is mutex.acquire@9's. The caller does not know whether its
+-- The layout is mutex.acquire's. The caller does not know whether its
 -- attempt ran (a timeout): it may still reach the server later. The
 -- attempt is recorded as g:<attempt> = until_ms (now + gone_ttl_ms), and
 -- mutex.acquire and multi.acquire refuse an attempt with a live record.
@@ -23,7 +23,7 @@ local owner, attempt, publish = ARGV[1], ARGV[2], ARGV[4]
 
 local gone_ttl = tonumber(ARGV[3])
 if not gone_ttl or gone_ttl < 1 or gone_ttl > 1209600000 or gone_ttl % 1 ~= 0 then
-  return redis.error_reply('ERR gone_ttl_ms must be a positive whole number of milliseconds up to 1209600000 (2 x MaxTTL)')
+  return redis.error_reply('ERR gone_ttl_ms must be a whole number of milliseconds from 1 to 1209600000 (2 x MaxTTL)')
 end
 if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
   return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
@@ -89,7 +89,8 @@ end
 if not h then
   return -1
 end
-local kind, ends, count, held_attempt, holder = string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
+local kind, ends, count, held_attempt, holder =
+  string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
 if not kind then
   kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
 end
@@ -117,12 +118,13 @@ if q and tonumber(q) > now then
     redis.call('ZREM', queue, head)
     redis.call('HDEL', lock, 'w:' .. head)
     if next_entry then
-      local deadline, ttl, waiter_ttl, client, next_attempt, meta = string.match(next_entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
+      local deadline, ttl, waiter_ttl, client, next_attempt, meta =
+        string.match(next_entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
       if deadline and tonumber(deadline) > now then
         local first = math.min(tonumber(ttl), tonumber(waiter_ttl))
         local token = string.format('%d', math.max((tonumber(got.f) or 0) + 1, now_us))
-        redis.call('HSET', lock, 'h', 'mutex\t' .. (now + first) .. '\tg\t1\t' .. client .. '\t' .. next_attempt .. '\t' .. head .. '\t' .. meta,
-          'f', token)
+        local grant = table.concat({'mutex', now + first, 'g', 1, client, next_attempt, head, meta}, '\t')
+        redis.call('HSET', lock, 'h', grant, 'f', token)
         if redis.call('PTTL', lock) < first then
           redis.call('PEXPIRE', lock, first)
         end

@@ -1,5 +1,5 @@
 -- name: mutex.acquire
--- version: 9
+-- version: 10
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
 -- args: ttl_ms gone holder
@@ -72,8 +72,8 @@ local attempt = string.sub(ARGV[2], 3)
 local client, held_by, owner, meta = string.match(ARGV[3], '^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)$')
 local waiter_ttl, flags = string.match(attempt, '^[^/]+/(%d+)/([rfw%-]+)$')
 if held_by ~= attempt or string.sub(ARGV[2], 1, 2) ~= 'g:' or not flags then
-  return redis.error_reply('ERR gone must be g:<attempt> and holder client \\t attempt \\t owner \\t meta, with the same attempt' ..
-    ' <id>/<waiter_ttl_ms>/<flags> (flags of r, f, w or -) and no other tab')
+  return redis.error_reply('ERR gone must be g:<attempt> and holder client \\t attempt \\t owner \\t meta,' ..
+    ' with the same attempt <id>/<waiter_ttl_ms>/<flags> (flags of r, f, w or -) and no other tab')
 end
 waiter_ttl = tonumber(waiter_ttl)
 if waiter_ttl > 86400000 then
@@ -92,7 +92,7 @@ local function keep_for(ms)
   end
 end
 
-local kind, ends, state, count, held_client, held_attempt, holder, held_meta
+local kind, ends, state, count, held_attempt, holder, held_meta
 if h then
   kind, ends, state = string.match(h, '^([^\t]*)\t(%d+)\t(%a)')
   ends = tonumber(ends)
@@ -101,7 +101,8 @@ if h then
   elseif kind ~= 'mutex' then
     return {-1, kind}
   else
-    count, held_client, held_attempt, holder, held_meta = string.match(h, '^[^\t]*\t%d+\t%a\t(%d+)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$')
+    count, held_attempt, holder, held_meta =
+      string.match(h, '^[^\t]*\t%d+\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t(.*)$')
   end
 end
 
@@ -129,7 +130,7 @@ local function leave_queue(who)
 end
 
 local function record(st, n, until_ms, who_attempt, who_client, who_meta)
-  return 'mutex\t' .. until_ms .. '\t' .. st .. '\t' .. n .. '\t' .. who_client .. '\t' .. who_attempt .. '\t' .. owner .. '\t' .. who_meta
+  return table.concat({'mutex', until_ms, st, n, who_client, who_attempt, owner, who_meta}, '\t')
 end
 
 if kind and holder == owner and state ~= 'x' then

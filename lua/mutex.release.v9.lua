@@ -1,11 +1,11 @@
 -- name: mutex.release
--- version: 8
+-- version: 9
 -- description: Release one hold of a mutex and hand the lock to the call that queued next.
 -- keys: lock queue
 -- args: hold publish...
 -- returns: 3 when handed to the next waiter, 1 when freed, 2 when a reentrant hold remains, 0 when another owner (or another call of this owner, or another kind) holds it, -1 when no one does
 --
--- The layout is mutex.acquire@9's. hold names the hold this Unlock drops:
+-- The layout is mutex.acquire's. hold names the hold this Unlock drops:
 -- "\t<attempt>\t<owner>\t" for the hold that attempt took (when another
 -- call of the same owner holds the lock now, because the first call's
 -- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
@@ -53,7 +53,8 @@ local queue = KEYS[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
-local kind, ends, count, held_attempt, holder = string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
+local kind, ends, count, held_attempt, holder =
+  string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
 if not kind then
   kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
 end
@@ -100,13 +101,14 @@ if q and tonumber(q) > now then
     redis.call('ZREM', queue, head)
     redis.call('HDEL', lock, 'w:' .. head)
     if entry then
-      local deadline, ttl, waiter_ttl, client, attempt, meta = string.match(entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
+      local deadline, ttl, waiter_ttl, client, attempt, meta =
+        string.match(entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
       if deadline and tonumber(deadline) > now then
         local first = math.min(tonumber(ttl), tonumber(waiter_ttl))
         local last = tonumber(redis.call('HGET', lock, 'f')) or 0
         local token = string.format('%d', math.max(last + 1, now_us))
-        redis.call('HSET', lock, 'h', 'mutex\t' .. (now + first) .. '\tg\t1\t' .. client .. '\t' .. attempt .. '\t' .. head .. '\t' .. meta,
-          'f', token)
+        local grant = table.concat({'mutex', now + first, 'g', 1, client, attempt, head, meta}, '\t')
+        redis.call('HSET', lock, 'h', grant, 'f', token)
         if redis.call('PTTL', lock) < first then
           redis.call('PEXPIRE', lock, first)
         end

@@ -1,11 +1,11 @@
 -- name: multi.acquire
--- version: 4
+-- version: 5
 -- description: Take several mutexes of one cluster slot at once, all or none.
 -- keys: locks...
 -- args: owner ttl_ms attempt client meta
 -- returns: {1, fence_token_1, fence_token_2, ...} when all were free and are taken; {0, index, wait_hint_ms} naming the first held lock otherwise; {-1, index, kind} when another kind of lock holds a name; {0, 0, 0} when the caller gave up on this attempt
 --
--- Each lock is a lock hash in mutex.acquire@7's layout. Nothing is written
+-- Each lock is a lock hash in mutex.acquire's layout. Nothing is written
 -- unless every lock is free (no live hold of any kind), so a caller never
 -- holds part of the set. The attempt is refused when the first lock's hash
 -- records it as given up (g:<attempt>, written by mutex.undo on the first
@@ -58,10 +58,10 @@ end
 
 local reply = {1}
 local ends = string.format('%d', now + ttl)
+local holder = client .. '\t' .. attempt .. '\t' .. owner .. '\t' .. meta
 for i = 1, #KEYS do
   local token = string.format('%d', math.max(last[i] + 1, now_us))
-  redis.call('HSET', KEYS[i], 'h', 'mutex\t' .. ends .. '\th\t1\t' .. client .. '\t' .. attempt .. '\t' .. owner .. '\t' .. meta,
-    'f', token)
+  redis.call('HSET', KEYS[i], 'h', 'mutex\t' .. ends .. '\th\t1\t' .. holder, 'f', token)
   if redis.call('PEXPIRE', KEYS[i], ttl, 'GT') == 0 then
     redis.call('PEXPIRE', KEYS[i], ttl, 'NX')
   end

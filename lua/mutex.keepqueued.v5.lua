@@ -1,11 +1,11 @@
 -- name: mutex.keepqueued
--- version: 4
+-- version: 5
 -- description: Keep one client's waiters of a mutex in its queue with a single call: move each waiter's deadline forward by its own waiter TTL, and q and the keys' expiry with them.
 -- keys: lock queue
 -- args: owners...
 -- returns: {held, left_ms, queued_1, queued_2, ...}: held 1 when a live hold of any kind is on the name, else 0; left_ms is the time until that hold ends (0 when none); queued_i 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it was granted the lock, gave up, or a release dropped it as dead)
 --
--- The layout is mutex.acquire@9's: a waiter is w:<owner> in the lock hash,
+-- The layout is mutex.acquire's: a waiter is w:<owner> in the lock hash,
 -- "deadline_ms \t ttl_ms \t waiter_ttl_ms \t client \t attempt \t meta";
 -- only the deadline changes, to the server's time plus the entry's own
 -- waiter TTL, and q (someone may wait until then) moves to the latest
