@@ -132,13 +132,17 @@ func (f *keeperFixture) liveWaiters(t *testing.T) int {
 			t.Fatal(err)
 		}
 	} else {
-		fields, err := f.srv.Do(context.Background(), "HGETALL", f.k.lock).StringSlice()
+		fields, err := f.srv.Do(context.Background(), "HKEYS", f.k.lock).StringSlice()
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i+1 < len(fields); i += 2 {
-			if strings.HasPrefix(fields[i], "w:") {
-				entries = append(entries, fields[i+1])
+		for _, field := range fields {
+			if strings.HasPrefix(field, "w:") {
+				entry, err := f.srv.Do(context.Background(), "HGET", f.k.lock, field).Text()
+				if err != nil {
+					t.Fatal(err)
+				}
+				entries = append(entries, entry)
 			}
 		}
 	}
