@@ -76,22 +76,23 @@ func BenchmarkUncontended(b *testing.B) {
 }
 
 // scriptsAlone splits a Lock+Unlock pair's cost between the client and the
-// server: "scripts-alone" runs mutex.acquire@6 and mutex.release@5 with the
-// keys and arguments a Mutex sends, without the locks package; "empty-scripts"
-// sends the same keys and arguments to a script that only returns. Measured
-// on 2026-11-25 (2 cores, redis-server 7.0.15; µs per pair, 4 runs): raw
+// server: "scripts-alone" runs the Mutex's acquire and release scripts
+// (mcMutexIDs) with the keys and arguments a Mutex sends, without the locks
+// package; "empty-scripts" sends the same keys and arguments to a script
+// that only returns. Measured on 2026-11-25 with mutex.acquire@6 and
+// mutex.release@5 (2 cores, redis-server 7.0.15; µs per pair, 4 runs): raw
 // 300-356, empty-scripts 260-327, scripts-alone 395-417, redlua 396-419. So
-// what a Mutex pays above raw is the two scripts' work in the server (eight
-// redis.call, each a few µs), not the client or the longer argument lists.
+// what a Mutex pays above raw is the two scripts' work in the server, not
+// the client or the argument lists.
 func scriptsAlone(b *testing.B, rc *redis.Client) {
 	ctx := context.Background()
-	scripts := mcV2Lookup(b, "mutex.acquire@6", "mutex.release@5")
+	scripts := mcV2Lookup(b, mcMutexIDs[0], mcMutexIDs[1])
 	acquire, release := scripts[0], scripts[1]
-	acquireKeys := []string{"{alone}:lock", "{alone}:queue", "{alone}:waiters", "{alone}:readers", "{alone}:permits", "{alone}:gone"}
-	releaseKeys := []string{"{alone}:lock", "{alone}:queue", "{alone}:waiters", "{alone}:gone"}
-	const owner, client, attempt = "owner-0123456789abcdef", "client-0123456789ab", "attempt-0123456789ab"
-	acquireArgs := []any{owner, 30000, "0", "", 5000, "0", client, attempt}
-	releaseArgs := []any{owner, "{alone}:released", "{alone}:grant:", "PUBLISH", "", 60000, attempt}
+	acquireKeys := []string{"{alone}", "{alone}:queue"}
+	releaseKeys := acquireKeys
+	const owner, client, attempt = "owner-0123456789abcdef", "client-012345678", "0123456789abcdef/5000/-"
+	acquireArgs := []any{30000, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t{}"}
+	releaseArgs := []any{"\t" + attempt + "\t" + owner + "\t"}
 	runner, err := evalsha.New(rc)
 	if err != nil {
 		b.Fatal(err)

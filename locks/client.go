@@ -181,7 +181,7 @@ func (c *Client) backend() Backend { return c.nodes[0] }
 type keys struct {
 	name                           string
 	text                           string // the name as error texts show it (shortText)
-	lock, fence, queue, waiters    string
+	lock, fence, queue             string
 	readers, holds, writersWaiting string
 	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
 	permits, limit, gone           string
@@ -222,7 +222,7 @@ func keysFor(name string) (keys, error) {
 		return all[ends[i-1]:ends[i]]
 	}
 	return keys{
-		name: name, text: shortText(name), lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue), waiters: key(keyWaiters),
+		name: name, text: shortText(name), lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue),
 		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting), writerClients: key(keyWriterClients),
 		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
 		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters), semOffers: key(keySemOffers),
@@ -237,7 +237,6 @@ const (
 	keyLock keyIndex = iota
 	keyFence
 	keyQueue
-	keyWaiters
 	keyReaders
 	keyHolds
 	keyWritersWaiting
@@ -254,7 +253,7 @@ const (
 
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
-	keyLock: "", keyFence: ":fence", keyQueue: ":queue", keyWaiters: ":waiters",
+	keyLock: "", keyFence: ":fence", keyQueue: ":queue",
 	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait", keyWriterClients: ":wclients",
 	keyPermits: ":permits", keyLimit: ":limit", keyGone: ":gone",
 	keySemQueue: ":squeue", keySemWaiters: ":swaiters", keySemOffers: ":soffers",

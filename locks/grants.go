@@ -16,8 +16,7 @@ const grantLinger = 10 * time.Second
 // grantHub routes the release script's grant messages, published on this
 // Client's grant channel of a lock ("{name}:grant:<id>"), to the waiting
 // Lock call they name: "grant <token> <attempt> <owner>" goes to the call
-// of that attempt only, "granted <token> <owner>" (a grant that names no
-// attempt) to every call of the owner.
+// of that attempt only.
 // A Semaphore's queued Acquire calls wait on the same channel for
 // "wake <owner>" (the owner is the call's own token).
 // Each lock name has one subscription per Client, however many of its
@@ -149,8 +148,9 @@ func (h *grantHub) drop(channel string, sub *grantSub) {
 	}
 }
 
-// deliver hands a grant to the call it names (or, without an attempt, to
-// its owner's calls) and tells the owner's other calls to look again (0).
+// deliver hands a grant to the call it names and tells the owner's other
+// calls to look again (0); a "wake" (no attempt) goes to every call of the
+// owner.
 // An empty payload means the subscription reconnected and messages may
 // have been lost: every waiter gets 0, "look again now".
 func (h *grantHub) deliver(channel, payload string) {
@@ -181,30 +181,23 @@ func (h *grantHub) deliver(channel, payload string) {
 	}
 }
 
-// parseGrant parses "grant <token> <attempt> <owner>", "granted <token>
-// <owner>" (a grant that names no attempt: attempt "") and "wake <owner>"
+// parseGrant parses "grant <token> <attempt> <owner>" and "wake <owner>"
 // (a queued Semaphore call whose permits are free: token 0, look again).
 // The owner is the rest of the message: an owner token may contain spaces.
 func parseGrant(payload string) (token int64, attempt, owner string, ok bool) {
 	if owner, found := strings.CutPrefix(payload, "wake "); found {
 		return 0, "", owner, owner != ""
 	}
-	rest, v3 := strings.CutPrefix(payload, "granted ")
-	if !v3 {
-		var found bool
-		if rest, found = strings.CutPrefix(payload, "grant "); !found {
-			return 0, "", "", false
-		}
+	rest, found := strings.CutPrefix(payload, "grant ")
+	if !found {
+		return 0, "", "", false
 	}
 	t, rest, found := strings.Cut(rest, " ")
 	if !found {
 		return 0, "", "", false
 	}
-	owner = rest
-	if !v3 {
-		if attempt, owner, found = strings.Cut(rest, " "); !found || attempt == "" {
-			return 0, "", "", false
-		}
+	if attempt, owner, found = strings.Cut(rest, " "); !found || attempt == "" {
+		return 0, "", "", false
 	}
 	token, err := strconv.ParseInt(t, 10, 64)
 	return token, attempt, owner, err == nil && token > 0

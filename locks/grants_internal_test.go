@@ -2,8 +2,7 @@ package locks
 
 import "testing"
 
-// Grant messages of both release versions parse; anything else is not a
-// grant (deliver then wakes every waiter, as after a reconnect).
+// Grant and wake messages parse; anything else is not a grant.
 func TestParseGrant(t *testing.T) {
 	for _, c := range []struct {
 		payload        string
@@ -11,10 +10,11 @@ func TestParseGrant(t *testing.T) {
 		attempt, owner string
 		ok             bool
 	}{
-		{"grant 17 a1b2 worker 7", 17, "a1b2", "worker 7", true}, // release@4; owners may hold spaces
-		{"granted 17 worker 7", 17, "", "worker 7", true},        // release@3
-		{"grant 17  worker", 0, "", "", false},                   // empty attempt
-		{"grant 17 a1b2", 0, "", "", false},                      // no owner
+		{"grant 17 a1b2 worker 7", 17, "a1b2", "worker 7", true}, // owners may hold spaces
+		{"wake worker 7", 0, "", "worker 7", true},
+		{"granted 17 worker 7", 0, "", "", false}, // no grant names no attempt
+		{"grant 17  worker", 0, "", "", false},    // empty attempt
+		{"grant 17 a1b2", 0, "", "", false},       // no owner
 		{"grant 0 a o", 0, "", "", false},
 		{"granted x o", 0, "", "", false},
 		{"released", 0, "", "", false},
@@ -27,8 +27,8 @@ func TestParseGrant(t *testing.T) {
 }
 
 // A grant naming an attempt goes to that call; the owner's other calls are
-// told to look again (0); other owners hear nothing. A version-3 grant
-// goes to every call of the owner.
+// told to look again (0); other owners hear nothing. A wake goes to every
+// call of the owner.
 func TestDeliverRoutesByAttempt(t *testing.T) {
 	h := &grantHub{subs: map[string]*grantSub{}}
 	sub := &grantSub{ready: make(chan struct{}), waiters: map[string][]grantCall{}}
@@ -54,10 +54,10 @@ func TestDeliverRoutesByAttempt(t *testing.T) {
 	if _, ok := read(other); ok {
 		t.Error("another owner's call was woken")
 	}
-	h.deliver("ch", "granted 43 w")
+	h.deliver("ch", "wake w")
 	for i, ch := range []chan int64{first, second} {
-		if v, ok := read(ch); !ok || v != 43 {
-			t.Errorf("call %d of the owner got %d, %v from a version-3 grant; want 43", i+1, v, ok)
+		if v, ok := read(ch); !ok || v != 0 {
+			t.Errorf("call %d of the owner got %d, %v from a wake; want 0 (look again)", i+1, v, ok)
 		}
 	}
 }

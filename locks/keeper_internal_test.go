@@ -42,6 +42,7 @@ type keeperFixture struct {
 	counted *countingBackend
 	waiter  *Client
 	k       keys
+	sem     bool // a Semaphore's queue: waiter entries in its lock hash (k.permits here)
 	results chan error
 	cancel  context.CancelFunc
 }
@@ -54,7 +55,7 @@ func newKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFixtu
 // one permit (sem).
 func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *keeperFixture {
 	t.Helper()
-	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), results: make(chan error, n)}
+	f := &keeperFixture{clock: simulate.NewVirtualClock(time.Now()), sem: sem, results: make(chan error, n)}
 	f.srv = simulate.New(simulate.WithClock(f.clock))
 	f.counted = &countingBackend{Backend: f.srv, runs: map[string]int{}}
 	holder, err := NewWithBackend(f.srv, WithClock(f.clock), WithTTL(time.Hour), WithWatchdog(0))
@@ -74,11 +75,10 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 				t.Fatal(err)
 			}
 			// The fixture's helpers read the semaphore's queue keys; the
-			// keeper files it under its queue key. waiters and permits are
-			// the lock hash, which holds the queued calls' entries (w:) and
-			// the holders' records: deleting it is a holder vanishing
-			// without a release.
-			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, waiters: s.k.lock, permits: s.k.lock}
+			// keeper files it under its queue key. permits is the lock hash,
+			// which holds the queued calls' entries (w:) and the holders'
+			// records: deleting it is a holder vanishing without a release.
+			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, permits: s.k.lock}
 			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
 		}
 		m, err := c.Mutex("batch")
@@ -123,19 +123,23 @@ func (f *keeperFixture) kept() int {
 }
 
 // liveWaiters counts the queue entries whose waiter deadline is ahead of
-// the server's (virtual) time.
+// the server's (virtual) time: the w:<owner> fields of the lock hash.
 func (f *keeperFixture) liveWaiters(t *testing.T) int {
 	t.Helper()
-	all, err := f.srv.Do(context.Background(), "HGETALL", f.k.waiters).Result()
+	// Both kinds keep their waiter entries as w:<owner> fields of the lock
+	// hash (a Semaphore's is f.k.permits here).
+	hash := f.k.lock
+	if f.sem {
+		hash = f.k.permits
+	}
+	all, err := f.srv.Do(context.Background(), "HGETALL", hash).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fields, _ := all.(map[any]any)
 	var entries []string
 	for field, v := range fields {
-		// A Mutex's waiters hash holds only entries; a Semaphore's lock
-		// hash holds them as w:<owner> beside its other fields.
-		if f.k.waiters != f.k.permits || strings.HasPrefix(field.(string), "w:") {
+		if strings.HasPrefix(field.(string), "w:") {
 			entries = append(entries, v.(string))
 		}
 	}
@@ -201,20 +205,20 @@ func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
 	const n, waiterTTL = 50, 300 * time.Millisecond
 	f := newKeeperFixture(t, n, waiterTTL)
 	f.keptForTenWaiterTTLs(t, n, waiterTTL, "mutex")
-	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "owner").Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "h").Err(); err != nil {
 		t.Fatal(err) // the release is not announced: the head's own timer gets it
 	}
 	f.collect(t, n, 20*time.Second)
 }
 
-// A holder that vanishes without a release (here its hash is deleted)
+// A holder that vanishes without a release (here its hold is deleted)
 // announces nothing: the keeper's next refresh sees a lock with waiters
 // and no holder and wakes them, long before their own timers (the head's
 // is a third of its 60s waiter TTL, the others' three waiter TTLs).
 func TestKeeperWakesWaitersOfAVanishedHolder(t *testing.T) {
 	const n, waiterTTL = 20, time.Minute
 	f := newKeeperFixture(t, n, waiterTTL)
-	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "h").Err(); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(waiterTTL / 3)
@@ -232,7 +236,7 @@ func TestKeeperWakesAWaiterThatLostItsPlace(t *testing.T) {
 		t.Fatalf("queue %v, %v; want %d waiters", queued, err, n)
 	}
 	last := queued[n-1]
-	for _, cmd := range [][]any{{"ZREM", f.k.queue, last}, {"HDEL", f.k.waiters, last}} {
+	for _, cmd := range [][]any{{"ZREM", f.k.queue, last}, {"HDEL", f.k.lock, "w:" + last}} {
 		if err := f.srv.Do(context.Background(), cmd...).Err(); err != nil {
 			t.Fatal(err)
 		}

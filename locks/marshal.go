@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -101,6 +102,10 @@ func (c *Client) Resume(s string) (*Lease, error) {
 	}
 	if len(m.Attempt) > maxAttemptBytes {
 		problems = append(problems, fmt.Errorf("attempt %s is longer than %d bytes", shortQuote(m.Attempt), maxAttemptBytes))
+	}
+	if strings.Contains(m.Attempt, "\t") {
+		// A tab separates the fields of the hold's record on the server.
+		problems = append(problems, fmt.Errorf("attempt %s contains a tab; the client makes attempt ids without one", shortQuote(m.Attempt)))
 	}
 	if m.TTLMillis < MinTTL.Milliseconds() || m.TTLMillis > MaxTTL.Milliseconds() {
 		problems = append(problems, fmt.Errorf("ttl_ms %d is outside %d..%d (MinTTL..MaxTTL)", m.TTLMillis, MinTTL.Milliseconds(), MaxTTL.Milliseconds()))

@@ -101,15 +101,13 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 // mcGiveUpKinds are the Semaphore's and the MultiLock's give-ups (the
 // RWMutex's are in model_rwwake_test.go).
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, "mutex.release@5", "multi.acquire@3", "sem.acquire@8", "sem.release@7", "sem.undo@2")
-	release, multi := v[0], v[1]
-	sem := semScripts{acquire: v[2], release: v[3], undo: v[4]}
+	v := mcV2Lookup(t, mcMutexIDs[1], "multi.acquire@5", "sem.acquire@8", "sem.release@7", mcMutexIDs[2], "sem.undo@2")
+	release, multi, undo := v[0], v[1], v[4]
+	sem := semScripts{acquire: v[2], release: v[3], undo: v[5]}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
-	const record = "redis.call('HSET', gone, attempt, 1)"
 	g := []string{"{g}:a", "{g}:b"}
-	multiKeys := []string{"{g}:a:gone", g[0], g[0] + ":readers", g[0] + ":permits", g[1], g[1] + ":readers", g[1] + ":permits"}
 	giveUp := func(lock string) explore.Step {
-		return explore.Step{Label: "give up " + lock, Script: release, Keys: mcKeysOf(release, lock), Args: mcGiveUpArgs(release, "a", mcGiveUpAttempt)}
+		return explore.Step{Label: "give up " + lock, Script: undo, Keys: mcKeysOf(undo, lock), Args: mcUndoArgs("a", mcGiveUpAttempt)}
 	}
 	return []mcGiveUpKind{
 		// A Semaphore call's owner token is its attempt id.
@@ -121,14 +119,14 @@ func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
 				Args: []any{"a", goneTTL}}},
 			rival:    mcSemGrantClient("b", sem),
 			leftover: mcSemLeft},
-		{name: "multi.acquire", record: record,
-			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: multiKeys,
-				Args: []any{"a", mcTTL.Milliseconds(), "", mcGiveUpAttempt}},
+		{name: "multi.acquire", record: mcUndoRecord, check: "if v[3] and tonumber(v[3]) > now then",
+			late: explore.Step{Label: "acquire arrives", Script: multi, Keys: g,
+				Args: []any{"a", mcTTL.Milliseconds(), mcGiveUpAttempt, "client-a", ""}},
 			undo:  []explore.Step{giveUp(g[0]), giveUp(g[1])},
 			rival: mcMultiClient("b", multi, release, g[1], "{g}:c"),
 			leftover: func(v *explore.View) string {
 				for _, k := range g {
-					if mcHashOwner(v, k) == "a" {
+					if mcOwner(v, k) == "a" {
 						return "a holds " + k
 					}
 				}

@@ -92,24 +92,18 @@ func mcToken(c *explore.Ctx) int64 {
 
 // --- mutex -----------------------------------------------------------------
 
-type mutexScripts struct{ acquire, release *registry.Script }
-
-// mcMutexArgs is mutex.acquire's ARGV for a TryLock-style call (no queue)
-// of owner with attempt id attempt.
-func mcMutexArgs(owner, reentrant, attempt string) []any {
-	return []any{owner, mcTTL.Milliseconds(), reentrant, "", 0, "0", "client-" + owner, attempt}
-}
+type mutexScripts struct{ acquire, release, undo *registry.Script }
 
 // mcReentrantClient takes the mutex twice (reentrant) and releases it as
 // many times, then starts over; "holds" counts the holds it believes it
 // has. A hold taken after its own lease ran out starts the count again.
 func mcReentrantClient(name string, s mutexScripts) explore.Actor {
 	attempt := func(c *explore.Ctx, label string) string {
-		return fmt.Sprintf("%s-%d-%s", name, c.Var("round"), label)
+		return mcAttempt(fmt.Sprintf("%s-%d-%s", name, c.Var("round"), label), 0, "r")
 	}
 	acquire := func(label, next string) explore.Step {
 		return explore.Step{Label: label, Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
-			Call: func(c *explore.Ctx) []any { return mcMutexArgs(name, "1", attempt(c, label)) },
+			Call: func(c *explore.Ctx) []any { return mcAcquireArgs(name, attempt(c, label)) },
 			Then: func(c *explore.Ctx) string {
 				if !mcTaken(c) {
 					return "acquire"
@@ -125,7 +119,7 @@ func mcReentrantClient(name string, s mutexScripts) explore.Actor {
 			}}
 	}
 	release := explore.Step{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"),
-		Call: func(c *explore.Ctx) []any { return mcV2ReleaseArgs(s.release, name, "") },
+		Call: func(c *explore.Ctx) []any { return mcReleaseArgs(name, "") },
 		Then: func(c *explore.Ctx) string {
 			// 1 or 2: this hold is given back; the client still has the
 			// others it took (each is its own Lease in the locks package).
@@ -147,14 +141,13 @@ func mcReentrantClient(name string, s mutexScripts) explore.Actor {
 // mcHoldCount: an actor that believes it holds the lock has exactly the
 // holds it counted on the server.
 var mcHoldCount = explore.Invariant{Name: "hold count", Check: func(v *explore.View) error {
-	d, ok := v.Key("{m}")
+	h, ok := mcHold(v, "{m}")
 	for _, name := range v.Holders() {
-		if !ok {
+		if !ok || len(h) != 8 {
 			return fmt.Errorf("%s believes it holds the lock but the server has none", name)
 		}
-		h := d.Value.(map[string]string)
-		if h["owner"] != name || h["count"] != fmt.Sprint(v.Var(name, "holds")) {
-			return fmt.Errorf("%s believes it has %d holds, the server says owner %s count %s", name, v.Var(name, "holds"), h["owner"], h["count"])
+		if h[6] != name || h[3] != fmt.Sprint(v.Var(name, "holds")) {
+			return fmt.Errorf("%s believes it has %d holds, the server says owner %s count %s", name, v.Var(name, "holds"), h[6], h[3])
 		}
 	}
 	return nil
@@ -170,11 +163,11 @@ func mcReentrantModel(name string, s mutexScripts) *explore.Model {
 }
 
 func TestModelMutexReentrant(t *testing.T) {
-	s := mcV2Scripts(t, "6")
+	s := mcV2Scripts(t)
 	explore.Check(t, mcReentrantModel("reentrant mutex", s))
 
 	broken := s
-	broken.release = mcBreak(t, s.release, "if count ~= '1' and tonumber(count) > 1 then", "if false then")
+	broken.release = mcBreak(t, s.release, "if count ~= '1' then", "if false then")
 	mcMustFail(t, mcReentrantModel("reentrant mutex, first release frees", broken), "hold count")
 }
 
@@ -184,10 +177,10 @@ func TestModelMutexReentrant(t *testing.T) {
 // sends it in the acquire's pipeline) and believes it holds the lock only
 // when a replica acknowledged; its lease runs from the acquire request.
 func mcAckedClient(name string, s mutexScripts, waitForReplica bool) explore.Actor {
-	attempt := func(c *explore.Ctx) string { return fmt.Sprintf("%s-%d", name, c.Var("round")) }
+	attempt := func(c *explore.Ctx) string { return mcAttempt(fmt.Sprintf("%s-%d", name, c.Var("round")), 0, "-") }
 	return explore.Actor{Name: name, Vars: []string{"sent", "round"}, Steps: []explore.Step{
 		{Label: "acquire", Script: s.acquire, Keys: mcKeysOf(s.acquire, "{m}"),
-			Call: func(c *explore.Ctx) []any { return mcMutexArgs(name, "0", attempt(c)) },
+			Call: func(c *explore.Ctx) []any { return mcAcquireArgs(name, attempt(c)) },
 			Then: func(c *explore.Ctx) string {
 				c.SetVar("sent", c.Now().Milliseconds())
 				switch {
@@ -206,7 +199,7 @@ func mcAckedClient(name string, s mutexScripts, waitForReplica bool) explore.Act
 			return "release" // release either way: unacknowledged, it must not be used
 		}},
 		{Label: "release", Script: s.release, Keys: mcKeysOf(s.release, "{m}"),
-			Call: func(c *explore.Ctx) []any { return mcV2ReleaseArgs(s.release, name, attempt(c)) },
+			Call: func(c *explore.Ctx) []any { return mcReleaseArgs(name, attempt(c)) },
 			Then: func(c *explore.Ctx) string {
 				c.Release()
 				c.SetVar("round", c.Var("round")+1)
@@ -226,7 +219,7 @@ func mcAckedModel(name string, s mutexScripts, waitForReplica bool) *explore.Mod
 }
 
 func TestModelMutexReplicaAcknowledged(t *testing.T) {
-	s := mcV2Scripts(t, "6")
+	s := mcV2Scripts(t)
 	explore.Check(t, mcAckedModel("mutex + WAIT 1 on primary+replica", s, true))
 	// Broken: believing the grant before the replica has it.
 	mcMustFail(t, mcAckedModel("mutex without WAIT on primary+replica", s, false), "mutual exclusion")

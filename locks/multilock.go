@@ -222,8 +222,8 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 		if len(g) == 1 {
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
-			att := newAttempt()
-			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta, false)
+			att := mutexAttempt(&ml.s, tryOnce)
+			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta)
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
@@ -236,7 +236,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			case !a.acquired:
 				return held, &g[0], nil
 			}
-			held = append(held, newLease(ml.c, &g[0], &ml.s, mutexHold{}, owner, a.token, 0, sent, ml.s.ttl))
+			held = append(held, newLease(ml.c, &g[0], &ml.s, mutexHold{attempt: att}, owner, a.token, 0, sent, ml.s.ttl))
 			continue
 		}
 		att := newAttempt()
@@ -254,16 +254,16 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			return held, nil, fmt.Errorf("locks: multilock %s: %w", g[0].text, notReplicated(&ml.s))
 		}
 		for i := range g {
-			held = append(held, newLease(ml.c, &g[i], &ml.s, mutexHold{}, owner, out.tokens[i], 0, sent, ml.s.ttl))
+			held = append(held, newLease(ml.c, &g[i], &ml.s, mutexHold{attempt: att}, owner, out.tokens[i], 0, sent, ml.s.ttl))
 		}
 	}
 	return held, nil, nil
 }
 
 // undo ends the attempt att on group g whose outcome is unknown (a timeout):
-// mutex.release with the attempt, on each lock of the group, records att as
-// given up and drops the lock's hold only if att took it. The first lock
-// goes first: its gone hash is the one multi.acquire looks at, so from then
+// mutex.undo, on each lock of the group, records att as given up and drops
+// the lock's hold only if att took it. The first lock goes first: its
+// record is the one multi.acquire looks at, so from then
 // on the attempt is refused, and the other locks are released together, in
 // one round trip rather than one each. See Client.undo for the retries when
 // the server cannot be reached.

@@ -70,9 +70,9 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 	if m.c.quorum() {
 		return m.quorumTryLock(ctx)
 	}
-	owner, att, start := m.owner(), newAttempt(), time.Now()
+	owner, att, start := m.owner(), mutexAttempt(&m.s, tryOnce), time.Now()
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, false)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		return l, err
 	}
@@ -94,7 +94,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	if m.c.quorum() {
 		return m.quorumLock(ctx)
 	}
-	owner, att, start := m.owner(), newAttempt(), time.Now()
+	owner, att, start := m.owner(), mutexAttempt(&m.s, queueWaiter), time.Now()
 	channel := m.k.grantPrefix + m.c.id
 	// The first attempt queues even when grants cannot reach us yet (the
 	// first waiter of this lock in this Client), so that the call's place in
@@ -104,7 +104,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// wait makes right after subscribing.
 	grants, subscribed := m.c.grants.register(channel, owner, att)
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		if subscribed {
 			m.c.grants.leave(channel, owner, grants)
@@ -126,7 +126,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
-			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta, true)
+			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
 			l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
 			if settled {
 				lease = l

@@ -154,7 +154,7 @@ func WithOwner(token string) Option {
 			return
 		}
 		if strings.Contains(token, callSeparator) {
-			s.invalid("WithOwner(%s): the owner token contains a tab, which separates a token from a call's id; use a token without tabs", shortQuote(token))
+			s.invalid("WithOwner(%s): the owner token contains a tab, which separates the fields of the lock's record on the server (and a token from a call's id); use a token without tabs, such as one with spaces in their place", shortQuote(token))
 			return
 		}
 		s.owner = token

@@ -205,12 +205,12 @@ collect:
 // hint before the next round; err when a majority can no longer answer.
 // Each round has its own attempt id: undoing a round marks its id as given
 // up on every server, and a later round must not be refused for it.
-func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time) (*Lease, time.Duration, error) {
-	c, att := m.c, newAttempt()
+func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time, how acquireWait) (*Lease, time.Duration, error) {
+	c, att := m.c, mutexAttempt(&m.s, how)
 	sent := c.clock.Now()
 	land := newLanding(len(c.nodes))
 	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
-		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta, false)
+		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta)
 		land.ended(i, err)
 		return a, err
 	})
@@ -292,7 +292,7 @@ func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attem
 
 func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 	owner, start := m.owner(), time.Now()
-	l, _, err := m.quorumAttempt(ctx, owner, start)
+	l, _, err := m.quorumAttempt(ctx, owner, start, tryOnce)
 	switch {
 	case err != nil:
 		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
@@ -309,7 +309,7 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 	owner, start := m.owner(), time.Now()
 	// Uncontended, one round takes it: no subscriptions to set up.
-	if l, _, err := m.quorumAttempt(ctx, owner, start); err == nil && l != nil {
+	if l, _, err := m.quorumAttempt(ctx, owner, start, watchWaiter); err == nil && l != nil {
 		return l, nil
 	}
 	// A round without a majority of answers (servers down or slow) is
@@ -354,7 +354,7 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 					return true, "", 0, waiting(err)
 				}
 			}
-			l, wait, err := m.quorumAttempt(ctx, owner, start)
+			l, wait, err := m.quorumAttempt(ctx, owner, start, watchWaiter)
 			switch {
 			case errors.Is(err, ErrNoQuorum):
 				noQuorum = err

@@ -139,7 +139,7 @@ type slowAcquireBackend struct {
 }
 
 func (b *slowAcquireBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
-	if s.Name == "mutex.release" && b.releaseTakes > 0 {
+	if (s.Name == "mutex.release" || s.Name == "mutex.undo") && b.releaseTakes > 0 {
 		select {
 		case <-time.After(b.releaseTakes):
 		case <-ctx.Done():
@@ -263,13 +263,13 @@ func TestQuorumUndoOnlyWhereTaken(t *testing.T) {
 	holdOn(t, held1, "undo-where")
 	holdOn(t, held2, "undo-where")
 	m := mutex(t, quorumOf(t,
-		scriptCounter{Backend: held1, name: "mutex.release", runs: &released},
-		scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, free), "undo-where")
+		scriptCounter{Backend: scriptCounter{Backend: held1, name: "mutex.release", runs: &released}, name: "mutex.undo", runs: &released},
+		scriptCounter{Backend: scriptCounter{Backend: held2, name: "mutex.release", runs: &released}, name: "mutex.undo", runs: &released}, free), "undo-where")
 	if _, err := m.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
 		t.Fatalf("TryLock = %v, want ErrNotAcquired", err)
 	}
 	if n := released.Load(); n != 0 {
-		t.Fatalf("%d release calls on the two servers that refused the round, want none", n)
+		t.Fatalf("%d release or undo calls on the two servers that refused the round, want none", n)
 	}
 	freeOn(t, ctx, free, "undo-where", "the free server after the failed round")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,7 +32,7 @@ type attemptLog struct {
 	locks.Backend
 	mu        sync.Mutex
 	queued    map[string]bool // attempt ids of acquisitions that asked to queue
-	holdUndo  atomic.Bool     // fail every undo (a release with an attempt id)
+	holdUndo  atomic.Bool     // fail every undo (mutex.undo)
 	undone    atomic.Int64    // undos that got through
 	undoFails atomic.Int64    // undos failed while held back
 }
@@ -45,29 +46,30 @@ func (l *attemptLog) Run(ctx context.Context, s *registry.Script, keys []string,
 		// between the two for a long time; the release then handed the lock
 		// to the given-up call's stale entry, whose undo the test held back).
 		cmd := l.Backend.Run(ctx, s, keys, args...)
-		if len(args) == 8 && fmt.Sprint(args[4]) != "0" && cmd.Err() == nil {
+		// ARGV[2] is "g:<attempt>", and the attempt id ends with the
+		// call's waiter TTL and flags: "<id>/<waiter_ttl_ms>/<flags>".
+		attempt := strings.TrimPrefix(fmt.Sprint(args[1]), "g:")
+		if parts := strings.Split(attempt, "/"); len(parts) == 3 && parts[1] != "0" && cmd.Err() == nil {
 			l.mu.Lock()
 			if l.queued == nil {
 				l.queued = map[string]bool{}
 			}
-			l.queued[fmt.Sprint(args[7])] = true
+			l.queued[attempt] = true
 			l.mu.Unlock()
 		}
 		return cmd
-	case "mutex.release":
-		if len(args) >= 6 && fmt.Sprint(args[4]) != "" {
-			if l.holdUndo.Load() {
-				l.undoFails.Add(1)
-				cmd := redis.NewCmd(ctx)
-				cmd.SetErr(errors.New("connection reset (held back by the test)"))
-				return cmd
-			}
-			cmd := l.Backend.Run(ctx, s, keys, args...)
-			if cmd.Err() == nil {
-				l.undone.Add(1)
-			}
+	case "mutex.undo":
+		if l.holdUndo.Load() {
+			l.undoFails.Add(1)
+			cmd := redis.NewCmd(ctx)
+			cmd.SetErr(errors.New("connection reset (held back by the test)"))
 			return cmd
 		}
+		cmd := l.Backend.Run(ctx, s, keys, args...)
+		if cmd.Err() == nil {
+			l.undone.Add(1)
+		}
+		return cmd
 	}
 	return l.Backend.Run(ctx, s, keys, args...)
 }

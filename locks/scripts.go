@@ -24,6 +24,7 @@ import (
 // script never changes; a new version is adopted here deliberately.
 type scriptSet struct {
 	mutexAcquire, mutexRelease, mutexExtend     *registry.Script
+	mutexUndo                                   *registry.Script
 	rlock, runlock, rextend, wlock, wleave      *registry.Script
 	wunlock                                     *registry.Script
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
@@ -47,14 +48,14 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@6"), mutexRelease: pick("mutex.release@5"),
-		mutexExtend: pick("mutex.extend@2"),
+		mutexAcquire: pick("mutex.acquire@10"), mutexRelease: pick("mutex.release@9"),
+		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
 		rlock:       pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
 		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
 		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
-		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
-		keepQueued: pick("mutex.keepqueued@2"),
+		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("mutex.forceunlock@3"),
+		keepQueued: pick("mutex.keepqueued@5"),
 		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
 		rwForceUnlock: pick("rw.forceunlock@1"),
 	}
@@ -64,7 +65,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 // list is every pinned script, in a fixed order.
 func (s *scriptSet) list() []*registry.Script {
 	return []*registry.Script{
-		s.mutexAcquire, s.mutexRelease, s.mutexExtend,
+		s.mutexAcquire, s.mutexRelease, s.mutexExtend, s.mutexUndo,
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
 		s.semTake, s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
@@ -195,18 +196,53 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// mutexAcquire runs mutex.acquire@6. queue false makes it a single attempt
-// that never queues (TryLock, quorum nodes). The script replies with the
-// fencing token alone when the caller holds the lock, and with a table
-// otherwise.
-func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string, queue bool) (attempt, bool, error) {
+// acquireWait says how an acquire that finds the lock held waits.
+type acquireWait int
+
+const (
+	tryOnce     acquireWait = iota // TryLock, MultiLock: neither queue nor ask to be told
+	queueWaiter                    // Lock: queue; a release hands the lock over
+	watchWaiter                    // quorum Lock: do not queue, but ask for "released"
+)
+
+// mutexAttempt names one Mutex acquisition call (see newAttempt) that
+// waits as wait says. mutex.acquire@10 reads the call's mode, which only its
+// slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
+// flags of r (reentrant), f (fair), w (told of releases without queueing)
+// or - (none). Each argument of a script call costs the server work even
+// when the script does not read it.
+func mutexAttempt(s *settings, wait acquireWait) string {
 	waiterTTL := int64(0)
-	if queue {
+	if wait == queueWaiter {
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
+	flags := make([]byte, 0, 3)
+	if s.reentrant {
+		flags = append(flags, 'r')
+	}
+	if s.fair {
+		flags = append(flags, 'f')
+	}
+	if wait == watchWaiter {
+		flags = append(flags, 'w')
+	}
+	if len(flags) == 0 {
+		flags = append(flags, '-')
+	}
+	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
+}
+
+// mutexAcquire runs mutex.acquire@10 (KEYS lock, queue) for the call
+// attempt_, from mutexAttempt. The script replies with the fencing token
+// alone when the caller holds the lock, and with a table otherwise.
+func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
+	// The hold record's end, "client \t attempt \t owner \t meta", goes as
+	// one argument that the script's fast path stores as it is (owner
+	// tokens hold no tab: WithOwner refuses one; meta is JSON).
+	holder := c.id + "\t" + attempt_ + "\t" + owner + "\t" + meta
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
-		[]string{k.lock, k.queue, k.waiters, k.readers, k.permits, k.gone},
-		owner, s.ttl.Milliseconds(), boolArg(s.reentrant), meta, waiterTTL, boolArg(s.fair), c.id, attempt_)
+		[]string{k.lock, k.queue},
+		s.ttl.Milliseconds(), "g:"+attempt_, holder)
 	if err != nil {
 		return attempt{}, false, err
 	}
@@ -221,20 +257,36 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	return a, replicated, err
 }
 
-// mutexRelease runs mutex.release@5 (RWMutex write holds use writeRelease): an Unlock (attempt "") or,
-// with an attempt id, the undoing of an acquisition whose caller gave up. leaseAttempt is the attempt that
-// took the hold an Unlock drops ("" for any hold of the owner: a reentrant owner).
+// mutexRelease drops a Mutex hold (RWMutex write holds use writeRelease).
+// With attempt_ "" it is an Unlock (mutex.release@9): leaseAttempt is the
+// attempt that took the hold it drops ("" for any hold of the owner: a
+// reentrant owner). With an attempt id it undoes an acquisition whose
+// caller gave up (mutex.undo@3): the server refuses that attempt from then
+// on and drops the hold only if that attempt took it.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
-	goneTTL := s.goneTTL()
 	// No WAIT: a release that a failover loses only leaves a lease that
 	// expires; the replicas get it with the next write anyway.
-	n, err := node.Run(ctx, c.scripts.mutexRelease,
-		[]string{k.lock, k.queue, k.waiters, k.gone},
-		owner, k.channel, k.grantPrefix, c.publish, attempt_, goneTTL.Milliseconds(), leaseAttempt).Int64()
+	var n int64
+	var err error
+	if attempt_ == "" {
+		// The hold: "\t<attempt>\t<owner>\t" for the one that attempt
+		// took ("\t\t<owner>\t": any of the owner's holds). PUBLISH is
+		// the script's default: an argument left out costs nothing.
+		hold := "\t" + leaseAttempt + "\t" + owner + "\t"
+		if c.publish == "PUBLISH" {
+			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold).Int64()
+		} else {
+			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold, c.publish).Int64()
+		}
+	} else {
+		n, err = node.Run(ctx, c.scripts.mutexUndo, []string{k.lock, k.queue},
+			owner, attempt_, s.goneTTL().Milliseconds(), c.publish).Int64()
+	}
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@2 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// mutexExtend runs mutex.extend@4 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// A revoked hold (a forced unlock's grace period) answers outcomeRevoked.
 func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds(), leaseAttempt)
 	if err != nil {
@@ -491,25 +543,24 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 	return err
 }
 
-// multiOutcome is what multi.acquire@3 reports for one slot group.
+// multiOutcome is what multi.acquire@5 reports for one slot group.
 type multiOutcome struct {
 	tokens    []int64 // when taken: one per lock, in the group's order
 	blocked   int     // otherwise: the index of the first lock held or held by another kind, or -1
 	wrongKind string  // when blocked by another kind of lock: that kind
 }
 
-// multiAcquire runs multi.acquire@3 on one slot group: all or none. The
-// attempt is refused once it is recorded in the gone hash of the group's
-// first lock (mutexRelease with the attempt, on that lock, records it).
+// multiAcquire runs multi.acquire@5 on one slot group: all or none. The
+// attempt is refused once the group's first lock records it as given up
+// (mutexRelease with the attempt, on that lock, records it).
 // With WithReplicas, replicated says whether enough replicas acknowledged.
 func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, owner, attempt_, meta string) (multiOutcome, bool, error) {
 	script := c.scripts.multiAcquire
-	ks := make([]string, 0, 1+3*len(group))
-	ks = append(ks, group[0].gone)
+	ks := make([]string, 0, len(group))
 	for _, k := range group {
-		ks = append(ks, k.lock, k.readers, k.permits)
+		ks = append(ks, k.lock)
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), meta, attempt_)
+	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, meta)
 	if err != nil {
 		return multiOutcome{}, false, err
 	}
@@ -546,15 +597,15 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	return out, replicated, nil
 }
 
-// keepQueued runs mutex.keepqueued@2: it moves the waiter deadlines of
-// owners forward in one call, and the queue keys' expiry with them. held says the lock has an owner; queued[i]
-// says owners[i] was still queued.
+// keepQueued runs mutex.keepqueued@5: it moves the waiter deadlines of
+// owners forward in one call, and q and the keys' expiry with them. held says a live hold is on the
+// name; queued[i] says owners[i] was still queued.
 func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []string) (held bool, queued []bool, err error) {
 	args := make([]any, len(owners))
 	for i, o := range owners {
 		args[i] = o
 	}
-	reply, err := node.Run(ctx, c.scripts.keepQueued, []string{k.lock, k.queue, k.waiters}, args...).Slice()
+	reply, err := node.Run(ctx, c.scripts.keepQueued, []string{k.lock, k.queue}, args...).Slice()
 	if err != nil {
 		return false, nil, err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // The embedded scripts are data: parse them with the registry, which checks
-// every header against its body, and pin the version you run (version 6 is
+// every header against its body, and pin the version you run (version 8 is
 // the one locks runs for a Mutex).
 func Example() {
 	reg, err := registry.New(lua.FS)
@@ -16,11 +16,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	acquire, err := reg.Lookup("mutex.acquire@6")
+	acquire, err := reg.Lookup("mutex.acquire@10")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(acquire.ID(), acquire.Keys)
-	// Output: mutex.acquire@6 [lock queue waiters readers permits gone]
+	// Output: mutex.acquire@10 [lock queue]
 }

@@ -2,6 +2,7 @@ package lua_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,171 +14,266 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// mutex.acquire and mutex.release on a real server: a release hands the
-// lock to the oldest live waiter and tells only that waiter's client; an
-// attempt given up on takes nothing when it arrives late; another kind of
-// lock on the name is refused; fencing tokens come from server time and
-// survive the loss of every key.
+// The mutex scripts' calls, as the locks package makes them (KEYS lock,
+// queue; a name's lock hash "{N}" holds h, f, q, g:<attempt> and w:<owner>).
+type mutexCalls struct {
+	t    *testing.T
+	call func(id string, keys []string, args ...any) (any, error)
+}
+
+// acquire calls mutex.acquire@10; the attempt id carries the call's mode:
+// "<id>/<waiter_ttl_ms>/<flags>".
+func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
+	m.t.Helper()
+	r, err := m.call("mutex.acquire@10", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	if err != nil {
+		m.t.Fatalf("mutex.acquire@10 %s %s: %v", owner, attempt, err)
+	}
+	return r
+}
+
+func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
+	m.t.Helper()
+	r, err := m.call("mutex.release@9", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
+	if err != nil {
+		m.t.Fatalf("mutex.release@9 %s: %v", owner, err)
+	}
+	return r.(int64)
+}
+
+func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
+	m.t.Helper()
+	r, err := m.call("mutex.undo@3", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
+	if err != nil {
+		m.t.Fatalf("mutex.undo@3 %s %s: %v", owner, attempt, err)
+	}
+	return r.(int64)
+}
+
+func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int64 {
+	m.t.Helper()
+	r, err := m.call("mutex.extend@4", []string{lock}, owner, ttl, leaseAttempt)
+	if err != nil {
+		m.t.Fatalf("mutex.extend@4 %s: %v", owner, err)
+	}
+	return r.(int64)
+}
+
+// acquireArgs is mutex.acquire@10's ARGV for a call of owner.
+func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
+	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
+}
+
+// token is an acquire reply that says "held": the fencing token alone.
+func token(t *testing.T, r any, what string) int64 {
+	t.Helper()
+	n, ok := r.(int64)
+	if !ok || n < 1_000_000_000_000_000 {
+		t.Fatalf("%s = %#v, want the fencing token alone (server time in µs)", what, r)
+	}
+	return n
+}
+
+// waitReply is an acquire reply {0, hint, position, ...}.
+func waitReply(t *testing.T, r any, what string, position int64) []any {
+	t.Helper()
+	a, ok := r.([]any)
+	if !ok || len(a) < 3 || a[0] != int64(0) || a[2] != position {
+		t.Fatalf("%s = %#v, want {0, hint, %d, ...}", what, r, position)
+	}
+	return a
+}
+
+// hold splits a lock hash's h: kind, until, state, count, client, attempt, owner, meta.
+func hold(t *testing.T, srv *redistest.Server, lock string) []string {
+	t.Helper()
+	h, _ := srv.Do(context.Background(), "HGET", lock, "h").Text()
+	if h == "" {
+		return nil
+	}
+	parts := strings.SplitN(h, "\t", 8)
+	if len(parts) != 8 {
+		t.Fatalf("%s h = %q: want 8 tab-separated fields", lock, h)
+	}
+	return parts
+}
+
+// listen collects the messages of channels.
+func listenAll(t *testing.T, r *evalsha.Runner, channels ...string) func() map[string][]string {
+	var mu sync.Mutex
+	heard := map[string][]string{}
+	for _, ch := range channels {
+		unsub, err := r.Subscribe(context.Background(), ch, func(p string) { mu.Lock(); heard[ch] = append(heard[ch], p); mu.Unlock() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(unsub)
+	}
+	return func() map[string][]string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string][]string{}
+		for k, v := range heard {
+			out[k] = append([]string(nil), v...)
+		}
+		return out
+	}
+}
+
+// until waits for cond, at most 5 s (pub/sub delivery is asynchronous).
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// mutex.acquire, mutex.release and mutex.undo on a real server: the fast
+// path replies with the token alone and leaves h and f only; a release
+// hands the lock to the oldest live waiter and tells only that waiter's
+// client; an uncontended release publishes nothing; an attempt given up on
+// takes nothing when it arrives late; another kind of lock on the name is
+// refused; fencing tokens come from server time and survive the loss of
+// every key.
 func TestMutexQueueAndHandoff(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	r, call := scriptCaller(t, srv)
-	run := mustRun(t, call)
-	keys := []string{"{o}", "{o}:queue", "{o}:waiters", "{o}:readers", "{o}:permits", "{o}:gone"}
-	relKeys := []string{"{o}", "{o}:queue", "{o}:waiters", "{o}:gone"}
-	acquire := func(owner string, waiterTTL int, client, attempt string) []any {
-		return run("mutex.acquire@6", keys, owner, 10000, "0", `{"x":1}`, waiterTTL, "0", client, attempt)
-	}
-	release := func(owner, attempt string) int64 {
-		return run("mutex.release@5", relKeys, owner, "{o}:released", "{o}:grant:", "PUBLISH", attempt, 20000, "")[0].(int64)
-	}
+	m := mutexCalls{t, call}
+	heard := listenAll(t, r, "{o}:grant:cb", "{o}:grant:cc", "{o}:released")
 
 	before := time.Now().UnixMicro()
-	got := acquire("alice", 0, "ca", "a1")
-	if !held(got) || got[0].(int64) < before {
-		t.Fatalf("free lock = %v, want the token >= %d (server time in µs)", got, before)
+	first := token(t, m.acquire("{o}", "alice", 10000, "a1/0/-", "ca", `{"x":1}`), "alice on a free lock")
+	if first < before {
+		t.Fatalf("token %d, want >= %d (server time in µs)", first, before)
 	}
-	first := got[0].(int64)
-	if got := acquire("bob", 0, "cb", "b1"); got[0] != int64(0) || got[2] != int64(0) {
-		t.Fatalf("TryLock while held = %v, want {0, pttl, 0}: not queued", got)
+	h := hold(t, srv, "{o}")
+	if h[0] != "mutex" || h[2] != "h" || h[3] != "1" || h[4] != "ca" || h[5] != "a1/0/-" || h[6] != "alice" || h[7] != `{"x":1}` {
+		t.Fatalf("h = %q, want mutex, until, h, 1, ca, a1, alice, meta", h)
 	}
-	if got := acquire("bob", 3000, "cb", "b2"); got[0] != int64(0) || got[2] != int64(1) {
-		t.Fatalf("Lock while held = %v, want {0, hint, 1}: queued first", got)
+	if fields, _ := srv.Do(ctx, "HKEYS", "{o}").StringSlice(); len(fields) != 2 {
+		t.Fatalf("the fast path wrote fields %v, want h and f", fields)
 	}
-	if got := acquire("carol", 3000, "cc", "c1"); got[2] != int64(2) {
-		t.Fatalf("second waiter = %v, want position 2", got)
+	if got := token(t, m.acquire("{o}", "alice", 10000, "a1/0/-", "ca", `{"x":1}`), "alice's same call again"); got != first {
+		t.Fatalf("a retry of the same call got %d, want its token %d", got, first)
+	}
+	waitReply(t, m.acquire("{o}", "bob", 10000, "b1/0/-", "cb", ""), "bob's TryLock while held", 0)
+	if n, _ := srv.Do(ctx, "HEXISTS", "{o}", "q").Int64(); n != 0 {
+		t.Fatal("a TryLock set q: the release would look for waiters")
+	}
+	waitReply(t, m.acquire("{o}", "bob", 10000, "b2/3000/-", "cb", ""), "bob's Lock while held", 1)
+	waitReply(t, m.acquire("{o}", "carol", 10000, "c1/3000/-", "cc", ""), "carol's Lock", 2)
+	if q, _ := srv.Do(ctx, "HGET", "{o}", "q").Int64(); q <= time.Now().UnixMilli() {
+		t.Fatalf("q = %d after queueing, want a time ahead", q)
 	}
 
-	var mu sync.Mutex
-	heard := map[string][]string{}
-	for _, ch := range []string{"{o}:grant:cb", "{o}:grant:cc", "{o}:released"} {
-		unsub, err := r.Subscribe(ctx, ch, func(p string) { mu.Lock(); heard[ch] = append(heard[ch], p); mu.Unlock() })
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unsub()
-	}
-	if n := release("alice", ""); n != 3 {
+	if n := m.release("{o}", "alice", "a1/0/-"); n != 3 {
 		t.Fatalf("release with waiters = %d, want 3 (handed on)", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(heard["{o}:grant:cb"])
-		mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !eventually(func() bool { return len(heard()["{o}:grant:cb"]) > 0 }) {
+		t.Fatal("no grant message to bob's client")
 	}
-	mu.Lock()
-	if len(heard["{o}:grant:cb"]) != 1 || len(heard["{o}:grant:cc"]) != 0 || len(heard["{o}:released"]) != 0 {
-		t.Fatalf("messages %v: want one grant to bob's client and nothing else", heard)
+	if got := heard(); len(got["{o}:grant:cb"]) != 1 || len(got["{o}:grant:cc"]) != 0 || len(got["{o}:released"]) != 0 {
+		t.Fatalf("messages %v: want one grant to bob's client and nothing else", got)
 	}
-	mu.Unlock()
-	owner, _ := srv.Do(ctx, "HGET", "{o}", "owner").Text()
-	if owner != "bob" {
-		t.Fatalf("after the handoff the owner is %q, want bob", owner)
+	h = hold(t, srv, "{o}")
+	if h[6] != "bob" || h[2] != "g" || h[5] != "b2/3000/-" {
+		t.Fatalf("after the hand-over h = %q, want bob's grant (state g, attempt b2)", h)
 	}
-	if pttl, _ := srv.Do(ctx, "PTTL", "{o}").Int64(); pttl > 3000 {
-		t.Fatalf("a handed-over lock lives %d ms, want at most the waiter lease 3000", pttl)
+	var until int64
+	fmt.Sscan(h[1], &until)
+	if left := until - time.Now().UnixMilli(); left > 3000 {
+		t.Fatalf("a handed-over hold lasts %d ms, want at most the waiter lease 3000", left)
 	}
-	// bob claims it: the full lease, a token above alice's.
-	got = acquire("bob", 3000, "cb", "b2")
-	if !held(got) || got[0].(int64) <= first {
-		t.Fatalf("claim = %v, want a token > %d", got, first)
+	// bob claims it: the full lease, the grant's token, above alice's.
+	claimed := token(t, m.acquire("{o}", "bob", 10000, "b2/3000/-", "cb", ""), "bob's claim")
+	if claimed <= first {
+		t.Fatalf("claim = %d, want a token > %d", claimed, first)
 	}
-	if pttl, _ := srv.Do(ctx, "PTTL", "{o}").Int64(); pttl <= 3000 {
-		t.Fatalf("a claimed lock lives %d ms, want the full 10000", pttl)
+	h = hold(t, srv, "{o}")
+	fmt.Sscan(h[1], &until)
+	if left := until - time.Now().UnixMilli(); h[2] != "h" || left <= 3000 {
+		t.Fatalf("a claimed hold: state %s, %d ms left; want h and the full 10000", h[2], left)
 	}
 
 	// carol gives up (an ambiguous timeout): her attempt, arriving late,
 	// neither queues nor takes the lock.
-	if n := release("carol", "c1"); n != 0 {
-		t.Fatalf("carol leaving = %d, want 0 (bob holds it)", n)
+	if n := m.undo("{o}", "carol", "c1/3000/-", 20000); n != 0 {
+		t.Fatalf("carol's undo = %d, want 0 (bob holds it)", n)
 	}
-	if n := release("bob", ""); n != 1 {
+	if n := m.release("{o}", "bob", "b2/3000/-"); n != 1 {
 		t.Fatalf("release with no live waiter = %d, want 1", n)
 	}
-	if got := acquire("carol", 3000, "cc", "c1"); got[0] != int64(0) || got[2] != int64(0) {
-		t.Fatalf("a given-up attempt arriving late = %v, want {0, 0, 0}", got)
+	if r := m.acquire("{o}", "carol", 10000, "c1/3000/-", "cc", ""); !isWait(r) || r.([]any)[1] != int64(0) {
+		t.Fatalf("a given-up attempt arriving late = %#v, want {0, 0, 0}", r)
 	}
-	if owner, _ := srv.Do(ctx, "HGET", "{o}", "owner").Text(); owner != "" {
-		t.Fatalf("a given-up attempt took the lock: owner %q", owner)
+	if h := hold(t, srv, "{o}"); h != nil {
+		t.Fatalf("a given-up attempt took the lock: h %q", h)
+	}
+	if got := heard(); len(got["{o}:released"]) != 1 {
+		t.Fatalf("released messages %v: want one, from the release that found carol's waiting entry but no live waiter", got["{o}:released"])
 	}
 
-	// Another kind of lock on the name is refused.
-	if err := srv.Do(ctx, "ZADD", "{o}:permits", time.Now().Add(time.Minute).UnixMilli(), "p:1").Err(); err != nil {
-		t.Fatal(err)
+	// An uncontended pair publishes nothing and leaves no q.
+	m.release("{o}", "dave", "")
+	token(t, m.acquire("{o}", "dave", 10000, "d1/0/-", "cd", ""), "dave")
+	if n := m.release("{o}", "dave", "d1/0/-"); n != 1 {
+		t.Fatalf("dave's release = %d, want 1", n)
 	}
-	if got := acquire("dave", 0, "cd", "d1"); got[0] != int64(-1) || got[1] != "semaphore" {
-		t.Fatalf("mutex on a semaphore's name = %v, want {-1, semaphore}", got)
+	time.Sleep(50 * time.Millisecond) // a message, had one been sent, arrives by now
+	if got := heard(); len(got["{o}:released"]) != 1 {
+		t.Fatalf("an uncontended release published: %v", got["{o}:released"])
 	}
-	srv.Do(ctx, "DEL", "{o}:permits")
+
+	// Another kind of lock on the name is refused while its hold lasts.
+	future := time.Now().Add(time.Minute).UnixMilli()
+	srv.Do(ctx, "HSET", "{o}", "h", fmt.Sprintf("semaphore\t%d\tp\t1", future))
+	if got, ok := m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", "").([]any); !ok || got[0] != int64(-1) || got[1] != "semaphore" {
+		t.Fatalf("mutex on a semaphore's name = %#v, want {-1, semaphore}", got)
+	}
+	if n := m.release("{o}", "erin", ""); n != 0 {
+		t.Fatalf("a mutex release on a semaphore's name = %d, want 0", n)
+	}
+	srv.Do(ctx, "HSET", "{o}", "h", fmt.Sprintf("semaphore\t%d\tp\t1", time.Now().Add(-time.Second).UnixMilli()))
+	token(t, m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", ""), "a mutex where another kind's hold ended")
 
 	// Fencing after every key is gone (a restart without persistence).
-	got = acquire("erin", 0, "ce", "e1")
-	last := got[0].(int64)
+	last := token(t, m.acquire("{o}", "erin", 10000, "e1/0/-", "ce", ""), "erin again")
 	if err := srv.Do(ctx, "FLUSHALL").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got := acquire("frank", 0, "cf", "f1"); !held(got) || got[0].(int64) <= last {
-		t.Fatalf("token after losing every key = %d, want above %d", got[1], last)
+	if got := token(t, m.acquire("{o}", "frank", 10000, "f1/0/-", "cf", ""), "frank"); got <= last {
+		t.Fatalf("token after losing every key = %d, want above %d", got, last)
 	}
-	release("frank", "")
-	if n, _ := srv.Do(ctx, "DBSIZE").Int64(); n > 2 {
-		keys, _ := srv.Do(ctx, "KEYS", "*").StringSlice()
-		t.Fatalf("keys left after release: %v", keys)
+	m.release("{o}", "frank", "f1/0/-")
+	if keys, _ := srv.Do(ctx, "KEYS", "*").StringSlice(); len(keys) != 1 || keys[0] != "{o}" {
+		t.Fatalf("keys left after release: %v, want only the lock hash (its last token)", keys)
 	}
 	if ttl, _ := srv.Do(ctx, "PTTL", "{o}").Int64(); ttl < 0 {
 		t.Fatalf("the lock hash that keeps the last token has no TTL (%d): it would stay forever", ttl)
 	}
-	_ = redis.Nil
 }
 
-// mutex.acquire, mutex.release and mutex.extend on a real server: calls that
-// share an owner are told apart by their attempt ids. A grant goes to the
-// call that queued, and names it; only that call claims it; another call's
-// undo, Unlock or renewal leaves its hold alone.
+// Calls that share an owner are told apart by their attempt ids: a grant
+// goes to the call that queued, and names it; only that call claims it;
+// another call's undo, Unlock or renewal leaves its hold alone.
 func TestMutexCallsOfOneOwner(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
-	r, run := scriptCaller(t, srv)
-	must := func(v any, err error) any {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+	r, call := scriptCaller(t, srv)
+	m := mutexCalls{t, call}
+	field := func(f string) string {
+		v, _ := srv.Do(ctx, "HGET", "{p}", f).Text()
 		return v
 	}
-	keys := []string{"{p}", "{p}:queue", "{p}:waiters", "{p}:readers", "{p}:permits", "{p}:gone"}
-	relKeys := []string{"{p}", "{p}:queue", "{p}:waiters", "{p}:gone"}
-	acquire := func(owner, attempt string) []any {
-		reply := must(run("mutex.acquire@6", keys, owner, 10000, "0", `{"pid":1}`, 3000, "0", "cw", attempt))
-		if got, ok := reply.([]any); ok {
-			return got
-		}
-		return []any{reply}
-	}
-	release := func(owner, undo, lease string) int64 {
-		return must(run("mutex.release@5", relKeys, owner, "{p}:released", "{p}:grant:", "PUBLISH", undo, 20000, lease)).(int64)
-	}
-	extend := func(owner, lease string) int64 {
-		return must(run("mutex.extend@2", []string{"{p}"}, owner, 10000, lease)).(int64)
-	}
-	field := func(key, f string) string {
-		v, _ := srv.Do(ctx, "HGET", key, f).Text()
-		return v
-	}
-
-	if got := acquire("alice", "a1"); !held(got) {
-		t.Fatalf("free lock = %v, want taken", got)
-	}
+	token(t, m.acquire("{p}", "alice", 10000, "a1/3000/-", "ca", ""), "alice")
 	// Two calls of worker-7 queue; the entry is the last one's.
-	acquire("worker-7", "w1")
-	acquire("worker-7", "w2")
-	if entry := field("{p}:waiters", "worker-7"); !strings.HasSuffix(entry, `{"pid":1}`+"\tw2") {
-		t.Fatalf("waiter entry %q, want it to end with the meta, a tab and the last call's attempt w2", entry)
+	m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", `{"pid":1}`)
+	m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", `{"pid":1}`)
+	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2/3000/-\t"+`{"pid":1}`) {
+		t.Fatalf("waiter entry %q, want it to end with the client, the last call's attempt w2 and the meta", entry)
 	}
 	heard := make(chan string, 4)
 	unsub, err := r.Subscribe(ctx, "{p}:grant:cw", func(p string) { heard <- p })
@@ -185,56 +281,185 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unsub()
-	if n := release("alice", "", "a1"); n != 3 {
+	if n := m.release("{p}", "alice", "a1/3000/-"); n != 3 {
 		t.Fatalf("release with a waiter = %d, want 3 (handed on)", n)
 	}
 	select {
 	case msg := <-heard:
-		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2 worker-7") {
+		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2/3000/- worker-7") {
 			t.Fatalf("grant message %q, want \"grant <token> w2 worker-7\"", msg)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no grant message")
 	}
-	if got := field("{p}", "attempt"); got != "w2" {
-		t.Fatalf("after the hand-over the hold's attempt is %q, want w2", got)
-	}
-	if got := field("{p}", "meta"); got != `{"pid":1}` {
-		t.Fatalf("after the hand-over the holder's meta is %q, want the entry's meta without the attempt", got)
+	if h := hold(t, srv, "{p}"); h[5] != "w2/3000/-" || h[7] != `{"pid":1}` || h[4] != "cw" {
+		t.Fatalf("after the hand-over h = %q, want attempt w2, client cw and the entry's meta", h)
 	}
 
 	// w1 does not claim w2's grant; it queues again behind it.
-	if got := acquire("worker-7", "w1"); got[0] != int64(0) || got[2] != int64(1) {
-		t.Fatalf("another call's attempt at a grant = %v, want {0, hint, 1}: queued, not claimed", got)
-	}
+	waitReply(t, m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", ""), "another call's attempt at a grant", 1)
 	// w1 gives up: its undo leaves w2's hold, and removes only its own entry.
-	if n := release("worker-7", "w1", ""); n != 2 {
+	if n := m.undo("{p}", "worker-7", "w1/3000/-", 20000); n != 2 {
 		t.Fatalf("undo of w1 while w2 holds = %d, want 2 (not its hold)", n)
 	}
-	if n, _ := srv.Do(ctx, "HEXISTS", "{p}:waiters", "worker-7").Int64(); n != 0 {
+	if field("w:worker-7") != "" {
 		t.Fatal("w1's undo left its own entry")
 	}
 	// A stale Unlock or renewal of w1 (as if its lease had run out) leaves
 	// w2's hold alone; w2's own succeed.
-	if n := extend("worker-7", "w1"); n != 0 {
+	if n := m.extend("{p}", "worker-7", 10000, "w1/3000/-"); n != 0 {
 		t.Fatalf("w1's renewal of w2's hold = %d, want 0", n)
 	}
-	if n := release("worker-7", "", "w1"); n != 0 {
+	if n := m.release("{p}", "worker-7", "w1/3000/-"); n != 0 {
 		t.Fatalf("w1's Unlock of w2's hold = %d, want 0", n)
 	}
-	if n := extend("worker-7", "w2"); n != 1 {
+	if n := m.extend("{p}", "worker-7", 10000, "w2/3000/-"); n != 1 {
 		t.Fatalf("w2's renewal = %d, want 1", n)
 	}
-	if got := acquire("worker-7", "w2"); !held(got) {
-		t.Fatalf("w2 claiming its grant = %v, want taken", got)
+	if h := hold(t, srv, "{p}"); h[2] != "h" {
+		t.Fatalf("a renewed grant is in state %q, want h", h[2])
 	}
-	if n := release("worker-7", "", "w2"); n != 1 {
+	token(t, m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", ""), "w2 claiming its hold")
+	if n := m.release("{p}", "worker-7", "w2/3000/-"); n != 1 {
 		t.Fatalf("w2's Unlock = %d, want 1 (freed)", n)
 	}
-	// An attempt id with a tab would end the entry early: refused.
-	acquire("bob", "b1")
-	if _, err := run("mutex.acquire@6", keys, "carol", 10000, "0", "", 3000, "0", "cc", "c\t1"); err == nil || !strings.Contains(err.Error(), "attempt must not contain a tab") {
-		t.Fatalf("an attempt with a tab = %v, want an error naming it", err)
+
+	// Reentry: one holder, a count; the last release frees it.
+	t4 := token(t, m.acquire("{p}", "erin", 10000, "e1/3000/r", "ce", ""), "erin, reentrant")
+	if got := token(t, m.acquire("{p}", "erin", 10000, "e2/3000/r", "ce", ""), "erin re-entering"); got != t4 {
+		t.Fatalf("reentry got token %d, want %d", got, t4)
+	}
+	if h := hold(t, srv, "{p}"); h[3] != "2" {
+		t.Fatalf("count after reentry = %q, want 2", h[3])
+	}
+	if n := m.release("{p}", "erin", ""); n != 2 {
+		t.Fatalf("first reentrant release = %d, want 2", n)
+	}
+	if n := m.release("{p}", "erin", ""); n != 1 {
+		t.Fatalf("second reentrant release = %d, want 1", n)
+	}
+
+	// A tab in an owner or attempt would break the record: refused.
+	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
+	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
+		if _, err := call("mutex.acquire@10", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
+		}
+	}
+}
+
+// mutex.acquire and mutex.keepqueued: queueing gives the queue key and the
+// lock hash an expiry of at least the waiter's TTL, a TryLock writes no
+// queue, and the keeper moves the expiry and q forward with the deadlines.
+func TestMutexQueueExpires(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	_, call := scriptCaller(t, srv)
+	m := mutexCalls{t, call}
+	token(t, m.acquire("{x}", "alice", 1000, "a1/3000/-", "ca", ""), "alice")
+	waitReply(t, m.acquire("{x}", "bob", 1000, "b1/0/-", "cb", ""), "bob's TryLock", 0)
+	if n := rc.Exists(ctx, "{x}:queue").Val(); n != 0 {
+		t.Fatal("a TryLock wrote the queue")
+	}
+	waitReply(t, m.acquire("{x}", "bob", 1000, "b1/3000/-", "cb", ""), "bob's Lock", 1)
+	for _, key := range []string{"{x}:queue", "{x}"} {
+		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 2*time.Second || ttl > 3*time.Second {
+			t.Fatalf("%s PTTL %v after queueing with a 3s waiter TTL, want (2s, 3s]", key, ttl)
+		}
+		rc.PExpire(ctx, key, 500*time.Millisecond) // as if the last refresh were 2.5s ago
+	}
+	rc.HSet(ctx, "{x}", "q", time.Now().Add(500*time.Millisecond).UnixMilli())
+	got, err := call("mutex.keepqueued@5", []string{"{x}", "{x}:queue"}, "bob", "nobody")
+	if a, ok := got.([]any); err != nil || !ok || len(a) != 4 || a[0] != int64(1) || a[2] != int64(1) || a[3] != int64(0) {
+		t.Fatalf("keepqueued bob, nobody = %v, %v; want {1, left, 1, 0}", got, err)
+	}
+	for _, key := range []string{"{x}:queue", "{x}"} {
+		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 2*time.Second || ttl > 3*time.Second {
+			t.Fatalf("%s PTTL %v after the keeper moved bob's deadline by 3s, want (2s, 3s]", key, ttl)
+		}
+	}
+	if q, _ := rc.HGet(ctx, "{x}", "q").Int64(); q < time.Now().Add(2*time.Second).UnixMilli() {
+		t.Fatalf("q = %d after the keeper, want bob's new deadline", q)
+	}
+}
+
+// mutex.extend works on any single holder (a Mutex, an RWMutex writer),
+// replies -2 for a revoked hold, and never extends another call's hold or
+// readers; the scripts refuse arguments outside the client's limits,
+// naming them; a quorum's waiter (flag w) sets q, so that the release
+// publishes "released".
+func TestMutexExtendLimitsAndWatch(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	r, call := scriptCaller(t, srv)
+	m := mutexCalls{t, call}
+	future := time.Now().Add(time.Minute).UnixMilli()
+
+	rc.HSet(ctx, "{w}", "h", fmt.Sprintf("rwmutex\t%d\th\t1\tc1\tw1\twriter\t{}", future))
+	if n := m.extend("{w}", "writer", 120000, "w1"); n != 1 {
+		t.Fatalf("extend of an RWMutex writer = %d, want 1", n)
+	}
+	if h := hold(t, srv, "{w}"); h[0] != "rwmutex" || h[6] != "writer" || h[7] != "{}" {
+		t.Fatalf("after the extend h = %q, want the writer's record with a new until", h)
+	}
+	if ttl := rc.PTTL(ctx, "{w}").Val(); ttl < 110*time.Second {
+		t.Fatalf("extend left the hash's PTTL at %v, want at least the new lease", ttl)
+	}
+	if n := m.extend("{w}", "writer", 120000, "w2"); n != 0 {
+		t.Fatalf("another call's extend = %d, want 0", n)
+	}
+	rc.HSet(ctx, "{w}", "h", fmt.Sprintf("rwmutex\t%d\tr\t2", future))
+	if n := m.extend("{w}", "writer", 120000, ""); n != 0 {
+		t.Fatalf("extend on readers = %d, want 0", n)
+	}
+	rc.HSet(ctx, "{w}", "h", fmt.Sprintf("mutex\t%d\tx\t1\tc1\tw1\twriter\t{}", future))
+	if n := m.extend("{w}", "writer", 120000, "w1"); n != -2 {
+		t.Fatalf("extend of a revoked hold = %d, want -2", n)
+	}
+	if n := m.release("{w}", "writer", "w1"); n != 1 {
+		t.Fatalf("release of a revoked hold = %d, want 1 (dropped like a held one)", n)
+	}
+	if n := m.extend("{w}", "writer", 120000, "w1"); n != -1 {
+		t.Fatalf("extend after the release = %d, want -1", n)
+	}
+
+	for _, c := range []struct {
+		id   string
+		keys []string
+		args []any
+		want string
+	}{
+		{"mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.extend@4", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
+		{"multi.acquire@5", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
+		{"mutex.undo@3", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@3", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
+	} {
+		if _, err := call(c.id, c.keys, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
+		}
+	}
+	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
+	if _, err := call("mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
+	}
+
+	heard := listenAll(t, r, "{l}:released")
+	waitReply(t, m.acquire("{l}", "p", 10000, "b/0/w", "c", ""), "a quorum waiter", 0)
+	if q, _ := rc.HGet(ctx, "{l}", "q").Int64(); q <= time.Now().UnixMilli() {
+		t.Fatalf("a waiter with flag w left q %d, want the hold's end", q)
+	}
+	if n := m.release("{l}", "o", "a/0/-"); n != 1 {
+		t.Fatalf("release = %d, want 1", n)
+	}
+	if !eventually(func() bool { return len(heard()["{l}:released"]) == 1 }) {
+		t.Fatalf("released messages %v, want one", heard())
+	}
+	if n := rc.HExists(ctx, "{l}", "q").Val(); n {
+		t.Fatal("the release left q behind")
 	}
 }
 
@@ -274,54 +499,49 @@ func scriptCaller(t *testing.T, srv *redistest.Server) (*evalsha.Runner, func(id
 	}
 }
 
-// mutex.acquire and mutex.keepqueued on a real server: queueing gives the
-// queue keys an expiry of at least the waiter's TTL, a TryLock (waiter TTL
-// 0) writes no queue, and the keeper moves the expiry forward with the
-// deadlines.
-func TestMutexQueueExpires(t *testing.T) {
+// isWait reports an acquire reply {0, ...}: the caller does not hold the lock.
+func isWait(r any) bool {
+	a, ok := r.([]any)
+	return ok && len(a) > 0 && a[0] == int64(0)
+}
+
+// Waiter entries never outlive their place: once q's time passed (every
+// deadline is at most q), the next acquire drops q, the entries and the
+// queue, and the acquire after it is fast again; the keeper does not bring
+// back a dead entry whose owner left the queue.
+func TestMutexDeadWaitersGo(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
 	rc := srv.Client()
 	_, call := scriptCaller(t, srv)
-	run := mustRun(t, call)
-	keys := []string{"{x}", "{x}:queue", "{x}:waiters", "{x}:readers", "{x}:permits", "{x}:gone"}
-	acquire := func(owner string, waiterTTL int) []any {
-		return run("mutex.acquire@6", keys, owner, 60000, "0", "", waiterTTL, "0", "c-"+owner, owner+"-1")
-	}
-	if got := acquire("alice", 3000); !held(got) {
-		t.Fatalf("alice on a free lock = %v, want her token", got)
-	}
-	if got := acquire("bob", 0); got[0] != int64(0) || got[2] != int64(0) {
-		t.Fatalf("bob's TryLock = %v, want {0, hint, 0}: not queued", got)
-	}
-	if n := rc.Exists(ctx, "{x}:queue", "{x}:waiters").Val(); n != 0 {
-		t.Fatalf("a TryLock wrote %d queue keys", n)
-	}
-	if got := acquire("bob", 3000); got[0] != int64(0) || got[2] != int64(1) {
-		t.Fatalf("bob's Lock = %v, want {0, hint, 1, time}: queued first", got)
-	}
-	for _, key := range []string{"{x}:queue", "{x}:waiters"} {
-		if ttl := rc.PTTL(ctx, key).Val(); ttl <= 0 || ttl > 3*time.Second {
-			t.Fatalf("%s PTTL %v after queueing with a 3s waiter TTL, want (0, 3s]", key, ttl)
-		}
-		rc.PExpire(ctx, key, 500*time.Millisecond) // as if the last refresh were 2.5s ago
-	}
-	if got := run("mutex.keepqueued@2", []string{"{x}", "{x}:queue", "{x}:waiters"}, "bob", "nobody"); len(got) != 4 || got[0] != int64(1) || got[2] != int64(1) || got[3] != int64(0) {
-		t.Fatalf("keepqueued bob, nobody = %v, want {1, pttl, 1, 0}", got)
-	}
-	for _, key := range []string{"{x}:queue", "{x}:waiters"} {
-		if ttl := rc.PTTL(ctx, key).Val(); ttl <= time.Second || ttl > 3*time.Second {
-			t.Fatalf("%s PTTL %v after the keeper moved bob's deadline by 3s, want (1s, 3s]", key, ttl)
-		}
-	}
-}
+	m := mutexCalls{t, call}
+	fields := func() []string { return rc.HKeys(ctx, "{d}").Val() }
 
-// held reports an acquire reply that is the caller's fencing token alone
-// (a list of one, from mustRun): the caller holds the lock.
-func held(got []any) bool {
-	if len(got) != 1 {
-		return false
+	token(t, m.acquire("{d}", "alice", 60000, "a1/1000/-", "ca", ""), "alice")
+	waitReply(t, m.acquire("{d}", "bob", 60000, "b1/1000/-", "cb", ""), "bob queues", 1)
+	// bob's place ran out and the queue key expired with it; the hash
+	// lives on with alice's hold.
+	past := time.Now().Add(-time.Second).UnixMilli()
+	rc.HSet(ctx, "{d}", "q", past, "w:bob", fmt.Sprintf("%d\t60000\t1000\tcb\tb1/1000/-\t", past))
+	rc.Del(ctx, "{d}:queue")
+	got, err := call("mutex.keepqueued@5", []string{"{d}", "{d}:queue"}, "bob")
+	if a, ok := got.([]any); err != nil || !ok || len(a) != 3 || a[2] != int64(0) {
+		t.Fatalf("keepqueued of bob's dead entry outside the queue = %v, %v; want {1, left, 0}", got, err)
 	}
-	token, ok := got[0].(int64)
-	return ok && token > 1
+	if n := rc.HExists(ctx, "{d}", "w:bob").Val(); n {
+		t.Fatal("the keeper left bob's dead entry")
+	}
+	rc.HSet(ctx, "{d}", "w:bob", fmt.Sprintf("%d\t60000\t1000\tcb\tb1/1000/-\t", past))
+	m.release("{d}", "alice", "a1/1000/-")
+	if f := fields(); len(f) != 1 || f[0] != "f" {
+		t.Fatalf("after a release with a stale q the hash has %v, want only f", f)
+	}
+
+	// The same through an acquire: a stale q and a dead entry go.
+	rc.HSet(ctx, "{d}", "q", past, "w:carol", fmt.Sprintf("%d\t60000\t1000\tcc\tc1/1000/-\t", past))
+	rc.ZAdd(ctx, "{d}:queue", redis.Z{Score: 1, Member: "carol"})
+	token(t, m.acquire("{d}", "dave", 60000, "d1/0/-", "cd", ""), "dave over a stale q")
+	if f := fields(); len(f) != 2 || rc.Exists(ctx, "{d}:queue").Val() != 0 {
+		t.Fatalf("after an acquire over a stale q the hash has %v and the queue %d keys, want h and f, no queue", f, rc.Exists(ctx, "{d}:queue").Val())
+	}
 }

@@ -2,23 +2,22 @@ package lua_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlua/redlua/internal/redistest"
 )
 
 // The undo of an acquisition whose caller gave up (rw.leave, sem.undo,
-// mutex.release with an attempt id) against rw.rlock, rw.lock,
+// mutex.undo) against rw.rlock, rw.lock,
 // sem.acquire and multi.acquire on a real server: the undo
 // records the attempt, which then takes nothing and leaves no trace when it
 // arrives late, while another attempt of the same owner still takes the
 // lock; the record's expiry only moves forward; the undo drops a hold only
 // if its attempt took it; multi.acquire keeps the fencing token in the
-// lock hash and refuses another kind of lock.
+// lock hash (f) and refuses another kind of lock.
 func TestUndoRefusesLateAttempts(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
@@ -36,8 +35,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		return run("rw.leave@4", []string{lock}, owner, attempt, goneTTL, hold, "PUBLISH")
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
-		return run("mutex.release@5", []string{lock, lock + ":queue", lock + ":waiters", lock + ":gone"},
-			owner, lock+":released", lock+":grant:", "PUBLISH", attempt, 60000, "")[0].(int64)
+		return run("mutex.undo@3", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
 	}
 
 	// The record, and its expiry: an empty owner only records.
@@ -57,21 +55,25 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if _, err := call("sem.undo@2", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
 		t.Fatalf("sem.undo with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
-	// mutex.release moves the expiry only forward too.
-	undoKeys := []string{"{u}", "{u}:queue", "{u}:waiters", "{u}:gone"}
-	run("mutex.release@5", undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u1", 60000, "")
-	run("mutex.release@5", undoKeys, "bob", "{u}:released", "{u}:grant:", "PUBLISH", "u2", 1000, "")
-	if ttl := rc.PTTL(ctx, "{u}:gone").Val(); ttl < 50*time.Second {
+	// mutex.undo moves the hash's expiry only forward too, and records the
+	// attempt as g:<attempt> = its end.
+	undoKeys := []string{"{u}", "{u}:queue"}
+	run("mutex.undo@3", undoKeys, "alice", "u1", 60000, "PUBLISH")
+	run("mutex.undo@3", undoKeys, "bob", "u2", 1000, "PUBLISH")
+	if ttl := rc.PTTL(ctx, "{u}").Val(); ttl < 50*time.Second {
 		t.Fatalf("after a 60 s record, a 1 s one left PTTL %v: the expiry moved back", ttl)
 	}
-	if _, err := call("mutex.release@5", undoKeys, "alice", "{u}:released", "{u}:grant:", "PUBLISH", "u3", "soon", ""); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
-		t.Fatalf("mutex.release with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
+	if end, _ := rc.HGet(ctx, "{u}", "g:u1").Int64(); end < time.Now().Add(50*time.Second).UnixMilli() {
+		t.Fatalf("g:u1 = %d, want the record's end, about 60 s ahead", end)
 	}
-	if n := rc.HLen(ctx, "{u}:gone").Val(); n != 2 {
-		t.Fatalf("the refused undo wrote: gone holds %d attempts, want 2", n)
+	if _, err := call("mutex.undo@3", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+		t.Fatalf("mutex.undo with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
+	}
+	if n := len(rc.HKeys(ctx, "{u}").Val()); n != 2 {
+		t.Fatalf("the refused undo wrote: {u} holds %d fields, want 2", n)
 	}
 
-	multiKeys := []string{"{m}a:gone", "{m}a", "{m}a:readers", "{m}a:permits", "{m}b", "{m}b:readers", "{m}b:permits"}
+	multiKeys := []string{"{m}a", "{m}b"}
 	cases := []struct {
 		id, tag string
 		keys    []string
@@ -88,8 +90,8 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		{"sem.acquire@8", "s", semKeys("s"),
 			func(a string) []any { return []any{a, 1, 10000, 2, "c1\t" + a + "\t{}", "3000 PUBLISH"} },
 			func(a string) { run("sem.undo@2", semKeys("s"), a, 60000) }},
-		{"multi.acquire@3", "m", multiKeys,
-			func(a string) []any { return []any{"alice", 10000, "", a} },
+		{"multi.acquire@5", "m", multiKeys,
+			func(a string) []any { return []any{"alice", 10000, a, "c1", ""} },
 			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},
 	}
 	for _, tc := range cases {
@@ -124,59 +126,59 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		t.Errorf("after another attempt's undo the writer's h is %q, want alice's", h)
 	}
 	mutexUndo("{m}a", "alice", "other")
-	if owner := rc.HGet(ctx, "{m}a", "owner").Val(); owner != "alice" {
-		t.Errorf("after another attempt's undo {m}a is held by %q, want alice", owner)
+	if h := rc.HGet(ctx, "{m}a", "h").Val(); !strings.Contains(h, "\tfresh\talice\t") {
+		t.Errorf("after another attempt's undo {m}a's hold is %q, want alice's (attempt fresh)", h)
 	}
 
 	// multi.acquire: tokens continue from the fence kept in each lock hash.
 	rc.Del(ctx, "{m}a", "{m}b")
 	future := time.Now().Add(time.Hour).UnixMicro()
-	rc.HSet(ctx, "{m}b", "fence", future)
-	got := run("multi.acquire@3", multiKeys, "bob", 10000, "", "b1")
-	if a := rc.HGet(ctx, "{m}b", "attempt").Val(); a != "b1" {
-		t.Errorf("multi.acquire recorded attempt %q in the lock hash, want b1", a)
+	rc.HSet(ctx, "{m}b", "f", future)
+	got := run("multi.acquire@5", multiKeys, "bob", 10000, "b1", "c1", "{}")
+	if h := rc.HGet(ctx, "{m}b", "h").Val(); !strings.HasPrefix(h, "mutex\t") || !strings.HasSuffix(h, "\th\t1\tc1\tb1\tbob\t{}") {
+		t.Errorf("multi.acquire wrote h %q, want mutex, until, h, 1, c1, b1, bob, {}", h)
 	}
 	if got[0] != int64(1) || got[2] != future+1 || got[1].(int64) >= future {
 		t.Fatalf("multi.acquire = %v, want {1, server time, %d}: the token follows the hash's last fence", got, future+1)
 	}
-	if f := rc.HGet(ctx, "{m}a", "fence").Val(); f == "" {
-		t.Fatal("multi.acquire@3 left no fence field in the lock hash")
+	if f := rc.HGet(ctx, "{m}a", "f").Val(); f == "" {
+		t.Fatal("multi.acquire left no f field in the lock hash")
 	}
-	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c1"); got[0] != int64(0) || got[1] != int64(1) {
-		t.Fatalf("multi.acquire@3 on held locks = %v, want {0, 1, pttl}", got)
+	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c1", "c1", ""); got[0] != int64(0) || got[1] != int64(1) {
+		t.Fatalf("multi.acquire@5 on held locks = %v, want {0, 1, hint}", got)
 	}
 
-	// Another kind of lock on one of the names is refused, naming it.
+	// Another kind of lock on one of the names is refused, naming it, while
+	// its hold lasts.
 	rc.Del(ctx, "{m}a", "{m}b")
-	far := float64(time.Now().Add(time.Hour).UnixMilli())
-	rc.ZAdd(ctx, "{m}b:permits", redis.Z{Score: far, Member: "sem-owner:1"})
-	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c3"); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "semaphore" {
-		t.Fatalf("multi.acquire@3 with a semaphore on the second name = %v, want {-1, 2, semaphore}", got)
+	far := time.Now().Add(time.Hour).UnixMilli()
+	rc.HSet(ctx, "{m}b", "h", fmt.Sprintf("semaphore\t%d\tp\t1", far))
+	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c3", "c1", ""); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "semaphore" {
+		t.Fatalf("multi.acquire@5 with a semaphore on the second name = %v, want {-1, 2, semaphore}", got)
 	}
-	rc.Del(ctx, "{m}b:permits")
-	rc.ZAdd(ctx, "{m}a:readers", redis.Z{Score: far, Member: "reader"})
-	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c4"); got[0] != int64(-1) || got[1] != int64(1) || got[2] != "rwmutex" {
-		t.Fatalf("multi.acquire@3 with a reader on the first name = %v, want {-1, 1, rwmutex}", got)
+	rc.Del(ctx, "{m}b")
+	rc.HSet(ctx, "{m}a", "h", fmt.Sprintf("rwmutex\t%d\tr\t1", far))
+	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c4", "c1", ""); got[0] != int64(-1) || got[1] != int64(1) || got[2] != "rwmutex" {
+		t.Fatalf("multi.acquire@5 with readers on the first name = %v, want {-1, 1, rwmutex}", got)
 	}
-	rc.Del(ctx, "{m}a:readers")
-	rc.HSet(ctx, "{m}b", "owner", "writer", "kind", "rwmutex")
-	if got := run("multi.acquire@3", multiKeys, "carol", 10000, "", "c5"); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "rwmutex" {
-		t.Fatalf("multi.acquire@3 with a writer on the second name = %v, want {-1, 2, rwmutex}", got)
+	if n := rc.Exists(ctx, "{m}b").Val(); n != 0 {
+		t.Fatal("a refused multi.acquire@5 wrote the second lock")
 	}
-	if n := rc.Exists(ctx, "{m}a").Val(); n != 0 {
-		t.Fatal("a refused multi.acquire@3 wrote the first lock")
+	rc.HSet(ctx, "{m}a", "h", fmt.Sprintf("rwmutex\t%d\tr\t1", time.Now().Add(-time.Second).UnixMilli()))
+	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c5", "c1", ""); got[0] != int64(1) {
+		t.Fatalf("multi.acquire@5 where the readers' hold ended = %v, want {1, ...}", got)
 	}
 	// Without lock keys: evalsha refuses before sending, and the script
 	// itself when it is called some other way.
-	if _, err := call("multi.acquire@3", []string{"{m}a:gone"}, "carol", 10000, "", "c2"); err == nil || !strings.Contains(err.Error(), "at least 2 KEYS") {
-		t.Fatalf("multi.acquire@3 without lock keys = %v, want an error", err)
+	if _, err := call("multi.acquire@5", nil, "carol", 10000, "c2", "c1", ""); err == nil || !strings.Contains(err.Error(), "KEYS") {
+		t.Fatalf("multi.acquire@5 without lock keys = %v, want an error", err)
 	}
-	s, err := scripts(t).Lookup("multi.acquire@3")
+	s, err := scripts(t).Lookup("multi.acquire@5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.Eval(ctx, s.Source, []string{"{m}a:gone", "{m}a"}, "carol", 10000, "", "c2").Err(); err == nil || !strings.Contains(err.Error(), "a lock, readers and permits key per lock") {
-		t.Fatalf("EVAL of multi.acquire@3 without lock keys = %v, want the script's error", err)
+	if err := rc.Eval(ctx, s.Source, nil, "carol", 10000, "c2", "c1", "").Err(); err == nil || !strings.Contains(err.Error(), "one lock key per lock") {
+		t.Fatalf("EVAL of multi.acquire@5 without lock keys = %v, want the script's error", err)
 	}
 }
 

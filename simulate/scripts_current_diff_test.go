@@ -19,7 +19,8 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
+	acquire, release, keep := get("mutex.acquire@10"), get("mutex.release@9"), get("mutex.keepqueued@5")
+	undo, extend := get("mutex.undo@3"), get("mutex.extend@4")
 	inspect, semAcquire, semForce := get("mutex.inspect@2"), get("sem.acquire@8"), get("sem.forceunlock@1")
 	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
 	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@1")
@@ -29,8 +30,14 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	client := redistest.Standalone(t).Client()
 	sim := New()
 	ctx := context.Background()
-	m := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:readers", "{m}:permits", "{m}:gone"}
-	mRelease := []string{"{m}", "{m}:queue", "{m}:waiters", "{m}:gone"}
+	m := []string{"{m}", "{m}:queue"}
+	// mutex.acquire's ARGV: ttl, the attempt's record field, the hold's end
+	// (client, attempt, owner, meta); the attempt id ends with the call's
+	// waiter TTL and flags.
+	acq := func(owner, attempt, client, meta string) []any {
+		return []any{30000, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
+	}
+	rel := func(owner, attempt string) []any { return []any{"\t" + attempt + "\t" + owner + "\t"} }
 	s := []string{"{s}", "{s}:squeue"}
 	holder := func(client, owner string) string { return client + "\t" + owner + "\t{\"pid\":1}" }
 	const wait = "20000 PUBLISH"
@@ -46,26 +53,28 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	}
 	steps := []step{
 		{inspect, inspectKeys("{m}"), nil},
-		{acquire, m, []any{"a", 30000, "0", `{"pid":1}`, 20000, "0", "ca", "a-1"}},
-		{acquire, m, []any{"b", 30000, "0", `{"pid":2}`, 20000, "0", "cb", "b-1"}},
-		{acquire, m, []any{"c", 30000, "0", "", 0, "0", "cc", "c-1"}}, // TryLock: not queued
+		{acquire, m, acq("a", "a-1/20000/-", "ca", `{"pid":1}`)},
+		{acquire, m, acq("b", "b-1/20000/-", "cb", `{"pid":2}`)},
+		{acquire, m, acq("c", "c-1/0/-", "cc", "")}, // TryLock: not queued
 		{nil, nil, []any{"PTTL", "{m}:queue"}},
-		{nil, nil, []any{"PTTL", "{m}:waiters"}},
+		{nil, nil, []any{"PTTL", "{m}"}},
 		{nil, nil, []any{"PEXPIRE", "{m}:queue", 5000}},
-		{keep, []string{"{m}", "{m}:queue", "{m}:waiters"}, []any{"b", "nobody"}},
+		{keep, m, []any{"b", "nobody"}},
 		{nil, nil, []any{"PTTL", "{m}:queue"}},
 		{inspect, inspectKeys("{m}"), nil},
-		{release, mRelease, []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "a-1"}},
-		{acquire, m, []any{"b", 30000, "0", `{"pid":2}`, 20000, "0", "cb", "b-1"}}, // claims the grant
-		{inspect, inspectKeys("{m}"), nil},
-		{nil, nil, []any{"EXISTS", "{m}:queue", "{m}:waiters"}},
-		{release, mRelease, []any{"b", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "b-1"}},
-		{acquire, m, []any{"a", 30000, "0", "", 0, "0", "ca", "a-2"}}, // the fast path
-		{release, mRelease, []any{"a", "{m}:released", "{m}:grant:", "PUBLISH", "", 60000, "a-2"}},
-		{release, mRelease, []any{"z", "{m}:released", "{m}:grant:", "PUBLISH", "z-1", 60000, ""}}, // z gives up
-		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-1"}},                          // late: takes nothing
-		{acquire, m, []any{"z", 30000, "0", "", 20000, "0", "cz", "z-2"}},                          // gone exists: the long path
-		{acquire, m, []any{"z", 30000, "1", "", 20000, "0", "cz", "z-3"}},                          // re-entered
+		{extend, []string{"{m}"}, []any{"a", 40000, "a-1/20000/-"}},
+		{release, m, rel("a", "a-1/20000/-")},
+		{acquire, m, acq("b", "b-1/20000/-", "cb", `{"pid":2}`)}, // claims the grant
+		{nil, nil, []any{"HKEYS", "{m}"}},
+		{nil, nil, []any{"EXISTS", "{m}:queue"}},
+		{release, m, rel("b", "b-1/20000/-")},
+		{acquire, m, acq("a", "a-2/0/-", "ca", "")}, // the fast path
+		{release, m, rel("a", "a-2/0/-")},
+		{undo, m, []any{"z", "z-1/20000/-", 60000, "PUBLISH"}}, // z gives up
+		{acquire, m, acq("z", "z-1/20000/-", "cz", "")},        // late: takes nothing
+		{acquire, m, acq("z", "z-2/20000/-", "cz", "")},        // its record exists: the long path
+		{acquire, m, acq("z", "z-3/20000/r", "cz", "")},        // re-entered
+		{nil, nil, []any{"PTTL", "{m}"}},
 
 		{rlock, w, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},
 		{rlock, w, []any{"r:r2", 60000, "g:r2-1", "wq--cr\tr2-1\t{}"}},

@@ -1,0 +1,57 @@
+-- name: mutex.extend
+-- version: 4
+-- description: Reset a single holder's lease (a Mutex, or an RWMutex writer) to a new length, when the caller's own hold is still there.
+-- keys: lock
+-- args: owner ttl_ms lease_attempt
+-- returns: 1 when extended, 0 when another owner (or another call of this owner, or readers or permits) holds it, -1 when no one does (the lease expired), -2 when the hold was revoked (a forced unlock's grace period)
+--
+-- The hold is h of the lock hash (mutex.acquire's layout), of kind mutex
+-- or rwmutex: kind \t until_ms \t state \t count \t client \t attempt \t
+-- owner \t meta. lease_attempt is the attempt that took the hold: calls
+-- that share an owner token are told apart, so a call whose lease ran out
+-- never renews the hold another call of the owner took since. An empty
+-- lease_attempt (a reentrant owner, whose calls are one holder) extends any
+-- hold of the owner. A granted hold (g) that its call extends is held (h)
+-- from then on. A revoked hold (x) is not extended: the lease ends.
+--
+-- Cost: one HGET, TIME, one HSET and one PEXPIRE (two when the hash had a
+-- longer TTL).
+
+local lock = KEYS[1]
+local owner, lease_attempt = ARGV[1], ARGV[3]
+local ttl = tonumber(ARGV[2])
+if not ttl or ttl < 1 or ttl > 604800000 or ttl % 1 ~= 0 then
+  return redis.error_reply('ERR ttl_ms must be a whole number of milliseconds from 1 to 604800000 (MaxTTL)')
+end
+
+local h = redis.call('HGET', lock, 'h')
+if not h then
+  return -1
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local kind, ends, state, rest, held_attempt, holder =
+  string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t(%d+\t[^\t]*\t([^\t]*)\t([^\t]*)\t.*)$')
+if not kind then
+  kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
+end
+if tonumber(ends) <= now then
+  return -1
+end
+if (kind ~= 'mutex' and kind ~= 'rwmutex') or not holder or holder ~= owner then
+  return 0
+end
+if lease_attempt ~= '' and held_attempt ~= lease_attempt then
+  return 0
+end
+if state == 'x' then
+  return -2
+end
+if state ~= 'h' and state ~= 'g' then
+  return 0
+end
+redis.call('HSET', lock, 'h', kind .. '\t' .. (now + ttl) .. '\th\t' .. rest)
+if redis.call('PEXPIRE', lock, ttl, 'GT') == 0 then
+  redis.call('PEXPIRE', lock, ttl, 'NX')
+end
+return 1

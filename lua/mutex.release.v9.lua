@@ -1,0 +1,131 @@
+-- name: mutex.release
+-- version: 9
+-- description: Release one hold of a mutex and hand the lock to the call that queued next.
+-- keys: lock queue
+-- args: hold publish...
+-- returns: 3 when handed to the next waiter, 1 when freed, 2 when a reentrant hold remains, 0 when another owner (or another call of this owner, or another kind) holds it, -1 when no one does
+--
+-- The layout is mutex.acquire's. hold names the hold this Unlock drops:
+-- "\t<attempt>\t<owner>\t" for the hold that attempt took (when another
+-- call of the same owner holds the lock now, because the first call's
+-- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
+-- hold of the owner (a reentrant owner, whose calls are one holder; its
+-- hold count goes down by one). A granted (g) or revoked (x) hold is
+-- dropped like a held one.
+--
+-- Only when q says someone may wait does the release look at the clock
+-- and the queue: it hands the lock to the oldest live waiter inside the
+-- script, telling only that waiter's client ("grant <token> <attempt>
+-- <owner>" on lock .. ':grant:' .. client), with min(its lease, its waiter
+-- lease) at first, so that a waiter that died since its last refresh holds
+-- the lock no longer than that; with no live waiter left it frees the lock
+-- and publishes "released" on lock .. ':released' (callers that wait
+-- without queueing). f stays in the hash, whose TTL covers the released
+-- lease, so the next token is larger even within the same microsecond.
+-- publish is SPUBLISH for a client that subscribes with SSUBSCRIBE
+-- (cluster); PUBLISH when left out.
+--
+-- Without q, the release does not read the clock: a hold of this call
+-- that ended but that no one replaced is dropped as a live one would be
+-- (1). (The hash, whose TTL the acquire sets to the lease, has usually
+-- expired with it: -1.)
+--
+-- Cost: uncontended, one HMGET, one plain string search and one HDEL.
+-- Handing over is proportional to the dead waiters it skips, plus a
+-- constant.
+
+local lock, hold = KEYS[1], ARGV[1]
+local v = redis.call('HMGET', lock, 'h', 'q')
+local h, q = v[1], v[2]
+if h and not q and string.find(h, hold, 7, true) then
+  -- Fields hold no tab, and only the attempt ids (16 hex digits and the
+  -- call's mode) and client ids (16 hex digits) are alike: the segment
+  -- "\t<attempt>\t<owner>\t" is found only as this hold's attempt and owner.
+  -- No field is empty, so "\t\t<owner>\t" is never found here.
+  redis.call('HDEL', lock, 'h')
+  return 1
+end
+if not h then
+  return -1
+end
+
+local queue = KEYS[2]
+local time = redis.call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = math.floor(now_us / 1000)
+local kind, ends, count, held_attempt, holder =
+  string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
+if not kind then
+  kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
+end
+if tonumber(ends) <= now then
+  return -1 -- the hold ended with its lease
+end
+local lease_attempt, owner = string.match(hold, '^\t([^\t]*)\t([^\t]+)\t$')
+if kind ~= 'mutex' or holder ~= owner then
+  return 0
+end
+if lease_attempt ~= '' and held_attempt ~= lease_attempt then
+  return 0 -- another call of this owner took the lock after this call's lease ran out
+end
+if count ~= '1' then
+  redis.call('HSET', lock, 'h', (string.gsub(h, '^([^\t]*\t%d+\t%a\t)%d+', '%1' .. (count - 1), 1)))
+  return 2
+end
+
+-- drop_queue frees the lock when no waiter is live: h and q go, with
+-- every waiter entry (some may have outlived the queue key, which expires
+-- with the last deadline) and the queue. Proportional to the fields of the
+-- lock hash.
+local function drop_queue()
+  for _, field in ipairs(redis.call('HKEYS', lock)) do
+    if string.sub(field, 1, 2) == 'w:' then
+      redis.call('HDEL', lock, field)
+    end
+  end
+  redis.call('HDEL', lock, 'h', 'q')
+  redis.call('DEL', queue)
+end
+
+if q and tonumber(q) > now then
+  local publish = ARGV[2] or 'PUBLISH'
+  if publish ~= 'PUBLISH' and publish ~= 'SPUBLISH' then
+    return redis.error_reply('ERR publish must be PUBLISH or SPUBLISH')
+  end
+  while true do
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if head == nil then
+      break
+    end
+    local entry = redis.call('HGET', lock, 'w:' .. head)
+    redis.call('ZREM', queue, head)
+    redis.call('HDEL', lock, 'w:' .. head)
+    if entry then
+      local deadline, ttl, waiter_ttl, client, attempt, meta =
+        string.match(entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
+      if deadline and tonumber(deadline) > now then
+        local first = math.min(tonumber(ttl), tonumber(waiter_ttl))
+        local last = tonumber(redis.call('HGET', lock, 'f')) or 0
+        local token = string.format('%d', math.max(last + 1, now_us))
+        local grant = table.concat({'mutex', now + first, 'g', 1, client, attempt, head, meta}, '\t')
+        redis.call('HSET', lock, 'h', grant, 'f', token)
+        if redis.call('PTTL', lock) < first then
+          redis.call('PEXPIRE', lock, first)
+        end
+        redis.call(publish, lock .. ':grant:' .. client, 'grant ' .. token .. ' ' .. attempt .. ' ' .. head)
+        return 3
+      end
+    end
+  end
+  drop_queue()
+  redis.call(publish, lock .. ':released', 'released')
+  return 1
+end
+
+if q then
+  -- q's time passed: every waiter's deadline is at most q, so none is live.
+  drop_queue()
+else
+  redis.call('HDEL', lock, 'h')
+end
+return 1
