@@ -32,7 +32,6 @@ const (
 	mcFairWaitTTL = 150 * time.Millisecond
 )
 
-
 // mcScripts returns the repository's scripts by "name@version".
 func mcScripts(t testing.TB) func(id string) *registry.Script {
 	reg, err := registry.New(lua.FS)

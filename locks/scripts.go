@@ -9,8 +9,8 @@ package locks
 import (
 	"context"
 	"fmt"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +50,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@10"), mutexRelease: pick("mutex.release@9"),
 		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
-		rlock:       pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
+		rlock: pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
 		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
 		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
