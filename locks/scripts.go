@@ -27,7 +27,7 @@ type scriptSet struct {
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
 	semKeepQueued                               *registry.Script
-	inspect, semForceUnlock, rwForceUnlock      *registry.Script
+	inspect                                     *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -51,10 +51,9 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
 		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
-		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("mutex.forceunlock@3"),
+		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("lock.forceunlock@1"),
 		keepQueued: pick("mutex.keepqueued@2"),
-		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
-		rwForceUnlock: pick("rw.forceunlock@1"),
+		inspect:    pick("lock.inspect@1"),
 	}
 	return set, missing
 })
@@ -66,7 +65,7 @@ func (s *scriptSet) list() []*registry.Script {
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
 		s.semAcquire, s.semRelease, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
-		s.inspect, s.semForceUnlock, s.rwForceUnlock,
+		s.inspect,
 	}
 }
 
@@ -459,12 +458,4 @@ func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []
 		queued[i] = reply[i+2] == int64(1)
 	}
 	return reply[0] == int64(1), queued, nil
-}
-
-// forceUnlock runs mutex.forceunlock@3: it removes the holder, whoever it
-// is, and wakes the oldest waiting writer when the holder was an RWMutex's.
-func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys) (bool, error) {
-	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock, k.writersWaiting, k.writerClients},
-		k.channel, c.publish, k.grantPrefix).Int64()
-	return n == 1, err
 }
