@@ -67,7 +67,13 @@ func WithGrace(d time.Duration) ForceOption {
 //
 // On a quorum Client (NewQuorum) it revokes on every server at once and
 // succeeds once a majority did; see Client.Inspect for what each server
-// then holds.
+// then holds. A quorum's leases are not told by message: they end at
+// their next renewal (with ErrLockLost), so keep the grace above a third
+// of their TTL.
+//
+// A lease's Client starts listening when the lease begins, without
+// delaying it: a forced unlock within a round trip of the acquisition may
+// miss the message, and then ends the lease at its next renewal.
 func (c *Client) ForceUnlock(ctx context.Context, name string, opts ...ForceOption) (bool, error) {
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))

@@ -124,7 +124,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return info, nil
 }
 
-// inspectNode runs lock.inspect@1 on one server.
+// inspectNode runs lock.inspect@2 on one server.
 func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
 	script := c.scripts.inspect
 	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue, k.writersWaiting}).Slice()
@@ -205,7 +205,7 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 	return view, nil
 }
 
-// parseInspect decodes lock.inspect@1's reply, {server_time_ms, K's fields,
+// parseInspect decodes lock.inspect@2's reply, {server_time_ms, K's fields,
 // the queues' members}, by the layout of LAYOUT.md; ok is false when its
 // shape is not the script's. Holds whose expiry passed by the server's
 // clock are left out: they hold no one back.
@@ -290,11 +290,11 @@ func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
 	// one whose entry's deadline passed is not counted.
 	for _, q := range queues {
 		members, ok := q.([]any)
-		if !ok || len(members)%2 != 0 {
+		if !ok {
 			return LockInfo{}, false
 		}
-		for i := 0; i < len(members); i += 2 {
-			who, _ := members[i].(string)
+		for _, m := range members {
+			who, _ := m.(string)
 			if _, known := waiting[who]; !known {
 				waiting[who] = true
 			}

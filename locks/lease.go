@@ -93,8 +93,11 @@ func startLease(c *Client, k *keys, s *settings, hold holdKind, owner string, to
 	}
 	l.mu.Unlock()
 	// Listen for a forced unlock while the lease lasts (see Lease.revoke);
-	// the subscription starts without delaying the caller.
-	c.grants.watch(c.backend(), k.grantPrefix+c.id, l)
+	// the subscription starts without delaying the caller. A quorum's
+	// leases learn of it at their next renewal.
+	if !c.quorum() {
+		c.grants.watch(c.backend(), k.grantPrefix+c.id, l)
+	}
 	return l
 }
 

@@ -53,7 +53,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
 		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("lock.forceunlock@1"),
 		keepQueued: pick("mutex.keepqueued@2"),
-		inspect:    pick("lock.inspect@1"),
+		inspect:    pick("lock.inspect@2"),
 	}
 	return set, missing
 })

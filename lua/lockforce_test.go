@@ -353,3 +353,49 @@ func sorted(in []string) []string {
 	}
 	return out
 }
+
+// lock.inspect@2 returns the server's time, K's fields and the queue keys'
+// members in order; a key of another type reads as empty, a missing one
+// too.
+func TestLockInspect(t *testing.T) {
+	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
+		now := e.nowMs(t)
+		h := fmt.Sprintf("mutex\t%d\th\t1\tc1\ta1\talice\t{}", now+60000)
+		e.set(t, "{i}", "h", h, "f", "12")
+		for _, args := range [][]any{{"ZADD", "{i}:queue", 2, "bob", 1, "carol"}, {"SET", "{i}:squeue", "not a zset"}} {
+			if _, err := e.do(args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := e.nowMs(t)
+		v, err := e.run("lock.inspect@2", []string{"{i}", "{i}:queue", "{i}:squeue", "{i}:wwait"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := e.nowMs(t)
+		reply := v.([]any)
+		if len(reply) != 3 {
+			t.Fatalf("reply %v, want 3 parts", reply)
+		}
+		between(t, "the server time", reply[0].(int64), before, after)
+		fields := map[string]string{}
+		flat := reply[1].([]any)
+		for i := 0; i+1 < len(flat); i += 2 {
+			fields[flat[i].(string)] = flat[i+1].(string)
+		}
+		if len(fields) != 2 || fields["h"] != h || fields["f"] != "12" {
+			t.Fatalf("K's fields = %v", fields)
+		}
+		got := fmt.Sprint(reply[2])
+		if got != "[[carol bob] [] []]" {
+			t.Fatalf("queues = %s, want [[carol bob] [] []]", got)
+		}
+		v, err = e.run("lock.inspect@2", []string{"{free}", "{free}:queue", "{free}:squeue", "{free}:wwait"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] [] []]]" {
+			t.Fatalf("inspect of a free name = %s", got)
+		}
+	})
+}

@@ -338,19 +338,24 @@ func describeHolder(info locks.LockInfo) string {
 	return strings.Join(parts, ", ")
 }
 
-const unlockHelp = `redlua unlock --force [--quorum] NAME...
+const unlockHelp = `redlua unlock --force [--grace D] [--quorum] NAME...
 
-Removes whoever holds each lock NAME: a Mutex's holder, an RWMutex's writer
-and every reader, every holder of a Semaphore's permits. Their leases end as
-lost: a 'redlua lock' holding it stops its CMD (SIGTERM, exit 124) once its
-next renewal finds the lease gone, up to a third of its --ttl later; until
-then the old CMD and the next holder's may run at the same time. The next
-waiter gets the lock. It prints who held each lock.
-Flags may stand before or after the names.
+Revokes every hold of each lock NAME, whoever holds it: a Mutex's holder, an
+RWMutex's writer and every reader, every holder of a Semaphore's permits.
+Each holder's client is told at once and its lease ends (lost, "forced
+unlock"): a 'redlua lock' holding it stops its CMD (SIGTERM, then SIGKILL
+after its own --grace), waits for CMD to exit, then releases the lock, and
+exits 124. The lock goes to no one else until the holder released it that
+way, or until --grace D passed (for a holder that cannot be told: its
+process paused, its connection down); then the next waiter gets it.
+--grace 0 removes the holds at once: the old holder and the next may then
+run at the same time until the old one notices. It prints who held each
+lock. Flags may stand before or after the names.
 
 examples:
   redlua unlock --force nightly-report
-  redlua unlock --force --json nightly-report worker-slots
+  redlua unlock --force --grace 1m --json nightly-report worker-slots
+  redlua unlock --force --grace 0 nightly-report   # the holder is known dead
   redlua unlock --force --quorum --addr r1:6379,r2:6379,r3:6379 nightly-report
 
 exit codes: 0 done (also for a lock that was not held); 2 usage; 69 server
@@ -359,8 +364,9 @@ unreachable or error (with --quorum: a majority could not be freed)
 
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("unlock", unlockHelp, getenv)
-	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
-	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
+	force := c.fs.Bool("force", false, "required: revoke the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
+	grace := c.fs.Duration("grace", locks.DefaultGrace, "how long the revoked holders keep the lock at most when they do not release it (0: remove at once; at most "+locks.MaxTTL.String()+")")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, grace_ms, was}")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -371,6 +377,9 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	}
 	if len(names) == 0 {
 		return usageErrorf("name at least one lock, as in: redlua unlock --force nightly-report")
+	}
+	if *grace < 0 || *grace > locks.MaxTTL {
+		return usageErrorf("--grace %v must be 0 (remove at once) to %v, such as --grace %v (the default)", *grace, locks.MaxTTL, locks.DefaultGrace)
 	}
 	if err := checkNames(names); err != nil {
 		return err
@@ -383,6 +392,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	type result struct {
 		Name    string    `json:"name"`
 		Removed bool      `json:"removed"`
+		GraceMs int64     `json:"grace_ms"`
 		Was     *lockView `json:"was,omitempty"`
 	}
 	addrs := c.conn.quorumAddrs()
@@ -391,14 +401,14 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		// Who held it, for the operator's record; the removal does not
 		// depend on it.
 		before, inspectErr := lc.Inspect(ctx, name)
-		removed, err := lc.ForceUnlock(ctx, name)
+		removed, err := lc.ForceUnlock(ctx, name, locks.WithGrace(*grace))
 		if err != nil {
 			return unavailable(fmt.Errorf("%s: %w", name, libErr(err, name)))
 		}
-		if addrs != nil {
+		if addrs != nil && *grace == 0 {
 			warnUnfreed(ctx, io, lc, name, addrs)
 		}
-		r := result{Name: name, Removed: removed}
+		r := result{Name: name, Removed: removed, GraceMs: grace.Milliseconds()}
 		if removed && inspectErr == nil && before.Held {
 			v := viewOf(before, addrs)
 			r.Was = &v
@@ -407,17 +417,21 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		if *asJSON {
 			continue
 		}
+		verb, until := "removed", ""
+		if *grace > 0 {
+			verb, until = "revoked", fmt.Sprintf("; the lock is free once they release it, at the latest in %v", *grace)
+		}
 		switch {
 		case !removed:
 			fmt.Fprintf(io.out, "%s: was not held\n", name)
 		case r.Was != nil && before.Owner == "" && len(before.Readers) > 0:
-			fmt.Fprintf(io.out, "%s: removed the %s (%s)\n", name, plural(int64(len(before.Readers)), "reader"), describeReaders(before))
+			fmt.Fprintf(io.out, "%s: %s the %s (%s)%s\n", name, verb, plural(int64(len(before.Readers)), "reader"), describeReaders(before), until)
 		case r.Was != nil && len(before.Permits) > 0:
-			fmt.Fprintf(io.out, "%s: removed the semaphore's %s (%s)\n", name, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before))
+			fmt.Fprintf(io.out, "%s: %s the semaphore's %s (%s)%s\n", name, verb, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before), until)
 		case r.Was != nil:
-			fmt.Fprintf(io.out, "%s: removed the holder (%s)\n", name, describeHolder(before))
+			fmt.Fprintf(io.out, "%s: %s the holder (%s)%s\n", name, verb, describeHolder(before), until)
 		default:
-			fmt.Fprintf(io.out, "%s: removed the holder\n", name)
+			fmt.Fprintf(io.out, "%s: %s the holder%s\n", name, verb, until)
 		}
 	}
 	if *asJSON {

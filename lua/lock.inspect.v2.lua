@@ -1,17 +1,18 @@
 #!lua flags=no-writes
 -- name: lock.inspect
--- version: 1
+-- version: 2
 -- description: Report what a lock name holds, whatever its kind: the server's time, every field of the name's hash and the members of its queues, for operators asking who holds a lock.
 -- keys: lock queue squeue wwait
 -- args:
--- returns: {server_time_ms, {field, value, ...} of lock, {{member, score, ...} of each queue key, in KEYS order}}
+-- returns: {server_time_ms, {field, value, ...} of lock, {{member, ...} of each queue key, in KEYS order}}
 --
 -- lock is the name's hash K ("{N}", see LAYOUT.md); the client reads the
 -- holds from it (h, r:<owner>, p:<owner>), the last fencing token (f), a
 -- Semaphore's limit (l) and waiter entries (w:<owner>), and judges every
 -- expiry against the server time returned with them. The other keys are the
 -- kinds' queues (a Mutex's, a Semaphore's, an RWMutex's waiting writers):
--- sorted sets, reported whole. A key of another type (written by another
+-- sorted sets, whose members are reported in order (their scores are each
+-- kind's own). A key of another type (written by another
 -- tool) reads as empty rather than failing the report.
 --
 -- Read-only, so it may run on replicas with EVALSHA_RO: operators asking
@@ -48,7 +49,7 @@ local queues = {}
 for i = 2, #KEYS do
   local members = {}
   if is(KEYS[i], 'zset') then
-    members = redis.call('ZRANGE', KEYS[i], 0, -1, 'WITHSCORES')
+    members = redis.call('ZRANGE', KEYS[i], 0, -1)
   end
   queues[#queues + 1] = members
 end
