@@ -15,15 +15,18 @@ import (
 // lockView is one lock in `redlua inspect --json`. Fields are only added:
 // scripts parse this output.
 type lockView struct {
-	Name    string  `json:"name"`
-	Held    bool    `json:"held"`
-	Kind    string  `json:"kind,omitempty"` // mutex, rwmutex, semaphore; absent when free
-	Owner   string  `json:"owner,omitempty"`
-	Token   int64   `json:"token,omitempty"`
-	Holds   int64   `json:"holds,omitempty"`
-	TTLms   int64   `json:"ttl_ms,omitempty"`
-	Holder  *holder `json:"holder,omitempty"`
-	Waiters int64   `json:"waiters,omitempty"`
+	Name   string  `json:"name"`
+	Held   bool    `json:"held"`
+	Kind   string  `json:"kind,omitempty"` // mutex, rwmutex, semaphore; absent when free
+	Owner  string  `json:"owner,omitempty"`
+	Token  int64   `json:"token,omitempty"`
+	Holds  int64   `json:"holds,omitempty"`
+	TTLms  int64   `json:"ttl_ms,omitempty"`
+	Holder *holder `json:"holder,omitempty"`
+	// Revoked: a forced unlock revoked the holder's hold; ttl_ms is the
+	// grace left.
+	Revoked bool  `json:"revoked,omitempty"`
+	Waiters int64 `json:"waiters,omitempty"`
 	// An RWMutex's readers, a Semaphore's permit holders and its count
 	// (limit: absent when no SetPermits stored one and each caller applies
 	// its own).
@@ -53,29 +56,46 @@ type holder struct {
 }
 
 type readerView struct {
-	Owner string `json:"owner"`
-	Holds int64  `json:"holds"`
-	TTLms int64  `json:"ttl_ms"`
+	Owner   string  `json:"owner"`
+	Holds   int64   `json:"holds"`
+	TTLms   int64   `json:"ttl_ms"`
+	Holder  *holder `json:"holder,omitempty"`
+	Revoked bool    `json:"revoked,omitempty"`
 }
 
 type permitView struct {
-	Owner   string `json:"owner"`
-	Permits int64  `json:"permits"`
-	TTLms   int64  `json:"ttl_ms"`
+	Owner   string  `json:"owner"`
+	Permits int64   `json:"permits"`
+	TTLms   int64   `json:"ttl_ms"`
+	Holder  *holder `json:"holder,omitempty"`
+	Revoked bool    `json:"revoked,omitempty"`
+}
+
+// holderOf is m as printed; nil when nothing was recorded.
+func holderOf(m locks.Metadata) *holder {
+	if m == (locks.Metadata{}) {
+		return nil
+	}
+	return &holder{Host: m.Host, PID: m.PID, Label: m.Label, Raw: m.Raw}
+}
+
+// revokedNote is what a revoked hold's line adds.
+func revokedNote(revoked bool) string {
+	if revoked {
+		return " (revoked by a forced unlock: free once it releases, at the latest then)"
+	}
+	return ""
 }
 
 // viewOf is info as printed; addrs name a quorum's servers (--addr).
 func viewOf(info locks.LockInfo, addrs []string) lockView {
 	v := lockView{Name: info.Name, Held: info.Held, Kind: info.Kind, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
-		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit}
-	if h := info.Holder; h != (locks.Metadata{}) {
-		v.Holder = &holder{Host: h.Host, PID: h.PID, Label: h.Label, Raw: h.Raw}
-	}
+		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit, Revoked: info.Revoked, Holder: holderOf(info.Holder)}
 	for _, r := range info.Readers {
-		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds()})
+		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds(), Holder: holderOf(r.Holder), Revoked: r.Revoked})
 	}
 	for _, p := range info.Permits {
-		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds()})
+		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds(), Holder: holderOf(p.Metadata), Revoked: p.Revoked})
 	}
 	for _, s := range info.Servers {
 		sv := serverView{Addr: fmt.Sprintf("server %d", s.Server)}
@@ -96,8 +116,9 @@ const inspectHelp = `redlua inspect [--json] [--quorum] NAME...
 
 Reports what holds each lock NAME: a Mutex's holder (owner, fencing token,
 lease left, host, pid and label), an RWMutex's writer or readers, a
-Semaphore's permit holders, its count (when SetPermits stored one) and its
-queue. It runs one read-only script per NAME and changes nothing.
+Semaphore's permit holders (each with host, pid and label), its count (when
+SetPermits stored one) and its queue. A hold that a forced unlock revoked is
+marked so, with the grace left. It runs one read-only script per NAME and changes nothing.
 Flags may stand before or after the names.
 
 examples:
@@ -111,7 +132,7 @@ exit codes: 0 reported; 2 usage; 69 server unreachable or error (with
 
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("inspect", inspectHelp, getenv)
-	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit; with --quorum servers and undecided)")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, revoked, waiters, readers, permits, limit; with --quorum servers and undecided)")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -204,7 +225,7 @@ func printView(io stdio, v lockView) {
 	if len(v.Readers) > 0 {
 		fmt.Fprintf(io.out, "  readers  %d\n", len(v.Readers))
 		for _, r := range v.Readers {
-			fmt.Fprintf(io.out, "    %s  %s, %v left\n", r.Owner, plural(r.Holds, "hold"), msDuration(r.TTLms))
+			fmt.Fprintf(io.out, "    %s  %s, %v left%s%s\n", r.Owner, plural(r.Holds, "hold"), msDuration(r.TTLms), holderNote(r.Holder), revokedNote(r.Revoked))
 		}
 	}
 	if v.Kind == "semaphore" {
@@ -221,7 +242,7 @@ func printView(io stdio, v lockView) {
 		}
 		fmt.Fprintf(io.out, "  holders  %d\n", len(v.Permits))
 		for _, p := range v.Permits {
-			fmt.Fprintf(io.out, "    %s  %s, %v left\n", p.Owner, plural(p.Permits, "permit"), msDuration(p.TTLms))
+			fmt.Fprintf(io.out, "    %s  %s, %v left%s%s\n", p.Owner, plural(p.Permits, "permit"), msDuration(p.TTLms), holderNote(p.Holder), revokedNote(p.Revoked))
 		}
 	}
 	if v.Waiters > 0 {
@@ -272,7 +293,7 @@ func printOwner(io stdio, v lockView) {
 		fmt.Fprintf(io.out, "  holds    %d\n", v.Holds)
 	}
 	if v.TTLms > 0 {
-		fmt.Fprintf(io.out, "  ttl      %v\n", msDuration(v.TTLms))
+		fmt.Fprintf(io.out, "  ttl      %v%s\n", msDuration(v.TTLms), revokedNote(v.Revoked))
 	} else {
 		fmt.Fprintf(io.out, "  ttl      none (the lock never expires: free it with redlua unlock --force)\n")
 	}
@@ -286,6 +307,19 @@ func printOwner(io stdio, v lockView) {
 			}
 		}
 	}
+}
+
+// holderNote is ", host pid N, label L" for a reader's or permit holder's line.
+func holderNote(h *holder) string {
+	switch {
+	case h == nil:
+		return ""
+	case h.Raw != "":
+		return fmt.Sprintf(", holder %q", h.Raw)
+	case h.Label != "":
+		return fmt.Sprintf(", %s pid %d, label %q", h.Host, h.PID, h.Label)
+	}
+	return fmt.Sprintf(", %s pid %d", h.Host, h.PID)
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
