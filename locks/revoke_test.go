@@ -76,8 +76,8 @@ type revokeKind struct {
 	// try makes one non-waiting attempt that needs what the holds have;
 	// it releases what it took.
 	try func(ctx context.Context, c *locks.Client, name string) error
-	// wait waits for what the holds have.
-	wait func(ctx context.Context, c *locks.Client, name string) (*locks.Lease, error)
+	// wait waits for what the holds have; opts come after revokeOpts.
+	wait func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error)
 }
 
 var revokeOpts = []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
@@ -108,8 +108,8 @@ func revokeKinds() []revokeKind {
 			l, err := m.TryLock(ctx)
 			return release(ctx, l, err)
 		},
-		wait: func(ctx context.Context, c *locks.Client, name string) (*locks.Lease, error) {
-			m, _ := c.Mutex(name, revokeOpts...)
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			m, _ := c.Mutex(name, append(revokeOpts, opts...)...)
 			return m.Lock(ctx)
 		},
 	}, {
@@ -122,8 +122,8 @@ func revokeKinds() []revokeKind {
 			l, err := rw.TryRLock(ctx)
 			return release(ctx, l, err)
 		},
-		wait: func(ctx context.Context, c *locks.Client, name string) (*locks.Lease, error) {
-			rw, _ := c.RWMutex(name, revokeOpts...)
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			rw, _ := c.RWMutex(name, append(revokeOpts, opts...)...)
 			return rw.Lock(ctx)
 		},
 	}, {
@@ -137,8 +137,8 @@ func revokeKinds() []revokeKind {
 			l, err := rw.TryLock(ctx)
 			return release(ctx, l, err)
 		},
-		wait: func(ctx context.Context, c *locks.Client, name string) (*locks.Lease, error) {
-			rw, _ := c.RWMutex(name, revokeOpts...)
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			rw, _ := c.RWMutex(name, append(revokeOpts, opts...)...)
 			return rw.Lock(ctx)
 		},
 	}, {
@@ -152,8 +152,8 @@ func revokeKinds() []revokeKind {
 			l, err := s.TryAcquire(ctx, 1)
 			return release(ctx, l, err)
 		},
-		wait: func(ctx context.Context, c *locks.Client, name string) (*locks.Lease, error) {
-			s, _ := c.Semaphore(name, 3, revokeOpts...)
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			s, _ := c.Semaphore(name, 3, append(revokeOpts, opts...)...)
 			return s.Acquire(ctx, 3)
 		},
 	}}
@@ -222,7 +222,7 @@ func TestForceUnlockRevokesAtOnceAndWaitsForUnlock(t *testing.T) {
 // keeps the name for the grace period only: the waiter gets it after the
 // grace, not before (its token, the server's time in µs, is at least the
 // forced unlock's start plus the grace), and within a few seconds of it
-// (the waiter TTL of 3 s makes its Client look again every second).
+// (with a waiter TTL of 3 s it looks again at least every second).
 func TestForceUnlockGraceEndsAnUnconfirmedHold(t *testing.T) {
 	env := revokeEnv{srv: redistest.Standalone(t)}
 	const grace = 1500 * time.Millisecond
@@ -233,8 +233,12 @@ func TestForceUnlockGraceEndsAnUnconfirmedHold(t *testing.T) {
 			holder, listening := env.holderClient(t, true, revokeOpts...)
 			holds := k.hold(ctx, t, holder, name)
 			listening()
+			// The waiter's hint dates from before the revocation (the
+			// holder's lease of a minute): it looks again within a third
+			// of its waiter TTL, or when its Client's keeper finds the
+			// holder gone.
 			waiter := inBackground(t, "the waiter", func() (*locks.Lease, error) {
-				return k.wait(ctx, env.client(t, locks.WithTTL(time.Minute), locks.WithWaiterTTL(3*time.Second)), name)
+				return k.wait(ctx, env.client(t), name, locks.WithWaiterTTL(3*time.Second))
 			})
 			forced := time.Now()
 			if revoked, err := env.client(t).ForceUnlock(ctx, name, locks.WithGrace(grace)); err != nil || !revoked {
