@@ -439,7 +439,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		if err != nil {
 			return unavailable(fmt.Errorf("%s: %w", name, libErr(err, name)))
 		}
-		if addrs != nil && *grace == 0 {
+		if addrs != nil {
 			warnUnfreed(ctx, io, lc, name, addrs)
 		}
 		r := result{Name: name, Removed: removed, GraceMs: grace.Milliseconds()}
