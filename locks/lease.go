@@ -136,15 +136,17 @@ func (l *Lease) Deadline() time.Time {
 	return l.deadline
 }
 
-// Done is closed when the lease ends: released by Unlock, or lost. Calling
-// it checks the local deadline first.
+// Done is closed when the lease ends: released by Unlock, or lost (also at
+// once when a forced unlock revokes it). Calling it checks the local
+// deadline first.
 func (l *Lease) Done() <-chan struct{} {
 	l.checkDeadline()
 	return l.done
 }
 
 // Err returns nil while the lease is held, ErrLockLost (wrapped) when it
-// ended without Unlock (or its Unlock failed), and ErrNotHeld after Unlock.
+// ended without Unlock (or its Unlock failed; with ErrForced too when a
+// forced unlock revoked it), and ErrNotHeld after Unlock.
 // Calling it checks the local deadline first.
 func (l *Lease) Err() error {
 	l.checkDeadline()
@@ -419,6 +421,12 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 // landed after all, as a quorum's does once started, or the lease ran
 // out: either way no one holds it), and ErrLockLost when another owner
 // holds it.
+//
+// A lease that a forced unlock revoked (Err matches ErrForced) still sends
+// its release: that is the holder's confirmation that it stopped, which
+// frees the lock (or hands it to the next waiter) before the forced
+// unlock's grace period ends. Call it once the guarded work has stopped;
+// it returns the lease's error.
 func (l *Lease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, l.k.text, "Unlock"); err != nil {
 		return err
