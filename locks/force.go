@@ -130,7 +130,7 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys, graceMs int64) (
 	return anyRemoved, nil
 }
 
-// forceUnlock runs lock.forceunlock@1 on one server: it revokes every live
+// forceUnlock runs lock.forceunlock@2 on one server: it revokes every live
 // hold of the name (graceMs 0: removes them and wakes the waiters) and
 // tells each holder's Client; it reports how many holds it revoked.
 func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys, graceMs int64) (int64, error) {

@@ -180,12 +180,41 @@ func (h *grantHub) idle(sub *grantSub) {
 	sub.linger = time.AfterFunc(grantLinger, func() { h.drop(sub.channel, sub) }).Stop
 }
 
-// revoke ends the leases that "revoke <attempt> <owner>" (rest is what
-// follows "revoke ") names, and remembers the message for a lease that
-// starts right after (see revocation).
-func (h *grantHub) revoke(channel, rest string) {
-	attempt, owner, ok := strings.Cut(rest, " ")
-	if !ok || owner == "" {
+// parseRevocations reads a "revoke" message: "revoke <attempt> <owner>",
+// or, for several holds of one Client, "revoke\n" then "<attempt> <owner
+// bytes> <owner>\n" for each (an RWMutex call's identity holds a tab, and
+// owner tokens may hold newlines: the length delimits the owner).
+func parseRevocations(payload string) []revocation {
+	if rest, ok := strings.CutPrefix(payload, "revoke "); ok {
+		attempt, owner, ok := strings.Cut(rest, " ")
+		if !ok || owner == "" {
+			return nil
+		}
+		return []revocation{{attempt: attempt, owner: owner}}
+	}
+	rest, ok := strings.CutPrefix(payload, "revoke\n")
+	if !ok {
+		return nil
+	}
+	var out []revocation
+	for rest != "" {
+		attempt, after, ok1 := strings.Cut(rest, " ")
+		size, after, ok2 := strings.Cut(after, " ")
+		n, err := strconv.Atoi(size)
+		if !ok1 || !ok2 || err != nil || n <= 0 || n >= len(after) || after[n] != '\n' {
+			return out
+		}
+		out = append(out, revocation{attempt: attempt, owner: after[:n]})
+		rest = after[n+1:]
+	}
+	return out
+}
+
+// revoke ends the leases that a "revoke" message (see parseRevocations)
+// names, and remembers its revocations for a lease that starts right after
+// (see revocation).
+func (h *grantHub) revoke(channel string, revoked []revocation) {
+	if len(revoked) == 0 {
 		return
 	}
 	h.mu.Lock()
@@ -196,22 +225,32 @@ func (h *grantHub) revoke(channel, rest string) {
 	}
 	var ended []*Lease
 	for l := range sub.leases {
-		if l.revokedBy(attempt, owner) {
-			ended = append(ended, l)
-		}
-	}
-	if attempt != "" {
-		// Only a revocation that names a call is kept: an owner alone
-		// (a reentrant owner) could take the lock again meanwhile.
-		now := time.Now()
-		kept := sub.revoked[:0]
-		for _, r := range sub.revoked {
-			if now.Sub(r.at) < revocationMemory && len(kept) < revocationsKept-1 {
-				kept = append(kept, r)
+		for _, r := range revoked {
+			if l.revokedBy(r.attempt, r.owner) {
+				ended = append(ended, l)
+				break
 			}
 		}
-		sub.revoked = append(kept, revocation{attempt: attempt, owner: owner, at: now})
 	}
+	now := time.Now()
+	kept := sub.revoked[:0]
+	for _, r := range sub.revoked {
+		if now.Sub(r.at) < revocationMemory {
+			kept = append(kept, r)
+		}
+	}
+	for _, r := range revoked {
+		// Only a revocation that names a call is kept: an owner alone
+		// (a reentrant owner) could take the lock again meanwhile.
+		if r.attempt != "" {
+			r.at = now
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) > revocationsKept {
+		kept = append(kept[:0:0], kept[len(kept)-revocationsKept:]...)
+	}
+	sub.revoked = kept
 	h.mu.Unlock()
 	for _, l := range ended {
 		l.revoke()
@@ -290,8 +329,8 @@ func (h *grantHub) drop(channel string, sub *grantSub) {
 // An empty payload means the subscription reconnected and messages may
 // have been lost: every waiter gets 0, "look again now".
 func (h *grantHub) deliver(channel, payload string) {
-	if rest, found := strings.CutPrefix(payload, "revoke "); found {
-		h.revoke(channel, rest)
+	if strings.HasPrefix(payload, "revoke") {
+		h.revoke(channel, parseRevocations(payload))
 		return
 	}
 	token, attempt, owner, ok := parseGrant(payload)

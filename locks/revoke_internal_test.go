@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +263,53 @@ func TestRevokedByMatchesRecordedIdentities(t *testing.T) {
 		if got := tc.l.revokedBy(tc.attempt, tc.owner); got != tc.want {
 			t.Errorf("lease (%T, %q): revokedBy(%q, %q) = %v, want %v", tc.l.hold, tc.l.owner, tc.attempt, tc.owner, got, tc.want)
 		}
+	}
+}
+
+// The batched form names several holds of one Client; an owner may hold
+// spaces, a tab (an RWMutex call's identity) or a newline.
+func TestParseRevocations(t *testing.T) {
+	for _, tc := range []struct {
+		payload string
+		want    []revocation
+	}{
+		{"revoke a1 alice", []revocation{{attempt: "a1", owner: "alice"}}},
+		{"revoke  alice smith", []revocation{{attempt: "", owner: "alice smith"}}},
+		{"revoke\na1 5 alice\na2 8 tok\ta2 b\n", []revocation{{attempt: "a1", owner: "alice"}, {attempt: "a2", owner: "tok\ta2 b"}}},
+		{"revoke\na1 6 al\nice\n", []revocation{{attempt: "a1", owner: "al\nice"}}},
+		{"revoke\na1 50 alice\n", nil},
+		{"revoke\na1 x alice\n", nil},
+		{"revoke", nil},
+		{"revoke a1", nil},
+		{"revoked a1 alice", nil},
+	} {
+		got := parseRevocations(tc.payload)
+		if len(got) != len(tc.want) {
+			t.Errorf("parseRevocations(%q) = %v, want %v", tc.payload, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i].attempt != tc.want[i].attempt || got[i].owner != tc.want[i].owner {
+				t.Errorf("parseRevocations(%q)[%d] = %+v, want %+v", tc.payload, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+// One message for several leases of one Client ends each of them.
+func TestBatchedRevokeEndsEveryNamedLease(t *testing.T) {
+	f := newRevokeFixture(t, nil)
+	a := f.lock(t, "job", "alice")
+	b := f.lock(t, "job2", "bob")
+	m, _ := f.c.Mutex("job", WithOwner("carol"))
+	if _, err := m.TryLock(context.Background()); err == nil {
+		t.Fatal("carol took a held lock")
+	}
+	f.publish(t, "job", fmt.Sprintf("revoke\n%s 5 alice\nzz 3 bob\n", attemptOf(a)))
+	if !isDone(a) {
+		t.Fatal("alice's lease is live after a batched revoke naming it")
+	}
+	if isDone(b) {
+		t.Fatal("bob's lease of job2 ended by a revoke on job's channel")
 	}
 }

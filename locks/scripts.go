@@ -51,7 +51,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@4"), wleave: pick("rw.leave@3"), wunlock: pick("rw.unlock@1"),
 		semAcquire: pick("sem.acquire@6"), semRelease: pick("sem.release@5"),
 		semExtend: pick("sem.extend@1"), semLimit: pick("sem.setlimit@3"), semKeepQueued: pick("sem.keepqueued@1"),
-		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("lock.forceunlock@1"),
+		multiAcquire: pick("multi.acquire@3"), forceUnlock: pick("lock.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@2"),
 		inspect:    pick("lock.inspect@2"),
 	}

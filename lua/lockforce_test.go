@@ -173,7 +173,7 @@ func between(t *testing.T, what string, got, lo, hi int64) {
 	}
 }
 
-// lock.forceunlock@1 over hand-built K hashes of every kind (LAYOUT.md):
+// lock.forceunlock@2 over hand-built K hashes of every kind (LAYOUT.md):
 // a grace period marks each live hold x and cuts its expiry, grace 0
 // removes the holds and wakes the name's waiters when q is live, every
 // holder's client is told "revoke <attempt> <owner>" on its grant channel,
@@ -182,7 +182,7 @@ func TestLockForceUnlock(t *testing.T) {
 	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
 		force := func(name string, grace int64) int64 {
 			t.Helper()
-			v, err := e.run("lock.forceunlock@1", []string{name}, grace, "PUBLISH", name+":released", name+":grant:")
+			v, err := e.run("lock.forceunlock@2", []string{name}, grace, "PUBLISH", name+":released", name+":grant:")
 			if err != nil {
 				t.Fatalf("force unlock of %s: %v", name, err)
 			}
@@ -190,7 +190,7 @@ func TestLockForceUnlock(t *testing.T) {
 		}
 		next, quiet := e.messages(t, "{m}:grant:c1", "{m}:released", "{w}:grant:c1",
 			"{r}:grant:c1", "{r}:grant:c2", "{r}:grant:c3", "{r}:released",
-			"{s}:grant:c1", "{s}:grant:c2", "{s}:released")
+			"{s}:grant:c1", "{s}:grant:c2", "{s}:released", "{b}:grant:c1")
 		expect := func(after string, want ...string) {
 			t.Helper()
 			var got []string
@@ -328,14 +328,32 @@ func TestLockForceUnlock(t *testing.T) {
 			t.Fatalf("K after removing the permits = %v, want only l and q", k)
 		}
 
+		// Several holds of one client go in one message: "revoke\n" then
+		// "<attempt> <owner bytes> <owner>\n" each (an RWMutex call's
+		// identity holds a tab).
+		now = e.nowMs(t)
+		e.set(t, "{b}", "h", fmt.Sprintf("rwmutex\t%d\tr\t2", now+60000),
+			"r:r1", fmt.Sprintf("%d\th\t1\tc1\tra1\t{}", now+60000),
+			"r:tok\tra2", fmt.Sprintf("%d\th\t1\tc1\tra2\t{}", now+60000))
+		if n := force("{b}", 1000); n != 2 {
+			t.Fatalf("force unlock of 2 readers of one client = %d, want 2", n)
+		}
+		m := next()
+		body, ok := strings.CutPrefix(m, "{b}:grant:c1 revoke\n")
+		lines := sorted(strings.Split(strings.TrimSuffix(body, "\n"), "\n"))
+		if !ok || len(lines) != 2 || lines[0] != "ra1 2 r1" || lines[1] != "ra2 7 tok\tra2" {
+			t.Fatalf("the batched message = %q, want revoke\\n, then ra1 2 r1 and ra2 7 tok\\tra2", m)
+		}
+		quiet()
+
 		// Arguments outside their bounds are refused, naming them.
 		for _, grace := range []any{-1, "1.5", "x", 604800001} {
-			_, err := e.run("lock.forceunlock@1", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "{m}:grant:")
+			_, err := e.run("lock.forceunlock@2", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "{m}:grant:")
 			if err == nil || !strings.Contains(err.Error(), "grace_ms must be") {
 				t.Fatalf("grace_ms %v: err %v, want one naming grace_ms", grace, err)
 			}
 		}
-		_, err := e.run("lock.forceunlock@1", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "{m}:grant:")
+		_, err := e.run("lock.forceunlock@2", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "{m}:grant:")
 		if err == nil || !strings.Contains(err.Error(), "publish must be") {
 			t.Fatalf("publish XPUBLISH: err %v, want one naming publish", err)
 		}

@@ -21,7 +21,7 @@ import (
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@6"), get("mutex.release@5"), get("mutex.keepqueued@2")
-	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@6"), get("lock.forceunlock@1")
+	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@6"), get("lock.forceunlock@2")
 	semRelease := get("sem.release@5")
 	rlock, wlock := get("rw.rlock@3"), get("rw.lock@4")
 

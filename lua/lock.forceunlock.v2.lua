@@ -1,5 +1,5 @@
 -- name: lock.forceunlock
--- version: 1
+-- version: 2
 -- description: Revoke every live hold of a lock name, of any kind, for operators freeing a stuck lock: each holder's client is told at once, and the name stays taken until the holder confirms with its release or the grace period ends.
 -- keys: lock
 -- args: grace_ms publish channel grant_prefix
@@ -22,14 +22,19 @@
 --
 -- Either way each revoked holder's client is told on its own grant channel,
 -- grant_prefix .. client ("{N}:grant:<client id>"), with
--- "revoke <attempt> <owner>"; a hold that recorded no client is not told.
--- publish is PUBLISH or SPUBLISH (sharded pub/sub on a cluster).
+-- "revoke <attempt> <owner>"; a client with several revoked holds gets
+-- them in one message, "revoke\n" then "<attempt> <owner bytes> <owner>\n"
+-- for each (an owner token may hold any byte but a tab, and an RWMutex call's
+-- identity holds one: the length delimits it). A hold that recorded no
+-- client is not told. publish is PUBLISH or SPUBLISH (sharded pub/sub on
+-- a cluster).
 --
 -- The fencing token (f), given-up attempts (g:), the limit (l) and waiter
 -- entries stay. K's expiry is not touched: nothing written lives longer
 -- than before. Cost: constant for a Mutex; for an RWMutex or Semaphore,
 -- proportional to K's fields (live holders and waiters), read once with
--- HGETALL, plus one HSET or HDEL and one publish per live hold.
+-- HGETALL and written with one HSET or HDEL per 500 holds, plus one
+-- publish per holders' client.
 
 local lock = KEYS[1]
 local grace_arg, publish, channel, grant_prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -70,11 +75,26 @@ local function split(s)
   return out
 end
 
-local revoked = 0
+-- told[client] lists the revoked holds of that client, sent once at the end.
+local revoked, told, clients = 0, {}, {}
 local function tell(client, attempt, owner)
   revoked = revoked + 1
   if client and client ~= '' then
-    redis.call(publish, grant_prefix .. client, 'revoke ' .. (attempt or '') .. ' ' .. (owner or ''))
+    if not told[client] then
+      told[client] = {}
+      clients[#clients + 1] = client
+    end
+    local list = told[client]
+    list[#list + 1] = attempt or ''
+    list[#list + 1] = owner or ''
+  end
+end
+
+-- Writes go in batches: one HSET or HDEL per 500 fields, not one per hold.
+local sets, dels = {}, {}
+local function flush(command, args, per)
+  for i = 1, #args, per do
+    redis.call(command, lock, unpack(args, i, math.min(i + per - 1, #args)))
   end
 end
 
@@ -83,7 +103,8 @@ if state == 'h' or state == 'g' or state == 'x' then
   local f = split(string.sub(rest, 2))
   tell(f[2], f[3], f[4])
   if grace > 0 then
-    redis.call('HSET', lock, 'h', kind .. '\t' .. new_until .. '\tx' .. rest)
+    sets[#sets + 1] = 'h'
+    sets[#sets + 1] = kind .. '\t' .. new_until .. '\tx' .. rest
   end
 end
 
@@ -94,30 +115,51 @@ if kind ~= 'mutex' then
     local field = all[i]
     local prefix = string.sub(field, 1, 2)
     if prefix == 'r:' or prefix == 'p:' then
-      local value = all[i + 1]
-      local expiry_text, record_rest = string.match(value, '^([^\t]*)\t[^\t]*(.*)$')
+      -- rest = \t count \t client \t attempt \t meta, in one match.
+      local expiry_text, record_rest, client, attempt =
+        string.match(all[i + 1], '^([^\t]*)\t[^\t]*(\t[^\t]*\t([^\t]*)\t([^\t]*).*)$')
       local expiry = tonumber(expiry_text)
       local live = expiry and expiry > now
       if live then
-        local f = split(string.sub(record_rest, 2))
-        tell(f[2], f[3], string.sub(field, 3))
+        tell(client, attempt, string.sub(field, 3))
       end
       if grace == 0 then
-        redis.call('HDEL', lock, field) -- a dead record goes too: no hold is left under the name
+        dels[#dels + 1] = field -- a dead record goes too: no hold is left under the name
       elseif live then
-        redis.call('HSET', lock, field, string.format('%d', math.min(expiry, deadline)) .. '\tx' .. record_rest)
+        sets[#sets + 1] = field
+        sets[#sets + 1] = string.format('%d', math.min(expiry, deadline)) .. '\tx' .. record_rest
       end
     end
   end
 end
 
 if grace == 0 then
-  redis.call('HDEL', lock, 'h')
+  dels[#dels + 1] = 'h'
+elseif revoked > 0 and (state == 'r' or state == 'p') then
+  sets[#sets + 1] = 'h'
+  sets[#sets + 1] = kind .. '\t' .. new_until .. '\t' .. state .. rest
+end
+flush('HSET', sets, 1000)
+flush('HDEL', dels, 500)
+
+for _, client in ipairs(clients) do
+  local list = told[client]
+  local message
+  if #list == 2 then
+    message = 'revoke ' .. list[1] .. ' ' .. list[2]
+  else
+    local parts = {'revoke\n'}
+    for i = 1, #list, 2 do
+      parts[#parts + 1] = list[i] .. ' ' .. #list[i + 1] .. ' ' .. list[i + 1] .. '\n'
+    end
+    message = table.concat(parts)
+  end
+  redis.call(publish, grant_prefix .. client, message)
+end
+if grace == 0 then
   local waiting = tonumber(q)
   if waiting and waiting > now then
     redis.call(publish, channel, 'released')
   end
-elseif revoked > 0 and (state == 'r' or state == 'p') then
-  redis.call('HSET', lock, 'h', kind .. '\t' .. new_until .. '\t' .. state .. rest)
 end
 return revoked
