@@ -27,7 +27,7 @@ type grantWatch struct {
 
 func (g grantWatch) Subscribe(ctx context.Context, ch string, deliver func(string)) (func(), error) {
 	stop, err := g.Backend.Subscribe(ctx, ch, func(p string) {
-		if g.deaf && strings.HasPrefix(p, "revoke ") {
+		if g.deaf && strings.HasPrefix(p, "revoke") {
 			return
 		}
 		deliver(p)
