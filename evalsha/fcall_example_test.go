@@ -28,8 +28,8 @@ func ExampleNewFunctionRunner() {
 		return
 	}
 	defer runner.Close()
-	inspect, _ := reg.Get("mutex.inspect")
-	keys := []string{"{orders}", "{orders}:queue", "{orders}:readers", "{orders}:rholds", "{orders}:permits", "{orders}:limit", "{orders}:squeue", "{orders}:swaiters"}
+	inspect, _ := reg.Get("lock.inspect")
+	keys := []string{"{orders}", "{orders}:queue", "{orders}:squeue", "{orders}:wwait"}
 	reply, err := runner.Run(context.Background(), inspect, keys).Slice()
 	fmt.Println(reply, err)
 }

@@ -18,6 +18,13 @@ var (
 	// expired, another owner holds the lock now, its local deadline passed
 	// (for example while the process was paused), or Unlock failed.
 	ErrLockLost = errors.New("lock lost")
+	// ErrForced reports that a forced unlock (Client.ForceUnlock, `redlua
+	// unlock --force`) revoked the lease. It always comes together with
+	// ErrLockLost (errors.Is matches both): the holder must stop using
+	// what the lock guards, and then call Unlock, which tells the server
+	// that it stopped, so that the lock goes to the next waiter before the
+	// grace period ends.
+	ErrForced = errors.New("forced unlock")
 	// ErrNotReplicated reports that fewer replicas than WithReplicas asks for
 	// acknowledged an acquisition in time; the acquisition was undone.
 	ErrNotReplicated = errors.New("not acknowledged by enough replicas")

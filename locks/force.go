@@ -4,34 +4,77 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
-// ForceUnlock removes whatever holds the lock called name, whoever it is,
-// and wakes the lock's waiters. It is for operators freeing a lock whose
-// holder is stuck (hung, not dead: a dead holder's lease runs out by
-// itself), as `redlua unlock --force` does. It reports whether it removed
-// anything.
+// DefaultGrace is how long a forced unlock keeps the name from the next
+// holder when the revoked holder does not confirm that it stopped
+// (ForceUnlock without WithGrace). A holder that is alive learns of the
+// revocation within a round trip and confirms with its Unlock, usually
+// long before; the grace covers a holder that cannot be told (its
+// connection down, its process paused), so that two holders do not run at
+// once as long as it notices within the grace (its next renewal does).
+const DefaultGrace = 10 * time.Second
+
+// ForceOption configures one ForceUnlock.
+type ForceOption func(*forceSettings)
+
+type forceSettings struct {
+	grace time.Duration
+	errs  []error
+}
+
+// WithGrace sets how long the revoked holders keep the name at most when
+// they do not confirm that they stopped (0 to MaxTTL; the default is
+// DefaultGrace). 0 removes the holds at once and wakes the waiters, as
+// ForceUnlock did before revocation existed: for a holder known to be dead,
+// or when two holders for a moment are acceptable. A hold whose lease ends
+// sooner keeps its own end. The grace is counted in whole milliseconds
+// (rounded up).
+func WithGrace(d time.Duration) ForceOption {
+	return func(f *forceSettings) {
+		if d < 0 || d > MaxTTL {
+			f.errs = append(f.errs, invalidf("WithGrace(%v): the grace period must be 0 (remove at once) to MaxTTL (%v); the default is %v", d, MaxTTL, DefaultGrace))
+			return
+		}
+		f.grace = d
+	}
+}
+
+// ForceUnlock revokes every hold of the lock called name, whoever holds it,
+// for operators freeing a lock whose holder is stuck or must stop (hung, or
+// working on something that must end; a dead holder's lease runs out by
+// itself), as `redlua unlock --force` does. It reports whether a live hold
+// was revoked.
 //
-// Per kind:
-//   - a Mutex (plain or fair) or the write side of an RWMutex: the holder is
-//     removed and the waiters are woken; fair waiters stay queued and the
-//     next one takes the lock. Of an RWMutex's waiting writers, the oldest
-//     is woken, as an Unlock wakes it.
-//   - a Semaphore: every holder of live permits is removed, and the queued
-//     Acquire calls whose permits now fit are woken in queue order, as a
-//     release wakes them.
-//   - an RWMutex's readers: every live read hold is removed, and the oldest
-//     waiting writer is woken, as the last reader's RUnlock wakes it.
+// A forced unlock is a revocation: the holder must stop before anyone else
+// gets the lock, or two holders run. So, by kind alike (a Mutex, an
+// RWMutex's writer or readers, a Semaphore's permit holders):
+//   - each holder's Client is told at once (on its grant channel of the
+//     lock, where grants reach it), and the holder's lease ends within
+//     milliseconds: Done is closed and Err matches ErrLockLost and
+//     ErrForced. A lease's renewal that finds its hold revoked ends it the
+//     same way, should the message have been missed.
+//   - the name is given to no one else until the holder confirms that it
+//     stopped, with its Unlock (which then hands the lock to the next
+//     waiter, as a release does, and returns the lease's error), or until
+//     the grace period ends (WithGrace; DefaultGrace without it), whichever
+//     comes first. A hold whose lease ends sooner ends then.
+//   - WithGrace(0) removes the holds at once and wakes the waiters.
 //
-// On a quorum Client (NewQuorum) it frees the name on every server at once
-// and succeeds once a majority freed it; see Client.Inspect for what each
-// server then holds.
+// Fencing tokens keep growing, so a resource that checks them rejects a
+// revoked holder's writes once the next holder wrote.
 //
-// The removed holders are not told at once: a holder's next renewal or
-// Unlock finds its hold gone and ends its lease with ErrLockLost, and
-// fencing tokens keep growing, so a resource that checks them rejects the
-// old holders' writes.
-func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
+// On a quorum Client (NewQuorum) it revokes on every server at once and
+// succeeds once a majority did; see Client.Inspect for what each server
+// then holds. A quorum's leases are not told by message: they end at
+// their next renewal (with ErrLockLost), so keep the grace above a third
+// of their TTL.
+//
+// A lease's Client starts listening when the lease begins, without
+// delaying it: a forced unlock within a round trip of the acquisition may
+// miss the message, and then ends the lease at its next renewal.
+func (c *Client) ForceUnlock(ctx context.Context, name string, opts ...ForceOption) (bool, error) {
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))
 	}
@@ -39,33 +82,36 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if c.quorum() {
-		return c.forceUnlockQuorum(ctx, k)
-	}
-	removed, err := c.forceUnlock(ctx, c.backend(), k)
-	if err != nil {
-		return removed, wrapCtx(ctx, "locks: force unlock "+k.text, err)
-	}
-	// Kinds do not share a name, so at most one kind's script finds a
-	// holder (an RWMutex writer's own read holds aside: both go).
-	for _, free := range []func(context.Context, Backend, keys) (int64, error){c.semForceUnlock, c.rwForceUnlock} {
-		n, err := free(ctx, c.backend(), k)
-		if err != nil {
-			return removed, wrapCtx(ctx, "locks: force unlock "+k.text, err)
+	fs := forceSettings{grace: DefaultGrace}
+	for i, o := range opts {
+		if o == nil {
+			return false, invalidf("locks: force unlock %s: option %d is nil; pass options such as locks.WithGrace(time.Second)", k.text, i+1)
 		}
-		removed = removed || n > 0
+		o(&fs)
 	}
-	return removed, nil
+	if len(fs.errs) > 0 {
+		return false, fmt.Errorf("locks: force unlock %s: %w", k.text, errors.Join(fs.errs...))
+	}
+	graceMs := int64((fs.grace + time.Millisecond - 1) / time.Millisecond)
+	if c.quorum() {
+		return c.forceUnlockQuorum(ctx, k, graceMs)
+	}
+	n, err := c.forceUnlock(ctx, c.backend(), k, graceMs)
+	if err != nil {
+		return n > 0, wrapCtx(ctx, "locks: force unlock "+k.text, err)
+	}
+	return n > 0, nil
 }
 
-// forceUnlockQuorum frees the name on every server of a quorum at once (a
-// quorum Client makes only Mutexes). The name is free for the next Lock
-// once a majority of the servers freed it: a server that failed keeps its
-// hold until that lease runs out, a minority the next holder does not
-// need. With fewer, the error wraps ErrNoQuorum and names every failure.
-func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
-	removed, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, _ int, n Backend) (bool, error) {
-		return c.forceUnlock(ctx, n, k)
+// forceUnlockQuorum revokes the name's holds on every server of a quorum at
+// once (a quorum Client makes only Mutexes). The name is free for the next
+// Lock once a majority of the servers freed it (after the holder's Unlock
+// or the grace): a server that failed keeps its hold until that lease runs
+// out, a minority the next holder does not need. With fewer, the error
+// wraps ErrNoQuorum and names every failure.
+func (c *Client) forceUnlockQuorum(ctx context.Context, k keys, graceMs int64) (bool, error) {
+	removed, errs := fanOut(ctx, c, nodeTimeout(c.defaults.ttl), nil, func(ctx context.Context, _ int, n Backend) (int64, error) {
+		return c.forceUnlock(ctx, n, k, graceMs)
 	})
 	anyRemoved, freed := false, 0
 	var failures []error
@@ -75,7 +121,7 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
 			continue
 		}
 		freed++
-		anyRemoved = anyRemoved || removed[i]
+		anyRemoved = anyRemoved || removed[i] > 0
 	}
 	if freed < c.majority() {
 		return anyRemoved, wrapCtx(ctx, "locks: force unlock "+k.text, fmt.Errorf("freed on %d of %d servers, short of a majority of %d: %w: %w",
@@ -84,18 +130,9 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys) (bool, error) {
 	return anyRemoved, nil
 }
 
-// rwForceUnlock runs rw.forceunlock@1: it removes every live read hold of
-// an RWMutex and wakes the oldest waiting writer; it reports how many
-// readers it removed.
-func (c *Client) rwForceUnlock(ctx context.Context, node Backend, k keys) (int64, error) {
-	return node.Run(ctx, c.scripts.rwForceUnlock, []string{k.readers, k.holds, k.writersWaiting, k.writerClients},
-		k.channel, c.publish, k.grantPrefix).Int64()
-}
-
-// semForceUnlock runs sem.forceunlock@1: it removes every permit holder
-// and wakes the queued Acquire calls that now fit; it reports how many
-// holders it removed.
-func (c *Client) semForceUnlock(ctx context.Context, node Backend, k keys) (int64, error) {
-	return node.Run(ctx, c.scripts.semForceUnlock, []string{k.permits, k.limit, k.semQueue, k.semWaiters},
-		k.channel, c.publish, k.grantPrefix).Int64()
+// forceUnlock runs lock.forceunlock@2 on one server: it revokes every live
+// hold of the name (graceMs 0: removes them and wakes the waiters) and
+// tells each holder's Client; it reports how many holds it revoked.
+func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys, graceMs int64) (int64, error) {
+	return node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, graceMs, c.publish, k.channel, k.grantPrefix).Int64()
 }

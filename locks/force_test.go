@@ -10,9 +10,11 @@ import (
 	"github.com/redlua/redlua/locks"
 )
 
-// ForceUnlock frees a lock held by a stuck owner: a waiter takes it at once
-// (woken by the release message: the holder's lease has a minute left), the
-// new token is larger, and the old holder learns it lost the lock.
+// ForceUnlock with WithGrace(0) frees a lock held by a stuck owner at once:
+// a waiter takes it (woken by the release message, or at its next look: the
+// holder's lease has a minute left), the new token is larger, and the old
+// holder learns it lost the lock (revoked). The revocation's other half (a
+// grace period, the holder's confirmation) is in revoke_test.go.
 func TestSuiteForceUnlock(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 20*time.Second)
@@ -21,11 +23,11 @@ func TestSuiteForceUnlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := mutex(t, waiter, "batch", locks.WithTTL(time.Minute))
+		m := mutex(t, waiter, "batch", locks.WithTTL(time.Minute), locks.WithWaiterTTL(3*time.Second))
 		waited := inBackground(t, "the waiter", func() (*locks.Lease, error) { return m.Lock(ctx) })
 		// The waiter may not have subscribed yet; force-unlocking before it
 		// does is fine too (its next attempt finds the lock free).
-		removed, err := operator.ForceUnlock(ctx, "batch")
+		removed, err := operator.ForceUnlock(ctx, "batch", locks.WithGrace(0))
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
@@ -39,7 +41,7 @@ func TestSuiteForceUnlock(t *testing.T) {
 		if err := next.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if removed, err := operator.ForceUnlock(ctx, "batch"); err != nil || removed {
+		if removed, err := operator.ForceUnlock(ctx, "batch", locks.WithGrace(0)); err != nil || removed {
 			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false, nil", removed, err)
 		}
 	})
@@ -62,16 +64,15 @@ func TestForceUnlockBadInput(t *testing.T) {
 	}
 }
 
-// ForceUnlock frees a semaphore held by stuck owners: a queued Acquire of
-// both permits is woken and takes them at once (the holders' leases have a
-// minute left and the queue's head would look by itself only after a third
-// of its waiter TTL, 20 s: longer than the test's bound), and the removed
-// holders learn at their next release or renewal that they lost their
+// ForceUnlock with WithGrace(0) frees a semaphore held by stuck owners: a
+// queued Acquire of both permits takes them (the holders' leases have a
+// minute left; the waiter looks again at the latest after a third of its
+// waiter TTL of 3 s), and the removed holders learn that they lost their
 // permits.
 func TestSuiteForceUnlockSemaphore(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(3 * time.Second)}
 		stuck := semaphore(t, f.client(t, opts...), "workers", 2)
 		first, err := stuck.Acquire(ctx, 1)
 		if err != nil {
@@ -89,7 +90,7 @@ func TestSuiteForceUnlockSemaphore(t *testing.T) {
 		poll(t, "the Acquire queues", 10*time.Second, func() {}, func() bool { return runs.Load() >= 2 })
 
 		operator := f.client(t)
-		removed, err := operator.ForceUnlock(ctx, "workers")
+		removed, err := operator.ForceUnlock(ctx, "workers", locks.WithGrace(0))
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
@@ -114,26 +115,25 @@ func TestSuiteForceUnlockSemaphore(t *testing.T) {
 		if err := next.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if removed, err := operator.ForceUnlock(ctx, "workers"); err != nil || removed {
+		if removed, err := operator.ForceUnlock(ctx, "workers", locks.WithGrace(0)); err != nil || removed {
 			t.Fatalf("ForceUnlock of a free semaphore = %v, %v; want false, nil", removed, err)
 		}
 	})
 }
 
-// A waiting RWMutex writer listens only for the wake-up a release sends it
-// (rw.lock@4): ForceUnlock of the stuck writer must send it too, or the
-// waiter would find the free lock only when its wait hint ran out (here a
-// third of a minute, beyond the test's bound).
+// ForceUnlock with WithGrace(0) of a stuck RWMutex writer: the waiting
+// writer takes the lock at its next look (a third of its waiter TTL of
+// 3 s at the latest), with a larger token, and the old writer lost it.
 func TestSuiteForceUnlockRWMutexWriter(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(3 * time.Second)}
 		old, err := rwmutex(t, f.client(t, opts...), "catalog").Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		next := waitingWriter(ctx, t, f, "catalog", opts...)
-		removed, err := f.client(t).ForceUnlock(ctx, "catalog")
+		removed, err := f.client(t).ForceUnlock(ctx, "catalog", locks.WithGrace(0))
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
@@ -146,14 +146,14 @@ func TestSuiteForceUnlockRWMutexWriter(t *testing.T) {
 	})
 }
 
-// ForceUnlock removes an RWMutex's readers and wakes the waiting writer at
-// once: its waiter TTL of a minute gives it a wait hint of 20 s, so only
-// the wake-up gets it the lock within the test's 10 s. The removed
-// readers' leases end as lost, and the writer's token is above theirs.
+// ForceUnlock with WithGrace(0) removes an RWMutex's readers; the waiting
+// writer takes the lock at its next look (a third of its waiter TTL of 3 s
+// at the latest). The removed readers' leases end as lost, and the
+// writer's token is above theirs.
 func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 10*time.Second)
-		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(3 * time.Second)}
 		first, err := rwmutex(t, f.client(t, opts...), "ledger").RLock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +168,7 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 		if err != nil || len(info.Readers) != 2 {
 			t.Fatalf("Inspect before = %+v, %v; want 2 readers", info, err)
 		}
-		removed, err := operator.ForceUnlock(ctx, "ledger")
+		removed, err := operator.ForceUnlock(ctx, "ledger", locks.WithGrace(0))
 		if err != nil || !removed {
 			t.Fatalf("ForceUnlock = %v, %v; want true", removed, err)
 		}
@@ -185,7 +185,7 @@ func TestSuiteForceUnlockRWMutexReaders(t *testing.T) {
 		if err := next.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if removed, err := operator.ForceUnlock(ctx, "ledger"); err != nil || removed {
+		if removed, err := operator.ForceUnlock(ctx, "ledger", locks.WithGrace(0)); err != nil || removed {
 			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false, nil", removed, err)
 		}
 	})

@@ -146,7 +146,7 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 		next, _ := c.Mutex(maxName)
 		l2 := h.ok(t, "TryLock after the release", func(ctx context.Context) (*locks.Lease, error) { return next.TryLock(ctx) })
 		h.call(t, "ForceUnlock", func(ctx context.Context) error {
-			if removed, err := c.ForceUnlock(ctx, maxName); err != nil || !removed {
+			if removed, err := c.ForceUnlock(ctx, maxName, locks.WithGrace(0)); err != nil || !removed {
 				return fmt.Errorf("removed %v, %v; want the holder removed", removed, err)
 			}
 			return nil
@@ -257,7 +257,7 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 		})
 		h.gaveUp(t, "Acquire(1) of a full semaphore", func(ctx context.Context) error { _, err := sem.Acquire(ctx, 1); return err })
 		h.call(t, "ForceUnlock of many holders", func(ctx context.Context) error {
-			removed, err := c.ForceUnlock(ctx, name)
+			removed, err := c.ForceUnlock(ctx, name, locks.WithGrace(0))
 			if err == nil && !removed {
 				err = errors.New("removed nothing")
 			}

@@ -21,12 +21,18 @@ type LockInfo struct {
 	// Kind is "mutex", "rwmutex" or "semaphore", or "" when nothing holds
 	// the name: kinds must not share a name, and an operator freeing or
 	// debugging a lock needs to know which API its holders use.
-	Kind      string
-	Owner     string        // the holder's owner token (a Mutex, or an RWMutex's writer)
-	Token     int64         // the holder's fencing token
+	Kind  string
+	Owner string // the holder's owner token (a Mutex, or an RWMutex's writer)
+	// Token is the last fencing token granted on the name: the holder's,
+	// for a Mutex or an RWMutex's writer.
+	Token     int64
 	HoldCount int64         // reentrant holds
-	TTL       time.Duration // the lease's remaining time
+	TTL       time.Duration // the lease's remaining time (when Revoked, the grace left)
 	Holder    Metadata      // who holds it
+	// Revoked says a forced unlock (ForceUnlock with a grace period)
+	// revoked the hold of Owner: the name stays taken until that holder's
+	// Unlock confirms that it stopped, or TTL (the grace left) runs out.
+	Revoked bool
 	// Waiters counts the calls queued for the name: Lock calls (Mutex, and
 	// MultiLocks it blocks) and live Acquire calls of a Semaphore.
 	Waiters int64
@@ -62,17 +68,21 @@ type ServerInfo struct {
 
 // ReadHolder is one reader of an RWMutex, as Inspect reports it.
 type ReadHolder struct {
-	Owner string        // the reader's owner token
-	Holds int64         // its reentrant read holds
-	TTL   time.Duration // its lease's remaining time
+	Owner   string        // the reader's owner token
+	Holds   int64         // its reentrant read holds
+	TTL     time.Duration // its lease's remaining time (when Revoked, the grace left)
+	Holder  Metadata      // who holds it
+	Revoked bool          // a forced unlock revoked it (see LockInfo.Revoked)
 }
 
 // PermitHolder is one Acquire that holds permits of a Semaphore, as Inspect
 // reports it.
 type PermitHolder struct {
-	Owner   string        // the Acquire call's owner token (Lease.Owner)
-	Permits int64         // the permits it holds
-	TTL     time.Duration // its lease's remaining time
+	Owner    string        // the Acquire call's owner token (Lease.Owner)
+	Permits  int64         // the permits it holds
+	TTL      time.Duration // its lease's remaining time (when Revoked, the grace left)
+	Metadata Metadata      // who holds them
+	Revoked  bool          // a forced unlock revoked them (see LockInfo.Revoked)
 }
 
 // Metadata describes a holder, as recorded when it acquired the lock.
@@ -114,17 +124,16 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return info, nil
 }
 
-// inspectNode runs mutex.inspect@2 on one server.
+// inspectNode runs lock.inspect@2 on one server.
 func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
 	script := c.scripts.inspect
-	reply, err := node.Run(ctx, script,
-		[]string{k.lock, k.queue, k.readers, k.holds, k.permits, k.limit, k.semQueue, k.semWaiters}).Slice()
+	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue, k.writersWaiting}).Slice()
 	if err != nil {
 		return LockInfo{}, err
 	}
 	info, ok := parseInspect(k.name, reply)
 	if !ok {
-		return LockInfo{}, fmt.Errorf("unexpected reply %v from %s", reply, script.ID())
+		return LockInfo{}, fmt.Errorf("unexpected reply %v from %s", shortText(fmt.Sprint(reply)), script.ID())
 	}
 	return info, nil
 }
@@ -179,6 +188,7 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 		view.Held, view.Owner, view.Kind, view.HoldCount = true, owner, infos[0].Kind, infos[0].HoldCount
 		for _, in := range infos {
 			view.Token = max(view.Token, in.Token)
+			view.Revoked = view.Revoked || in.Revoked
 			if view.Holder == (Metadata{}) {
 				view.Holder = in.Holder
 			}
@@ -195,70 +205,150 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 	return view, nil
 }
 
-// parseInspect decodes mutex.inspect@2's reply; ok is false when its shape
-// is not the script's.
+// parseInspect decodes lock.inspect@2's reply, {server_time_ms, K's fields,
+// the queues' members}, by the layout of LAYOUT.md; ok is false when its
+// shape is not the script's. Holds whose expiry passed by the server's
+// clock are left out: they hold no one back.
 func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
-	if len(reply) != 11 {
+	if len(reply) != 3 {
 		return LockInfo{}, false
 	}
+	now, ok1 := reply[0].(int64)
+	flat, ok2 := reply[1].([]any)
+	queues, ok3 := reply[2].([]any)
+	if !ok1 || !ok2 || !ok3 || len(flat)%2 != 0 {
+		return LockInfo{}, false
+	}
+	fields := make(map[string]string, len(flat)/2)
+	for i := 0; i < len(flat); i += 2 {
+		f, ok1 := flat[i].(string)
+		v, ok2 := flat[i+1].(string)
+		if !ok1 || !ok2 {
+			return LockInfo{}, false
+		}
+		fields[f] = v
+	}
+	if now == 0 {
+		// The script found no clock (miniredis refuses TIME there, and K
+		// had no expiry to read it from): the last grant's token, the
+		// server's time in µs then, is the latest time known. Holds may
+		// then look live a little longer than they are.
+		f, _ := strconv.ParseInt(fields["f"], 10, 64)
+		now = f / 1000
+	}
+	left := func(until int64) time.Duration { return time.Duration(until-now) * time.Millisecond }
+
 	info = LockInfo{Name: name}
-	owner, held := reply[0].(string)
-	if held {
-		// A released lock's hash stays, without owner, to keep its last
-		// token for one lease: it has a TTL but no holder to report.
-		info.Held, info.Owner = true, ownerToken(owner)
-		info.Token, _ = reply[1].(int64)
-		info.HoldCount, _ = reply[2].(int64)
-		if ms, _ := reply[3].(int64); ms > 0 {
-			info.TTL = time.Duration(ms) * time.Millisecond
+	info.Limit, _ = strconv.ParseInt(fields["l"], 10, 64)
+	kind, until, state, rest := splitHold(fields["h"])
+	if until > now {
+		switch state {
+		case "h", "g", "x":
+			// count, client, attempt, owner, meta
+			f := strings.SplitN(rest, "\t", 5)
+			for len(f) < 5 {
+				f = append(f, "")
+			}
+			info.Held, info.Owner, info.TTL, info.Revoked = true, ownerToken(f[3]), left(until), state == "x"
+			info.HoldCount, _ = strconv.ParseInt(f[0], 10, 64)
+			if f[4] != "" {
+				info.Holder = parseMetadata(f[4])
+			}
 		}
 	}
-	if meta, _ := reply[4].(string); meta != "" {
-		info.Holder = parseMetadata(meta)
+	waiting := map[string]bool{}
+	for field, value := range fields {
+		who, isReader := strings.CutPrefix(field, "r:")
+		if owner, isPermit := strings.CutPrefix(field, "p:"); isPermit {
+			who = owner
+		} else if !isReader {
+			if owner, isWaiter := strings.CutPrefix(field, "w:"); isWaiter {
+				waiting[owner] = waiterLive(value, now)
+			}
+			continue
+		}
+		// expiry, state, count, client, attempt, meta
+		f := strings.SplitN(value, "\t", 6)
+		for len(f) < 6 {
+			f = append(f, "")
+		}
+		expiry, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || expiry <= now {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[2], 10, 64)
+		var meta Metadata
+		if f[5] != "" {
+			meta = parseMetadata(f[5])
+		}
+		if isReader {
+			info.Readers = append(info.Readers, ReadHolder{Owner: ownerToken(who), Holds: n, TTL: left(expiry), Holder: meta, Revoked: f[1] == "x"})
+		} else {
+			info.Permits = append(info.Permits, PermitHolder{Owner: who, Permits: n, TTL: left(expiry), Metadata: meta, Revoked: f[1] == "x"})
+		}
 	}
-	info.Waiters, _ = reply[5].(int64)
-	info.Kind, _ = reply[6].(string)
-	readers, ok1 := triples(reply[7])
-	permits, ok2 := triples(reply[8])
-	if !ok1 || !ok2 {
-		return LockInfo{}, false
-	}
-	for _, r := range readers {
-		info.Readers = append(info.Readers, ReadHolder{Owner: ownerToken(r.owner), Holds: r.n, TTL: r.ttl})
-	}
-	for _, p := range permits {
-		info.Permits = append(info.Permits, PermitHolder{Owner: p.owner, Permits: p.n, TTL: p.ttl})
-	}
+	slices.SortFunc(info.Readers, func(a, b ReadHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
+	slices.SortFunc(info.Permits, func(a, b PermitHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
 	info.Held = info.Held || len(info.Readers) > 0 || len(info.Permits) > 0
-	info.Limit, _ = reply[9].(int64)
-	semWaiters, _ := reply[10].(int64)
-	info.Waiters += semWaiters
+	if info.Held {
+		info.Kind = kind
+		info.Token, _ = strconv.ParseInt(fields["f"], 10, 64)
+	}
+	// Waiters: the queues' members and the w:<owner> entries, each once;
+	// one whose entry's deadline passed is not counted.
+	for _, q := range queues {
+		members, ok := q.([]any)
+		if !ok {
+			return LockInfo{}, false
+		}
+		for _, m := range members {
+			who, _ := m.(string)
+			if _, known := waiting[who]; !known {
+				waiting[who] = true
+			}
+		}
+	}
+	for _, live := range waiting {
+		if live {
+			info.Waiters++
+		}
+	}
 	return info, true
 }
 
-// triple is one {owner, count, pttl_ms} of a flat list in a script reply.
-type triple struct {
-	owner string
-	n     int64
-	ttl   time.Duration
+// splitHold splits K's field h, "<kind>\t<until_ms>\t<state>\t<rest>".
+func splitHold(h string) (kind string, until int64, state, rest string) {
+	f := strings.SplitN(h, "\t", 4)
+	if len(f) < 3 {
+		return "", 0, "", ""
+	}
+	until, _ = strconv.ParseInt(f[1], 10, 64)
+	if len(f) == 4 {
+		rest = f[3]
+	}
+	return f[0], until, f[2], rest
 }
 
-func triples(v any) ([]triple, bool) {
-	flat, ok := v.([]any)
-	if !ok || len(flat)%3 != 0 {
-		return nil, false
+// waiterLive reads a waiter entry's deadline, its first number (up to a tab
+// or a space); an entry that starts with none is taken as live.
+func waiterLive(entry string, now int64) bool {
+	end := strings.IndexAny(entry, "\t ")
+	if end < 0 {
+		end = len(entry)
 	}
-	out := make([]triple, 0, len(flat)/3)
-	for i := 0; i < len(flat); i += 3 {
-		owner, ok1 := flat[i].(string)
-		n, ok2 := flat[i+1].(int64)
-		ms, ok3 := flat[i+2].(int64)
-		if !ok1 || !ok2 || !ok3 {
-			return nil, false
+	deadline, err := strconv.ParseInt(entry[:end], 10, 64)
+	return err != nil || deadline > now
+}
+
+// cmpHolder orders holders by their time left, then by owner.
+func cmpHolder(a, b time.Duration, ownerA, ownerB string) int {
+	if a != b {
+		if a < b {
+			return -1
 		}
-		out = append(out, triple{owner, n, time.Duration(ms) * time.Millisecond})
+		return 1
 	}
-	return out, true
+	return strings.Compare(ownerA, ownerB)
 }
 
 // parseMetadata reads holder metadata leniently: it is informational, and

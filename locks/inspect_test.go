@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
 )
 
@@ -36,7 +38,7 @@ func TestSuiteInspectOddLabel(t *testing.T) {
 	})
 }
 
-// Whatever sits in the lock's meta field, Inspect reports something.
+// Whatever sits in the holder's meta, Inspect reports something.
 func TestInspectStoredMetadata(t *testing.T) {
 	for _, tc := range []struct {
 		name, stored string
@@ -52,7 +54,9 @@ func TestInspectStoredMetadata(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mr := miniredis.RunT(t)
-			mr.HSet("{job}", "owner", "someone", "count", "1", "fence", "3", "meta", tc.stored)
+			until := time.Now().Add(time.Hour).UnixMilli()
+			mr.HSet("{job}", "h", fmt.Sprintf("mutex\t%d\th\t1\tc1\ta1\tsomeone\t%s", until, tc.stored), "f", "3")
+			mr.SetTTL("{job}", time.Hour)
 			rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 			t.Cleanup(func() { rc.Close() })
 			c, err := locks.New(rc)
@@ -262,5 +266,96 @@ func TestSuiteInspectRWMutex(t *testing.T) {
 		if info, err := c.Inspect(ctx, "plain"); err != nil || info.Kind != "mutex" || !info.Held {
 			t.Fatalf("Inspect of a Mutex = %+v, %v; want Kind mutex", info, err)
 		}
+	})
+}
+
+// Inspect reads LAYOUT.md's records, hand-built here on a real server and
+// on miniredis (which refuses TIME in a read-only script: the server time
+// is then K's expiry time less its PTTL): the single holder with its
+// count, TTL, metadata and revocation; readers and permit holders each with
+// metadata and revocation, dead ones left out; the stored limit; the
+// waiters of the queue keys and of K's w: entries, dead ones left out.
+func TestInspectLayoutRecords(t *testing.T) {
+	meta := func(label string) string { return fmt.Sprintf(`{"host":"h1","pid":7,"label":%q}`, label) }
+	check := func(t *testing.T, rc *redis.Client, now int64) {
+		ctx := context.Background()
+		c, err := locks.New(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		hset := func(key string, pairs ...any) {
+			t.Helper()
+			if err := rc.HSet(ctx, key, pairs...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			rc.PExpire(ctx, key, time.Hour)
+		}
+		// A revoked writer with 2 reentrant holds and a waiter in the
+		// writers' queue (live w: entry) and one whose entry is dead.
+		hset("{w}", "h", fmt.Sprintf("rwmutex\t%d\tx\t2\tc1\ta1\twriter\t%s", now+5000, meta("w")), "f", "99",
+			"w:live", fmt.Sprintf("%d\tentry", now+60000), "w:dead", fmt.Sprintf("%d\tentry", now-1))
+		rc.ZAdd(ctx, "{w}:wwait", redis.Z{Score: 1, Member: "live"}, redis.Z{Score: 2, Member: "dead"})
+		info, err := c.Inspect(ctx, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.Held || info.Kind != "rwmutex" || info.Owner != "writer" || info.HoldCount != 2 || !info.Revoked || info.Token != 99 ||
+			info.TTL <= 4*time.Second || info.TTL > 5*time.Second || info.Holder != (locks.Metadata{Host: "h1", PID: 7, Label: "w"}) || info.Waiters != 1 {
+			t.Fatalf("Inspect of a revoked writer = %+v", info)
+		}
+		// Readers: one live (revoked), one live, one dead.
+		hset("{r}", "h", fmt.Sprintf("rwmutex\t%d\tr\t3", now+60000), "f", "5",
+			"r:r1", fmt.Sprintf("%d\tx\t1\tc1\ta1\t%s", now+3000, meta("r1")),
+			"r:r2", fmt.Sprintf("%d\th\t3\tc2\ta2\t%s", now+60000, meta("r2")),
+			"r:r3", fmt.Sprintf("%d\th\t1\tc3\ta3\t%s", now-1, meta("r3")))
+		info, err = c.Inspect(ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.Held || info.Kind != "rwmutex" || info.Owner != "" || len(info.Readers) != 2 {
+			t.Fatalf("Inspect of readers = %+v", info)
+		}
+		r1, r2 := info.Readers[0], info.Readers[1] // the earliest lease first
+		if r1.Owner != "r1" || !r1.Revoked || r1.Holds != 1 || r1.Holder.Label != "r1" || r1.TTL > 3*time.Second ||
+			r2.Owner != "r2" || r2.Revoked || r2.Holds != 3 || r2.Holder != (locks.Metadata{Host: "h1", PID: 7, Label: "r2"}) {
+			t.Fatalf("readers = %+v", info.Readers)
+		}
+		// Permits with a stored limit and two queued Acquire calls.
+		hset("{s}", "h", fmt.Sprintf("semaphore\t%d\tp\t3", now+60000), "l", "4",
+			"p:o1", fmt.Sprintf("%d\th\t2\tc1\to1\t%s", now+60000, meta("o1")),
+			"p:o2", fmt.Sprintf("%d\tx\t1\tc2\to2\t%s", now+1000, meta("o2")))
+		rc.ZAdd(ctx, "{s}:squeue", redis.Z{Score: 1, Member: "q1"}, redis.Z{Score: 2, Member: "q2"})
+		info, err = c.Inspect(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.Held || info.Kind != "semaphore" || info.Limit != 4 || info.Waiters != 2 || len(info.Permits) != 2 {
+			t.Fatalf("Inspect of permits = %+v", info)
+		}
+		p1, p2 := info.Permits[1], info.Permits[0]
+		if p1.Owner != "o1" || p1.Permits != 2 || p1.Revoked || p1.Metadata.Label != "o1" || p2.Owner != "o2" || !p2.Revoked || p2.Metadata.PID != 7 {
+			t.Fatalf("permit holders = %+v", info.Permits)
+		}
+		// A hold whose until passed: free, with no token.
+		hset("{gone}", "h", fmt.Sprintf("mutex\t%d\th\t1\tc1\ta1\tghost\t", now-1), "f", "7")
+		if info, err := c.Inspect(ctx, "gone"); err != nil || info.Held || info.Kind != "" || info.Token != 0 || info.Owner != "" {
+			t.Fatalf("Inspect of an ended hold = %+v, %v; want free", info, err)
+		}
+	}
+	t.Run("redis-server", func(t *testing.T) {
+		srv := redistest.Standalone(t)
+		rc := srv.Client()
+		tm, err := rc.Time(context.Background()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, rc, tm.UnixMilli())
+	})
+	t.Run("miniredis", func(t *testing.T) {
+		mr := miniredis.RunT(t)
+		rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+		t.Cleanup(func() { rc.Close() })
+		check(t, rc, time.Now().UnixMilli())
 	})
 }

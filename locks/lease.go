@@ -52,6 +52,10 @@ type Lease struct {
 	// have sent its release.
 	unconfirmed  bool
 	unlockFailed bool
+
+	// watched is the grant subscription that brings this lease's "revoke"
+	// messages (the Client's grantHub owns it, under its mutex).
+	watched *grantSub
 }
 
 // holdKind is how one kind of hold is renewed and released: a lease gets its
@@ -83,10 +87,16 @@ func startLease(c *Client, k *keys, s *settings, hold holdKind, owner string, to
 	l := &Lease{c: c, k: k, s: s, hold: hold, owner: owner, token: token, count: count, done: make(chan struct{}), expiryIndex: -1, unconfirmed: unconfirmed}
 	l.deadline = sent.Add(first - driftMargin(first))
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	c.expiries.track(l, l.deadline)
 	if s.watchdog {
 		l.scheduleRenewal(l.renewEvery(first))
+	}
+	l.mu.Unlock()
+	// Listen for a forced unlock while the lease lasts (see Lease.revoke);
+	// the subscription starts without delaying the caller. A quorum's
+	// leases learn of it at their next renewal.
+	if !c.quorum() {
+		c.grants.watch(c.backend(), k.grantPrefix+c.id, l)
 	}
 	return l
 }
@@ -126,15 +136,17 @@ func (l *Lease) Deadline() time.Time {
 	return l.deadline
 }
 
-// Done is closed when the lease ends: released by Unlock, or lost. Calling
-// it checks the local deadline first.
+// Done is closed when the lease ends: released by Unlock, or lost (also at
+// once when a forced unlock revokes it). Calling it checks the local
+// deadline first.
 func (l *Lease) Done() <-chan struct{} {
 	l.checkDeadline()
 	return l.done
 }
 
 // Err returns nil while the lease is held, ErrLockLost (wrapped) when it
-// ended without Unlock (or its Unlock failed), and ErrNotHeld after Unlock.
+// ended without Unlock (or its Unlock failed; with ErrForced too when a
+// forced unlock revoked it), and ErrNotHeld after Unlock.
 // Calling it checks the local deadline first.
 func (l *Lease) Err() error {
 	l.checkDeadline()
@@ -222,6 +234,7 @@ func (l *Lease) end(err error) bool {
 		lc.cancel(err)
 	}
 	close(l.done)
+	l.c.grants.unwatch(l)
 	return true
 }
 
@@ -230,6 +243,43 @@ func (l *Lease) lost(cause string) {
 	if l.end(err) {
 		l.c.emit(l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
 	}
+}
+
+// revoke ends the lease because a forced unlock revoked it: its Client got
+// "revoke <attempt> <owner>" on its grant channel of the lock, or an
+// extend replied outcomeRevoked. The error matches ErrForced and
+// ErrLockLost. The server keeps the name taken until this holder's Unlock
+// confirms that it stopped, or the grace period ends.
+func (l *Lease) revoke() {
+	err := fmt.Errorf("locks: %s: %w: an operator revoked the lease (stop using the resource, then Unlock to hand the lock on): %w",
+		l.k.text, ErrForced, ErrLockLost)
+	if l.end(err) {
+		l.c.emit(l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
+	}
+}
+
+// revokedBy reports whether the message "revoke <attempt> <owner>" is for
+// this lease. owner is the holder's identity as the server records it: the
+// owner token, or (an RWMutex call that shares its token) the token joined
+// to the call's id. An empty attempt (a reentrant owner, whose calls are
+// one holder) names every lease of the owner; so does a lease that knows
+// no attempt of its own.
+func (l *Lease) revokedBy(attempt, owner string) bool {
+	token, call, joined := strings.Cut(l.owner, callSeparator)
+	if l.owner != owner && token != owner {
+		return false
+	}
+	switch {
+	case attempt == "":
+		return true
+	case joined:
+		return l.owner == owner || call == attempt
+	}
+	own := ""
+	if a, ok := l.hold.(interface{ attemptID() string }); ok {
+		own = a.attemptID()
+	}
+	return own == "" || own == attempt
 }
 
 // missing ends the lease after the server said that its owner does not
@@ -243,6 +293,11 @@ func (l *Lease) lost(cause string) {
 // that ended before Resume), and the answer is ErrNotHeld, as for an
 // Unlock of a lease that is not held.
 func (l *Lease) missing(ctx context.Context, result outcome) error {
+	if result == outcomeRevoked {
+		// The server still has this holder's hold, revoked: it was held.
+		l.revoke()
+		return l.Err()
+	}
 	l.mu.Lock()
 	unconfirmed := l.unconfirmed
 	l.mu.Unlock()
@@ -361,6 +416,12 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 // landed after all, as a quorum's does once started, or the lease ran
 // out: either way no one holds it), and ErrLockLost when another owner
 // holds it.
+//
+// A lease that a forced unlock revoked (Err matches ErrForced) still sends
+// its release: that is the holder's confirmation that it stopped, which
+// frees the lock (or hands it to the next waiter) before the forced
+// unlock's grace period ends. Call it once the guarded work has stopped;
+// it returns the lease's error.
 func (l *Lease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, l.k.text, "Unlock"); err != nil {
 		return err
@@ -373,6 +434,15 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		return ended
 	}
 	result, err := l.hold.release(ctx, l)
+	if err == nil && errors.Is(ended, ErrForced) {
+		// A revoked lease: the release is the holder's confirmation that it
+		// stopped, which frees the name (or hands it to the next waiter)
+		// before the grace period ends. The lease stays revoked.
+		if confirmedAnswer(result, nil) {
+			l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
+		}
+		return ended
+	}
 	if err != nil {
 		err = wrapCtx(ctx, "locks: "+l.k.text+": unlock", err)
 		l.mu.Lock()
@@ -497,6 +567,12 @@ func (l *Lease) stopWatchdog() {
 type mutexHold struct{ attempt string }
 
 func (mutexHold) kind() string { return "" }
+
+// attemptID is the attempt a forced unlock names in its message (see
+// Lease.revokedBy).
+func (h mutexHold) attemptID() string { return h.attempt }
+
+func (h quorumHold) attemptID() string { return h.attempt }
 
 func (h mutexHold) extend(ctx context.Context, l *Lease, ttl time.Duration) (outcome, bool, error) {
 	return l.c.mutexExtend(ctx, l.c.backend(), l.s, *l.k, l.owner, h.attempt, ttl)

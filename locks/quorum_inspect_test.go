@@ -186,7 +186,7 @@ func TestQuorumForceUnlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed, err := qc.ForceUnlock(ctx, "stuck")
+	removed, err := qc.ForceUnlock(ctx, "stuck", locks.WithGrace(0))
 	if err != nil || !removed {
 		t.Fatalf("ForceUnlock = %v, %v; want the holder removed on the two live servers", removed, err)
 	}
@@ -200,6 +200,27 @@ func TestQuorumForceUnlock(t *testing.T) {
 		t.Fatalf("the removed holder's Unlock = %v, want ErrLockLost", err)
 	}
 	if err := l2.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// With a grace period the name stays taken on the majority until the
+	// revoked holder's Unlock confirms that it stopped.
+	l3, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if revoked, err := qc.ForceUnlock(ctx, "stuck", locks.WithGrace(time.Minute)); err != nil || !revoked {
+		t.Fatalf("ForceUnlock with a grace = %v, %v; want the holder revoked", revoked, err)
+	}
+	if _, err := next.TryLock(ctx); !errors.Is(err, locks.ErrNotAcquired) {
+		t.Fatalf("TryLock before the revoked holder's Unlock = %v, want ErrNotAcquired", err)
+	}
+	_ = l3.Unlock(ctx) // the confirmation; a quorum lease was not told, so it may return nil
+	l4, err := next.TryLock(ctx)
+	if err != nil {
+		t.Fatalf("TryLock after the revoked holder's Unlock = %v, want the name free", err)
+	}
+	if err := l4.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
 

@@ -30,7 +30,7 @@ type scriptSet struct {
 	semAcquire, semRelease, semExtend, semLimit *registry.Script
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
 	semKeepQueued, semUndo, semTake             *registry.Script
-	inspect, semForceUnlock, rwForceUnlock      *registry.Script
+	inspect                                     *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -54,10 +54,9 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
 		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
 		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
-		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("mutex.forceunlock@3"),
+		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("lock.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@5"),
-		inspect:    pick("mutex.inspect@2"), semForceUnlock: pick("sem.forceunlock@1"),
-		rwForceUnlock: pick("rw.forceunlock@1"),
+		inspect:    pick("lock.inspect@2"),
 	}
 	return set, missing
 })
@@ -69,7 +68,7 @@ func (s *scriptSet) list() []*registry.Script {
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
 		s.semTake, s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
-		s.inspect, s.semForceUnlock, s.rwForceUnlock,
+		s.inspect,
 	}
 }
 
@@ -617,12 +616,4 @@ func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []
 		queued[i] = reply[i+2] == int64(1)
 	}
 	return reply[0] == int64(1), queued, nil
-}
-
-// forceUnlock runs mutex.forceunlock@3: it removes the holder, whoever it
-// is, and wakes the oldest waiting writer when the holder was an RWMutex's.
-func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys) (bool, error) {
-	n, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock, k.writersWaiting, k.writerClients},
-		k.channel, c.publish, k.grantPrefix).Int64()
-	return n == 1, err
 }

@@ -47,7 +47,10 @@ func ExampleClient_ForceUnlock() {
 	m, _ := c.Mutex("import")
 	_, _ = m.Lock(ctx)
 
-	removed, err := c.ForceUnlock(ctx, "import")
+	// WithGrace(0): the holder is known dead, free the name at once.
+	// Without it, the holder is told and the name stays taken until it
+	// confirms with its Unlock, or DefaultGrace passed.
+	removed, err := c.ForceUnlock(ctx, "import", locks.WithGrace(0))
 	fmt.Println(removed, err)
 	info, _ := c.Inspect(ctx, "import")
 	fmt.Println(info.Held)

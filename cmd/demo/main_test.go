@@ -26,7 +26,7 @@ func checkOutput(t *testing.T, out string) {
 		"A mutex with a watchdog and a fencing token", "still held=true",
 		"Two workers", "ErrNotAcquired: true", "woken by the release message", "larger than alice's; bob writes: accepted", "would be refused",
 		"Fair mode", "worker 2 got it in its turn", "worker 3 got it in its turn", "3 acquisitions",
-		"versioned Lua scripts", "mutex.acquire@", "mutex.inspect@", "3 times",
+		"versioned Lua scripts", "mutex.acquire@", "lock.inspect@", "3 times",
 		"simulator", "TryLock succeeds",
 		"Cleaned up",
 	} {

@@ -21,7 +21,7 @@ func (d *demo) scripts(ctx context.Context) error {
 	d.say("\n4. Underneath, the locks are %d versioned Lua scripts; the registry checked each header against its body.", len(reg.Scripts()))
 	d.say("   A Mutex runs the latest version of each (older ones stay registered, unchanged, for clients that still run them):")
 	var inspect *registry.Script
-	for _, name := range []string{"mutex.acquire", "mutex.release", "mutex.inspect"} {
+	for _, name := range []string{"mutex.acquire", "mutex.release", "lock.inspect"} {
 		s, err := reg.Get(name)
 		if err != nil {
 			return err

@@ -15,15 +15,18 @@ import (
 // lockView is one lock in `redlua inspect --json`. Fields are only added:
 // scripts parse this output.
 type lockView struct {
-	Name    string  `json:"name"`
-	Held    bool    `json:"held"`
-	Kind    string  `json:"kind,omitempty"` // mutex, rwmutex, semaphore; absent when free
-	Owner   string  `json:"owner,omitempty"`
-	Token   int64   `json:"token,omitempty"`
-	Holds   int64   `json:"holds,omitempty"`
-	TTLms   int64   `json:"ttl_ms,omitempty"`
-	Holder  *holder `json:"holder,omitempty"`
-	Waiters int64   `json:"waiters,omitempty"`
+	Name   string  `json:"name"`
+	Held   bool    `json:"held"`
+	Kind   string  `json:"kind,omitempty"` // mutex, rwmutex, semaphore; absent when free
+	Owner  string  `json:"owner,omitempty"`
+	Token  int64   `json:"token,omitempty"`
+	Holds  int64   `json:"holds,omitempty"`
+	TTLms  int64   `json:"ttl_ms,omitempty"`
+	Holder *holder `json:"holder,omitempty"`
+	// Revoked: a forced unlock revoked the holder's hold; ttl_ms is the
+	// grace left.
+	Revoked bool  `json:"revoked,omitempty"`
+	Waiters int64 `json:"waiters,omitempty"`
 	// An RWMutex's readers, a Semaphore's permit holders and its count
 	// (limit: absent when no SetPermits stored one and each caller applies
 	// its own).
@@ -53,29 +56,46 @@ type holder struct {
 }
 
 type readerView struct {
-	Owner string `json:"owner"`
-	Holds int64  `json:"holds"`
-	TTLms int64  `json:"ttl_ms"`
+	Owner   string  `json:"owner"`
+	Holds   int64   `json:"holds"`
+	TTLms   int64   `json:"ttl_ms"`
+	Holder  *holder `json:"holder,omitempty"`
+	Revoked bool    `json:"revoked,omitempty"`
 }
 
 type permitView struct {
-	Owner   string `json:"owner"`
-	Permits int64  `json:"permits"`
-	TTLms   int64  `json:"ttl_ms"`
+	Owner   string  `json:"owner"`
+	Permits int64   `json:"permits"`
+	TTLms   int64   `json:"ttl_ms"`
+	Holder  *holder `json:"holder,omitempty"`
+	Revoked bool    `json:"revoked,omitempty"`
+}
+
+// holderOf is m as printed; nil when nothing was recorded.
+func holderOf(m locks.Metadata) *holder {
+	if m == (locks.Metadata{}) {
+		return nil
+	}
+	return &holder{Host: m.Host, PID: m.PID, Label: m.Label, Raw: m.Raw}
+}
+
+// revokedNote is what a revoked hold's line adds.
+func revokedNote(revoked bool) string {
+	if revoked {
+		return " (revoked by a forced unlock: free once it releases, at the latest then)"
+	}
+	return ""
 }
 
 // viewOf is info as printed; addrs name a quorum's servers (--addr).
 func viewOf(info locks.LockInfo, addrs []string) lockView {
 	v := lockView{Name: info.Name, Held: info.Held, Kind: info.Kind, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
-		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit}
-	if h := info.Holder; h != (locks.Metadata{}) {
-		v.Holder = &holder{Host: h.Host, PID: h.PID, Label: h.Label, Raw: h.Raw}
-	}
+		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit, Revoked: info.Revoked, Holder: holderOf(info.Holder)}
 	for _, r := range info.Readers {
-		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds()})
+		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds(), Holder: holderOf(r.Holder), Revoked: r.Revoked})
 	}
 	for _, p := range info.Permits {
-		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds()})
+		v.Permits = append(v.Permits, permitView{Owner: p.Owner, Permits: p.Permits, TTLms: p.TTL.Milliseconds(), Holder: holderOf(p.Metadata), Revoked: p.Revoked})
 	}
 	for _, s := range info.Servers {
 		sv := serverView{Addr: fmt.Sprintf("server %d", s.Server)}
@@ -96,8 +116,9 @@ const inspectHelp = `redlua inspect [--json] [--quorum] NAME...
 
 Reports what holds each lock NAME: a Mutex's holder (owner, fencing token,
 lease left, host, pid and label), an RWMutex's writer or readers, a
-Semaphore's permit holders, its count (when SetPermits stored one) and its
-queue. It runs one read-only script per NAME and changes nothing.
+Semaphore's permit holders (each with host, pid and label), its count (when
+SetPermits stored one) and its queue. A hold that a forced unlock revoked is
+marked so, with the grace left. It runs one read-only script per NAME and changes nothing.
 Flags may stand before or after the names.
 
 examples:
@@ -111,7 +132,7 @@ exit codes: 0 reported; 2 usage; 69 server unreachable or error (with
 
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("inspect", inspectHelp, getenv)
-	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, waiters, readers, permits, limit; with --quorum servers and undecided)")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, revoked, waiters, readers, permits, limit; with --quorum servers and undecided)")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -204,7 +225,7 @@ func printView(io stdio, v lockView) {
 	if len(v.Readers) > 0 {
 		fmt.Fprintf(io.out, "  readers  %d\n", len(v.Readers))
 		for _, r := range v.Readers {
-			fmt.Fprintf(io.out, "    %s  %s, %v left\n", r.Owner, plural(r.Holds, "hold"), msDuration(r.TTLms))
+			fmt.Fprintf(io.out, "    %s  %s, %v left%s%s\n", r.Owner, plural(r.Holds, "hold"), msDuration(r.TTLms), holderNote(r.Holder), revokedNote(r.Revoked))
 		}
 	}
 	if v.Kind == "semaphore" {
@@ -221,7 +242,7 @@ func printView(io stdio, v lockView) {
 		}
 		fmt.Fprintf(io.out, "  holders  %d\n", len(v.Permits))
 		for _, p := range v.Permits {
-			fmt.Fprintf(io.out, "    %s  %s, %v left\n", p.Owner, plural(p.Permits, "permit"), msDuration(p.TTLms))
+			fmt.Fprintf(io.out, "    %s  %s, %v left%s%s\n", p.Owner, plural(p.Permits, "permit"), msDuration(p.TTLms), holderNote(p.Holder), revokedNote(p.Revoked))
 		}
 	}
 	if v.Waiters > 0 {
@@ -272,7 +293,7 @@ func printOwner(io stdio, v lockView) {
 		fmt.Fprintf(io.out, "  holds    %d\n", v.Holds)
 	}
 	if v.TTLms > 0 {
-		fmt.Fprintf(io.out, "  ttl      %v\n", msDuration(v.TTLms))
+		fmt.Fprintf(io.out, "  ttl      %v%s\n", msDuration(v.TTLms), revokedNote(v.Revoked))
 	} else {
 		fmt.Fprintf(io.out, "  ttl      none (the lock never expires: free it with redlua unlock --force)\n")
 	}
@@ -286,6 +307,19 @@ func printOwner(io stdio, v lockView) {
 			}
 		}
 	}
+}
+
+// holderNote is ", host pid N, label L" for a reader's or permit holder's line.
+func holderNote(h *holder) string {
+	switch {
+	case h == nil:
+		return ""
+	case h.Raw != "":
+		return fmt.Sprintf(", holder %q", h.Raw)
+	case h.Label != "":
+		return fmt.Sprintf(", %s pid %d, label %q", h.Host, h.PID, h.Label)
+	}
+	return fmt.Sprintf(", %s pid %d", h.Host, h.PID)
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
@@ -338,19 +372,24 @@ func describeHolder(info locks.LockInfo) string {
 	return strings.Join(parts, ", ")
 }
 
-const unlockHelp = `redlua unlock --force [--quorum] NAME...
+const unlockHelp = `redlua unlock --force [--grace D] [--quorum] NAME...
 
-Removes whoever holds each lock NAME: a Mutex's holder, an RWMutex's writer
-and every reader, every holder of a Semaphore's permits. Their leases end as
-lost: a 'redlua lock' holding it stops its CMD (SIGTERM, exit 124) once its
-next renewal finds the lease gone, up to a third of its --ttl later; until
-then the old CMD and the next holder's may run at the same time. The next
-waiter gets the lock. It prints who held each lock.
-Flags may stand before or after the names.
+Revokes every hold of each lock NAME, whoever holds it: a Mutex's holder, an
+RWMutex's writer and every reader, every holder of a Semaphore's permits.
+Each holder's client is told at once and its lease ends (lost, "forced
+unlock"): a 'redlua lock' holding it stops its CMD (SIGTERM, then SIGKILL
+after its own --grace), waits for CMD to exit, then releases the lock, and
+exits 124. The lock goes to no one else until the holder released it that
+way, or until --grace D passed (for a holder that cannot be told: its
+process paused, its connection down); then the next waiter gets it.
+--grace 0 removes the holds at once: the old holder and the next may then
+run at the same time until the old one notices. It prints who held each
+lock. Flags may stand before or after the names.
 
 examples:
   redlua unlock --force nightly-report
-  redlua unlock --force --json nightly-report worker-slots
+  redlua unlock --force --grace 1m --json nightly-report worker-slots
+  redlua unlock --force --grace 0 nightly-report   # the holder is known dead
   redlua unlock --force --quorum --addr r1:6379,r2:6379,r3:6379 nightly-report
 
 exit codes: 0 done (also for a lock that was not held); 2 usage; 69 server
@@ -359,8 +398,9 @@ unreachable or error (with --quorum: a majority could not be freed)
 
 func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("unlock", unlockHelp, getenv)
-	force := c.fs.Bool("force", false, "required: remove the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
-	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, was}")
+	force := c.fs.Bool("force", false, "required: revoke the holder whoever it is, every reader of a read-write lock, or every holder of a semaphore's permits (their leases end as lost)")
+	grace := c.fs.Duration("grace", locks.DefaultGrace, "how long the revoked holders keep the lock at most when they do not release it (0: remove at once; at most "+locks.MaxTTL.String()+")")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of {name, removed, grace_ms, was}")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -371,6 +411,9 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	}
 	if len(names) == 0 {
 		return usageErrorf("name at least one lock, as in: redlua unlock --force nightly-report")
+	}
+	if *grace < 0 || *grace > locks.MaxTTL {
+		return usageErrorf("--grace %v must be 0 (remove at once) to %v, such as --grace %v (the default)", *grace, locks.MaxTTL, locks.DefaultGrace)
 	}
 	if err := checkNames(names); err != nil {
 		return err
@@ -383,6 +426,7 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 	type result struct {
 		Name    string    `json:"name"`
 		Removed bool      `json:"removed"`
+		GraceMs int64     `json:"grace_ms"`
 		Was     *lockView `json:"was,omitempty"`
 	}
 	addrs := c.conn.quorumAddrs()
@@ -391,14 +435,14 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		// Who held it, for the operator's record; the removal does not
 		// depend on it.
 		before, inspectErr := lc.Inspect(ctx, name)
-		removed, err := lc.ForceUnlock(ctx, name)
+		removed, err := lc.ForceUnlock(ctx, name, locks.WithGrace(*grace))
 		if err != nil {
 			return unavailable(fmt.Errorf("%s: %w", name, libErr(err, name)))
 		}
 		if addrs != nil {
 			warnUnfreed(ctx, io, lc, name, addrs)
 		}
-		r := result{Name: name, Removed: removed}
+		r := result{Name: name, Removed: removed, GraceMs: grace.Milliseconds()}
 		if removed && inspectErr == nil && before.Held {
 			v := viewOf(before, addrs)
 			r.Was = &v
@@ -407,17 +451,21 @@ func cmdUnlock(ctx context.Context, args []string, io stdio, getenv func(string)
 		if *asJSON {
 			continue
 		}
+		verb, until := "removed", ""
+		if *grace > 0 {
+			verb, until = "revoked", fmt.Sprintf("; the lock is free once they release it, at the latest in %v", *grace)
+		}
 		switch {
 		case !removed:
 			fmt.Fprintf(io.out, "%s: was not held\n", name)
 		case r.Was != nil && before.Owner == "" && len(before.Readers) > 0:
-			fmt.Fprintf(io.out, "%s: removed the %s (%s)\n", name, plural(int64(len(before.Readers)), "reader"), describeReaders(before))
+			fmt.Fprintf(io.out, "%s: %s the %s (%s)%s\n", name, verb, plural(int64(len(before.Readers)), "reader"), describeReaders(before), until)
 		case r.Was != nil && len(before.Permits) > 0:
-			fmt.Fprintf(io.out, "%s: removed the semaphore's %s (%s)\n", name, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before))
+			fmt.Fprintf(io.out, "%s: %s the semaphore's %s (%s)%s\n", name, verb, plural(int64(len(before.Permits)), "permit holder"), describeHolder(before), until)
 		case r.Was != nil:
-			fmt.Fprintf(io.out, "%s: removed the holder (%s)\n", name, describeHolder(before))
+			fmt.Fprintf(io.out, "%s: %s the holder (%s)%s\n", name, verb, describeHolder(before), until)
 		default:
-			fmt.Fprintf(io.out, "%s: removed the holder\n", name)
+			fmt.Fprintf(io.out, "%s: %s the holder%s\n", name, verb, until)
 		}
 	}
 	if *asJSON {

@@ -43,8 +43,12 @@ const lockHelp = `redlua lock [flags] NAME [flags] -- CMD [ARGS...]
 
 Takes the lock NAME (waiting for it unless --wait=false), runs CMD while the
 lease is renewed in the background, and releases the lock when CMD exits.
-CMD gets REDLUA_LOCK_NAME and REDLUA_FENCING_TOKEN. If the lease is lost,
-CMD's process group gets SIGTERM, then SIGKILL after --grace.
+CMD gets REDLUA_LOCK_NAME and REDLUA_FENCING_TOKEN. If the lease is lost
+(it ran out, or 'redlua unlock --force' revoked it), CMD's process group
+gets SIGTERM, then SIGKILL after --grace; redlua waits for CMD to exit and
+only then releases the lock (after a forced unlock, that release hands the
+lock to the next waiter), and exits 124. Keep --grace shorter than the
+forced unlock's own --grace, or the next holder may start while CMD runs.
 
 Flags may stand before or after NAME. CMD starts at "--", or without it at
 the first argument after NAME that is not a flag; use "--" when CMD's first
@@ -78,7 +82,7 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 	c.fs.BoolVar(&f.fair, "fair", false, "take the lock in arrival order")
 	c.fs.DurationVar(&f.waiterTTL, "waiter-ttl", locks.DefaultWaiterTTL, "how long a dead waiter can hold up the queue, at least "+minWaiterTTL.String()+" (waiters queue with or without --fair)")
 	c.fs.StringVar(&f.label, "label", "", "holder label that 'redlua inspect' shows (default: redlua lock CMD)")
-	c.fs.DurationVar(&f.grace, "grace", 10*time.Second, "after a lost lease, how long CMD gets between SIGTERM and SIGKILL")
+	c.fs.DurationVar(&f.grace, "grace", 5*time.Second, "after a lost lease, how long CMD gets between SIGTERM and SIGKILL (keep it below 'redlua unlock --force --grace', 10s by default)")
 	c.fs.BoolVar(&f.verbose, "v", false, "report the acquisition and release on stderr")
 	c.fs.IntVar(&f.replicas, "replicas", 0, "wait until this many replicas acknowledged the acquisition and every renewal, so a failover keeps the lock (0: do not wait)")
 	c.fs.DurationVar(&f.replicaTimeout, "replica-timeout", time.Second, "with --replicas: how long to wait for them; fewer in time undo the acquisition (exit 69) or fail the renewal")
@@ -185,7 +189,7 @@ func (f *lockFlags) check(conn *connFlags) error {
 	case f.timeout < 0:
 		return usageErrorf("--timeout %v must be 0 (no limit) or positive, such as --timeout 10m", f.timeout)
 	case f.grace <= 0:
-		return usageErrorf("--grace %v must be positive, such as --grace 10s", f.grace)
+		return usageErrorf("--grace %v must be positive, such as --grace 5s (the default)", f.grace)
 	case f.noWait && f.timeout > 0:
 		return usageErrorf("-n (do not wait) and --timeout exclude each other; drop one")
 	case !f.wait && f.timeout > 0:
@@ -366,7 +370,14 @@ wait:
 			signalGroup(cmd, s)
 		}
 	}
-	if lost == nil {
+	if lost != nil {
+		// CMD has exited: the release tells the server that this holder
+		// stopped. After a forced unlock it frees the lock (or hands it to
+		// the next waiter) before the revocation's grace period ends; after
+		// a lease that ran out it finds the lock gone or taken, which is
+		// already reported.
+		_ = releaseErr(lease)
+	} else {
 		if err := releaseErr(lease); errors.Is(err, locks.ErrLockLost) {
 			lost = libErr(err, lease.Name())
 		} else if err != nil {

@@ -253,7 +253,7 @@ func TestInspectAndUnlockQuorum(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "job: held on 2 of 3 primaries") || !strings.Contains(r.stdout, srvs[2].Addr+"  no answer") {
 		t.Fatalf("inspect --quorum with a primary down: exit %d, want held, the down primary shown\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = quorum("unlock", "--force", "job")
+	r = quorum("unlock", "--force", "--grace", "0", "job")
 	if r.code != 0 || !strings.Contains(r.stdout, "job: removed the holder") || !strings.Contains(r.stderr, srvs[2].Addr+" did not answer") {
 		t.Fatalf("unlock --force --quorum with a primary down: exit %d, want removed and a warning naming %s\n%s%s", r.code, srvs[2].Addr, r.stdout, r.stderr)
 	}

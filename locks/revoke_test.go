@@ -1,0 +1,335 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redlua/redlua/internal/redistest"
+	"github.com/redlua/redlua/locks"
+)
+
+// These tests need every kind on LAYOUT.md's layout (the revocation
+// contract: extend -2, x holds taken as held, releases that drop them):
+// they pass once the Mutex, RWMutex and Semaphore moves are merged.
+
+// grantWatch is a Backend that counts confirmed subscriptions to grant
+// channels, so that a test knows when a lease's Client listens, and can
+// drop the "revoke" messages (a holder that cannot be told).
+type grantWatch struct {
+	locks.Backend
+	subscribed *atomic.Int64
+	deaf       bool
+}
+
+func (g grantWatch) Subscribe(ctx context.Context, ch string, deliver func(string)) (func(), error) {
+	stop, err := g.Backend.Subscribe(ctx, ch, func(p string) {
+		if g.deaf && strings.HasPrefix(p, "revoke") {
+			return
+		}
+		deliver(p)
+	})
+	if err == nil && strings.Contains(ch, ":grant:") {
+		g.subscribed.Add(1)
+	}
+	return stop, err
+}
+
+// revokeEnv is a real redis-server and Clients on it, each a process of
+// its own.
+type revokeEnv struct {
+	srv *redistest.Server
+}
+
+func (e revokeEnv) client(t *testing.T, opts ...locks.Option) *locks.Client {
+	t.Helper()
+	c, err := locks.NewWithBackend(mustRunner(t, e.srv), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// holderClient is a Client whose grant subscriptions the test can await
+// (listening), and which ignores "revoke" messages when deaf.
+func (e revokeEnv) holderClient(t *testing.T, deaf bool, opts ...locks.Option) (c *locks.Client, listening func()) {
+	t.Helper()
+	n := new(atomic.Int64)
+	c, err := locks.NewWithBackend(grantWatch{Backend: mustRunner(t, e.srv), subscribed: n, deaf: deaf}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, func() {
+		t.Helper()
+		poll(t, "the holder's grant subscription", 10*time.Second, nil, func() bool { return n.Load() > 0 })
+	}
+}
+
+// revokeKind is one kind of hold under test.
+type revokeKind struct {
+	kind string
+	// hold takes the holds a forced unlock revokes, on c.
+	hold func(ctx context.Context, t *testing.T, c *locks.Client, name string) []*locks.Lease
+	// try makes one non-waiting attempt that needs what the holds have;
+	// it releases what it took.
+	try func(ctx context.Context, c *locks.Client, name string) error
+	// wait waits for what the holds have; opts come after revokeOpts.
+	wait func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error)
+}
+
+var revokeOpts = []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+
+func revokeKinds() []revokeKind {
+	must := func(l *locks.Lease, err error) func(t *testing.T) *locks.Lease {
+		return func(t *testing.T) *locks.Lease {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+	}
+	release := func(ctx context.Context, l *locks.Lease, err error) error {
+		if err == nil {
+			return l.Unlock(ctx)
+		}
+		return err
+	}
+	return []revokeKind{{
+		kind: "Mutex",
+		hold: func(ctx context.Context, t *testing.T, c *locks.Client, name string) []*locks.Lease {
+			return []*locks.Lease{must(mutex(t, c, name, revokeOpts...).Lock(ctx))(t)}
+		},
+		try: func(ctx context.Context, c *locks.Client, name string) error {
+			m, _ := c.Mutex(name, revokeOpts...)
+			l, err := m.TryLock(ctx)
+			return release(ctx, l, err)
+		},
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			m, _ := c.Mutex(name, append(revokeOpts, opts...)...)
+			return m.Lock(ctx)
+		},
+	}, {
+		kind: "RWMutex writer",
+		hold: func(ctx context.Context, t *testing.T, c *locks.Client, name string) []*locks.Lease {
+			return []*locks.Lease{must(rwmutex(t, c, name, revokeOpts...).Lock(ctx))(t)}
+		},
+		try: func(ctx context.Context, c *locks.Client, name string) error {
+			rw, _ := c.RWMutex(name, revokeOpts...)
+			l, err := rw.TryRLock(ctx)
+			return release(ctx, l, err)
+		},
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			rw, _ := c.RWMutex(name, append(revokeOpts, opts...)...)
+			return rw.Lock(ctx)
+		},
+	}, {
+		kind: "RWMutex readers",
+		hold: func(ctx context.Context, t *testing.T, c *locks.Client, name string) []*locks.Lease {
+			rw := rwmutex(t, c, name, revokeOpts...)
+			return []*locks.Lease{must(rw.RLock(ctx))(t), must(rw.RLock(ctx))(t)}
+		},
+		try: func(ctx context.Context, c *locks.Client, name string) error {
+			rw, _ := c.RWMutex(name, revokeOpts...)
+			l, err := rw.TryLock(ctx)
+			return release(ctx, l, err)
+		},
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			rw, _ := c.RWMutex(name, append(revokeOpts, opts...)...)
+			return rw.Lock(ctx)
+		},
+	}, {
+		kind: "Semaphore",
+		hold: func(ctx context.Context, t *testing.T, c *locks.Client, name string) []*locks.Lease {
+			s := semaphore(t, c, name, 3, revokeOpts...)
+			return []*locks.Lease{must(s.Acquire(ctx, 2))(t), must(s.Acquire(ctx, 1))(t)}
+		},
+		try: func(ctx context.Context, c *locks.Client, name string) error {
+			s, _ := c.Semaphore(name, 3, revokeOpts...)
+			l, err := s.TryAcquire(ctx, 1)
+			return release(ctx, l, err)
+		},
+		wait: func(ctx context.Context, c *locks.Client, name string, opts ...locks.Option) (*locks.Lease, error) {
+			s, _ := c.Semaphore(name, 3, append(revokeOpts, opts...)...)
+			return s.Acquire(ctx, 3)
+		},
+	}}
+}
+
+// After ForceUnlock every revoked holder's Done closes within 100 ms, with
+// ErrForced and ErrLockLost; the name stays taken (a try fails) until the
+// holders' Unlock, which returns the lease's error, confirms that they
+// stopped; then the waiter gets the name at once (its waiter TTL of a
+// minute leaves it a wait hint of 20 s: only the hand-over or wake-up of
+// the confirming release reaches it within the test's bound).
+func TestForceUnlockRevokesAtOnceAndWaitsForUnlock(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	for _, k := range revokeKinds() {
+		t.Run(k.kind, func(t *testing.T) {
+			ctx := timeout(t, 15*time.Second)
+			name := "revoke-" + strings.ReplaceAll(k.kind, " ", "-")
+			holder, listening := env.holderClient(t, false, revokeOpts...)
+			holds := k.hold(ctx, t, holder, name)
+			listening()
+			waiter := inBackground(t, "the waiter", func() (*locks.Lease, error) { return k.wait(ctx, env.client(t, revokeOpts...), name) })
+			operator := env.client(t)
+
+			forced := time.Now()
+			revoked, err := operator.ForceUnlock(ctx, name, locks.WithGrace(time.Minute))
+			if err != nil || !revoked {
+				t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
+			}
+			for i, l := range holds {
+				select {
+				case <-l.Done():
+				case <-time.After(time.Until(forced.Add(100 * time.Millisecond))):
+					<-l.Done()
+					t.Fatalf("holder %d's Done closed %v after ForceUnlock began, want within 100ms", i, time.Since(forced))
+				}
+				if err := l.Err(); !errors.Is(err, locks.ErrForced) || !errors.Is(err, locks.ErrLockLost) || !strings.Contains(err.Error(), "forced unlock") {
+					t.Fatalf("holder %d's Err = %v, want ErrForced and ErrLockLost", i, err)
+				}
+			}
+			info, err := operator.Inspect(ctx, name)
+			if err != nil || !info.Held || !(info.Revoked || len(info.Readers) > 0 && info.Readers[0].Revoked || len(info.Permits) > 0 && info.Permits[0].Revoked) {
+				t.Fatalf("Inspect after the revocation = %+v, %v; want the name held, revoked", info, err)
+			}
+			if err := k.try(ctx, env.client(t), name); !errors.Is(err, locks.ErrNotAcquired) {
+				t.Fatalf("a try while the revoked holders have not confirmed = %v, want ErrNotAcquired", err)
+			}
+			var maxToken int64
+			for i, l := range holds {
+				maxToken = max(maxToken, l.Token())
+				if err := l.Unlock(ctx); !errors.Is(err, locks.ErrForced) {
+					t.Fatalf("holder %d's Unlock = %v, want the lease's ErrForced", i, err)
+				}
+			}
+			next := waiter()
+			if next.Token() <= maxToken {
+				t.Fatalf("the waiter's token %d is not above the revoked holders' %d", next.Token(), maxToken)
+			}
+			if err := next.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A holder that cannot be told (it drops the message and renews nothing)
+// keeps the name for the grace period only: the waiter gets it after the
+// grace, not before (its token, the server's time in µs, is at least the
+// forced unlock's start plus the grace), and within a few seconds of it
+// (with a waiter TTL of 3 s it looks again at least every second).
+func TestForceUnlockGraceEndsAnUnconfirmedHold(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	const grace = 1500 * time.Millisecond
+	for _, k := range revokeKinds() {
+		t.Run(k.kind, func(t *testing.T) {
+			ctx := timeout(t, 20*time.Second)
+			name := "grace-" + strings.ReplaceAll(k.kind, " ", "-")
+			holder, listening := env.holderClient(t, true, revokeOpts...)
+			holds := k.hold(ctx, t, holder, name)
+			listening()
+			// The waiter's hint dates from before the revocation (the
+			// holder's lease of a minute): it looks again within a third
+			// of its waiter TTL, or when its Client's keeper finds the
+			// holder gone.
+			waiter := inBackground(t, "the waiter", func() (*locks.Lease, error) {
+				return k.wait(ctx, env.client(t), name, locks.WithWaiterTTL(3*time.Second))
+			})
+			forced := time.Now()
+			if revoked, err := env.client(t).ForceUnlock(ctx, name, locks.WithGrace(grace)); err != nil || !revoked {
+				t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
+			}
+			next := waiter()
+			if floor := forced.Add(grace).UnixMicro(); next.Token() < floor {
+				t.Fatalf("the waiter got the name at server time %d µs, %v before the grace ended", next.Token(), time.Duration(floor-next.Token())*time.Microsecond)
+			}
+			for i, l := range holds {
+				if l.Err() != nil {
+					t.Fatalf("the deaf holder %d's lease ended (%v): it was told after all", i, l.Err())
+				}
+				if err := l.Extend(ctx, 0); !errors.Is(err, locks.ErrLockLost) {
+					t.Fatalf("the deaf holder %d's Extend = %v, want ErrLockLost", i, err)
+				}
+			}
+			if err := next.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A renewal of a revoked hold (the holder missed the message) ends the
+// lease with ErrForced: extend replies -2.
+func TestForceUnlockRenewalOfARevokedHold(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	for _, k := range revokeKinds() {
+		t.Run(k.kind, func(t *testing.T) {
+			ctx := timeout(t, 15*time.Second)
+			name := "renew-" + strings.ReplaceAll(k.kind, " ", "-")
+			holder, listening := env.holderClient(t, true, revokeOpts...)
+			holds := k.hold(ctx, t, holder, name)
+			listening()
+			if _, err := env.client(t).ForceUnlock(ctx, name, locks.WithGrace(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			for i, l := range holds {
+				if err := l.Extend(ctx, 0); !errors.Is(err, locks.ErrForced) || !errors.Is(err, locks.ErrLockLost) {
+					t.Fatalf("holder %d's Extend after the revocation = %v, want ErrForced and ErrLockLost", i, err)
+				}
+				if err := l.Unlock(ctx); !errors.Is(err, locks.ErrForced) {
+					t.Fatalf("holder %d's Unlock = %v, want ErrForced", i, err)
+				}
+			}
+			if err := k.try(ctx, env.client(t), name); err != nil {
+				t.Fatalf("a try after every revoked holder confirmed = %v, want the name free", err)
+			}
+		})
+	}
+}
+
+// WithGrace(0) removes the holds at once: a try succeeds right after, and
+// the holders are told as with a grace.
+func TestForceUnlockWithoutGrace(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	for _, k := range revokeKinds() {
+		t.Run(k.kind, func(t *testing.T) {
+			ctx := timeout(t, 15*time.Second)
+			name := "nograce-" + strings.ReplaceAll(k.kind, " ", "-")
+			holder, listening := env.holderClient(t, false, revokeOpts...)
+			holds := k.hold(ctx, t, holder, name)
+			listening()
+			if revoked, err := env.client(t).ForceUnlock(ctx, name, locks.WithGrace(0)); err != nil || !revoked {
+				t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
+			}
+			if err := k.try(ctx, env.client(t), name); err != nil {
+				t.Fatalf("a try right after ForceUnlock(WithGrace(0)) = %v, want the name free", err)
+			}
+			for i, l := range holds {
+				<-l.Done()
+				if err := l.Err(); !errors.Is(err, locks.ErrForced) {
+					t.Fatalf("holder %d's Err = %v, want ErrForced", i, err)
+				}
+			}
+		})
+	}
+}
+
+// WithGrace refuses what it cannot mean, naming the bound.
+func TestWithGraceBounds(t *testing.T) {
+	c, done := newExampleClient()
+	defer done()
+	for _, d := range []time.Duration{-time.Millisecond, locks.MaxTTL + time.Millisecond} {
+		_, err := c.ForceUnlock(context.Background(), "x", locks.WithGrace(d))
+		if !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), "MaxTTL") {
+			t.Fatalf("WithGrace(%v): %v, want ErrInvalidArgument naming MaxTTL", d, err)
+		}
+	}
+	if _, err := c.ForceUnlock(context.Background(), "x", nil); !errors.Is(err, locks.ErrInvalidArgument) {
+		t.Fatalf("a nil ForceOption: %v, want ErrInvalidArgument", err)
+	}
+}
