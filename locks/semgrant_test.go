@@ -93,7 +93,7 @@ func (b *stoppedBackend) Run(ctx context.Context, s *registry.Script, keys []str
 	frozen := b.frozen
 	b.mu.Unlock()
 	if frozen != nil && s.Name == "sem.keepqueued" {
-		queued := make([]any, len(args)-2) // args: publish, notify prefix, owners...
+		queued := make([]any, len(args)) // args: owners...
 		for i := range queued {
 			queued[i] = int64(1)
 		}

@@ -135,7 +135,16 @@ end
 
 if grace == 0 then
   dels[#dels + 1] = 'h'
-elseif revoked > 0 and (state == 'r' or state == 'p') then
+elseif revoked > 0 and state == 'r' then
+  sets[#sets + 1] = 'h'
+  sets[#sets + 1] = kind .. '\t' .. new_until .. '\t' .. state .. rest
+elseif revoked > 0 and state == 'p' then
+  -- A Semaphore's h also says until when no record expires (fresh_until):
+  -- the records now end by the deadline, so that time may not be later.
+  local fresh, used = string.match(rest, '^\t(%d+)\t(%d+)$')
+  if fresh then
+    rest = '\t' .. string.format('%d', math.min(tonumber(fresh), deadline)) .. '\t' .. used
+  end
   sets[#sets + 1] = 'h'
   sets[#sets + 1] = kind .. '\t' .. new_until .. '\t' .. state .. rest
 end

@@ -95,8 +95,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{wlock, w, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}}, // late: takes nothing
 		{rlock, w, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},           // an error
 		{leave, w, []any{"z", "z-2", 60000, "w", "PUB"}},                     // an error
-		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:"}},     // an error
-		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:"}}, // an error
+		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:"}},            // an error
+		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:"}},       // an error
 
 		{semTake, s[:1], []any{"alice", 1, 60000, 2, holder("c1", "alice")}},
 		{semTake, s[:1], []any{"bob", 2, 60000, 2, holder("c2", "bob")}}, // 0: sem.acquire decides
