@@ -41,8 +41,8 @@
 //
 // Callers branch on ErrNotAcquired (TryLock: held by another), ErrNotHeld
 // (unlocking what this lease never held, or twice), ErrLockLost (held, then
-// expired, taken or force-unlocked), ErrNotReplicated, ErrWrongKind and
-// ErrNoQuorum. Every error of a call whose context ended wraps ctx.Err().
+// expired, taken or revoked; a revocation by ForceUnlock also matches
+// ErrForced), ErrNotReplicated, ErrWrongKind and ErrNoQuorum. Every error of a call whose context ended wraps ctx.Err().
 // A value beyond a documented limit (MaxNameBytes, MaxPermits, MaxTTL and
 // the others in limits.go), an invalid option or a forged lease is refused
 // before any round trip with ErrInvalidArgument: one caller's bad argument
