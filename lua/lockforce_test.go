@@ -405,14 +405,14 @@ func TestLockInspect(t *testing.T) {
 			t.Fatalf("K's fields = %v", fields)
 		}
 		got := fmt.Sprint(reply[2])
-		if got != "[[carol bob] [] []]" {
-			t.Fatalf("queues = %s, want [[carol bob] [] []]", got)
+		if got != "[[carol bob] []]" {
+			t.Fatalf("queues = %s, want [[carol bob] []]", got)
 		}
 		v, err = e.run("lock.inspect@2", []string{"{free}", "{free}:queue", "{free}:squeue"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] [] []]]" {
+		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] []]]" {
 			t.Fatalf("inspect of a free name = %s", got)
 		}
 	})
