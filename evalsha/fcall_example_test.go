@@ -29,7 +29,7 @@ func ExampleNewFunctionRunner() {
 	}
 	defer runner.Close()
 	inspect, _ := reg.Get("lock.inspect")
-	keys := []string{"{orders}", "{orders}:queue", "{orders}:squeue", "{orders}:wwait"}
+	keys := []string{"{orders}", "{orders}:queue", "{orders}:squeue"}
 	reply, err := runner.Run(context.Background(), inspect, keys).Slice()
 	fmt.Println(reply, err)
 }

@@ -179,15 +179,12 @@ func (c *Client) backend() Backend { return c.nodes[0] }
 
 // keys are the Redis keys and channels of one lock name.
 type keys struct {
-	name                           string
-	text                           string // the name as error texts show it (shortText)
-	lock, fence, queue             string
-	readers, holds, writersWaiting string
-	writerClients                  string // owner -> client id of a waiting RWMutex writer (rw.lock@4)
-	permits, limit, gone           string
-	semQueue, semWaiters           string // a Semaphore's queue
-	semOffers                      string // queued Semaphore calls a release may hand permits to (sem.acquire@6)
-	channel, grantPrefix           string
+	name            string
+	text            string // the name as error texts show it (shortText)
+	lock            string // "{N}", the name's hash (docs/layout.md)
+	queue, semQueue string // "{N}:queue" and "{N}:squeue": a Mutex's and a Semaphore's queue
+	channel         string // "{N}:released": callers that wait without queueing hear releases there
+	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants, wake-ups and revocations
 }
 
 func keysFor(name string) (keys, error) {
@@ -222,10 +219,7 @@ func keysFor(name string) (keys, error) {
 		return all[ends[i-1]:ends[i]]
 	}
 	return keys{
-		name: name, text: shortText(name), lock: key(keyLock), fence: key(keyFence), queue: key(keyQueue),
-		readers: key(keyReaders), holds: key(keyHolds), writersWaiting: key(keyWritersWaiting), writerClients: key(keyWriterClients),
-		permits: key(keyPermits), limit: key(keyLimit), gone: key(keyGone),
-		semQueue: key(keySemQueue), semWaiters: key(keySemWaiters), semOffers: key(keySemOffers),
+		name: name, text: shortText(name), lock: key(keyLock), queue: key(keyQueue), semQueue: key(keySemQueue),
 		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix),
 	}, nil
 }
@@ -235,28 +229,15 @@ type keyIndex int
 
 const (
 	keyLock keyIndex = iota
-	keyFence
 	keyQueue
-	keyReaders
-	keyHolds
-	keyWritersWaiting
-	keyWriterClients
-	keyPermits
-	keyLimit
-	keyGone
 	keySemQueue
-	keySemWaiters
-	keySemOffers
 	keyChannel
 	keyGrantPrefix
 )
 
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
-	keyLock: "", keyFence: ":fence", keyQueue: ":queue",
-	keyReaders: ":readers", keyHolds: ":rholds", keyWritersWaiting: ":wwait", keyWriterClients: ":wclients",
-	keyPermits: ":permits", keyLimit: ":limit", keyGone: ":gone",
-	keySemQueue: ":squeue", keySemWaiters: ":swaiters", keySemOffers: ":soffers",
+	keyLock: "", keyQueue: ":queue", keySemQueue: ":squeue",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
 }
 

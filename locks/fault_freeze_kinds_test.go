@@ -39,7 +39,7 @@ func TestFaultServerFreezeNoGhostHoldsOtherKinds(t *testing.T) {
 		})
 	})
 	t.Run("Semaphore.Acquire", func(t *testing.T) {
-		kindFreezeGhosts(t, "freeze-sem", "{freeze-sem}:permits", func(c *locks.Client, name string) (func(ctx context.Context) (*locks.Lease, error), error) {
+		kindFreezeGhosts(t, "freeze-sem", "{freeze-sem}", func(c *locks.Client, name string) (func(ctx context.Context) (*locks.Lease, error), error) {
 			sem, err := c.Semaphore(name, 1, locks.WithTTL(time.Second), locks.WithWatchdog(0))
 			if err != nil {
 				return nil, err
@@ -132,7 +132,9 @@ func kindFreezeGhosts(t *testing.T, name, key string, take func(c *locks.Client,
 	var longest time.Duration
 	var longestOwner string
 	mu.Lock()
+	sawHolder := false
 	for _, h := range holds(monitor.stop()) {
+		sawHolder = sawHolder || h.owner == holder.Owner()
 		if abandoned[h.owner] {
 			ghosts++
 			if d := h.until - h.from; d > longest {
@@ -144,6 +146,9 @@ func kindFreezeGhosts(t *testing.T, name, key string, take func(c *locks.Client,
 	mu.Unlock()
 	t.Logf("server frozen 2s, TTL %v: %d calls, %d failed (%d owners gave up); holder's Err %v; %d ghost holds, the longest %v by server time (owner %q); bound %v",
 		ttl, calls.Load(), failed.Load(), nAbandoned, holder.Err(), ghosts, longest.Round(10*time.Microsecond), longestOwner, bound)
+	if !sawHolder {
+		t.Errorf("MONITOR showed no hold by the first holder %q: the monitor does not read the lock's records", holder.Owner())
+	}
 	if !errors.Is(holder.Err(), locks.ErrLockLost) {
 		t.Errorf("the holder's lease survived a 2s freeze with TTL %v: Err = %v", ttl, holder.Err())
 	}

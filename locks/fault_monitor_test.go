@@ -18,17 +18,19 @@ type holderChange struct {
 	expiry time.Duration // for a new owner: when its lease ends unless renewed (0 unknown)
 }
 
-// holderLog follows one lock hash's owner (or a one-permit semaphore's
-// permits set) through MONITOR: every command a
+// holderLog follows the holder of one lock hash (docs/layout.md: a
+// Mutex's, an RWMutex writer's, a one-permit Semaphore's) through MONITOR:
+// every command a
 // script runs is listed with the server's microsecond time, so how long a
 // hold lasted is measured by the server itself, not by a client whose
 // observations a busy machine can delay.
 type holderLog struct {
-	key  string
-	conn net.Conn
-	mu   sync.Mutex
-	log  []holderChange
-	done chan struct{}
+	key    string
+	conn   net.Conn
+	mu     sync.Mutex
+	log    []holderChange
+	permit bool // the last holder's record is a p:<owner> field, not h
+	done   chan struct{}
 }
 
 func monitorHolders(t *testing.T, addr, key string) *holderLog {
@@ -88,51 +90,60 @@ func (h *holderLog) parse(line string) {
 	defer h.mu.Unlock()
 	switch strings.ToUpper(args[0]) {
 	case "HSET":
+		// docs/layout.md: a single holder (a Mutex, an RWMutex's writer) is
+		// h = kind \t until_ms \t state \t count \t client \t attempt \t
+		// owner \t meta; a Semaphore's permit holder is p:<owner> =
+		// expiry_ms \t state \t .... The tests follow a one-permit
+		// semaphore, so one holder at a time either way.
 		for i := 2; i+1 < len(args); i += 2 {
-			if args[i] == "owner" {
-				h.log = append(h.log, holderChange{at: at, owner: args[i+1]})
+			field, value := args[i], args[i+1]
+			if field == "h" {
+				f := strings.Split(value, "\t")
+				if len(f) >= 7 && (f[2] == "h" || f[2] == "g" || f[2] == "x") {
+					h.hold(at, f[6], f[1], false)
+				}
+			} else if owner, ok := strings.CutPrefix(field, "p:"); ok {
+				expiry, _, _ := strings.Cut(value, "\t")
+				h.hold(at, owner, expiry, true)
 			}
 		}
 	case "HDEL":
+		n := len(h.log)
+		if n == 0 || h.log[n-1].owner == "" {
+			return
+		}
 		for _, f := range args[2:] {
-			if f == "owner" {
+			// Only the holder's own record ends its hold (a release of a
+			// permit that had expired removes another record).
+			if f == "h" && !h.permit || f == "p:"+h.log[n-1].owner && h.permit {
 				h.log = append(h.log, holderChange{at: at})
+				return
 			}
 		}
 	case "DEL":
 		h.log = append(h.log, holderChange{at: at})
-	case "ZADD":
-		// A Semaphore's permit: member "<owner>:<i>", score its deadline
-		// (server time in ms). The tests follow a one-permit semaphore, so
-		// one permit at a time, as for a lock hash's owner.
-		if len(args) >= 4 {
-			if i := strings.LastIndexByte(args[3], ':'); i > 0 {
-				c := holderChange{at: at, owner: args[3][:i]}
-				if ms, err := strconv.ParseFloat(args[2], 64); err == nil {
-					c.expiry = time.Duration(ms) * time.Millisecond
-				}
-				h.log = append(h.log, c)
-			}
-		}
-	case "ZREM":
-		// Only the holder's own permit ends its hold (a release of a permit
-		// that had expired removes nothing).
-		if n := len(h.log); n > 0 && len(args) >= 3 {
-			if i := strings.LastIndexByte(args[2], ':'); i > 0 && args[2][:i] == h.log[n-1].owner {
-				h.log = append(h.log, holderChange{at: at})
-			}
-		}
-	case "PEXPIRE":
-		if n := len(h.log); n > 0 && len(args) > 2 && h.log[n-1].owner != "" {
-			if ms, err := strconv.ParseInt(args[2], 10, 64); err == nil {
-				h.log[n-1].expiry = at + time.Duration(ms)*time.Millisecond
-			}
-		}
 	}
 }
 
-// monitorArgs splits MONITOR's quoted arguments ("a" "b\"c"); the names in
-// these tests need no more of Redis's escapes than \" and \\.
+// hold logs owner's record written at at, expiring at untilMs (server
+// time in ms): a new holder, or the same one's renewal (an extend, a
+// reentrant hold), which moves its expiry only.
+func (h *holderLog) hold(at time.Duration, owner, untilMs string, permit bool) {
+	var expiry time.Duration
+	if ms, err := strconv.ParseInt(untilMs, 10, 64); err == nil {
+		expiry = time.Duration(ms) * time.Millisecond
+	}
+	if n := len(h.log); n > 0 && h.log[n-1].owner == owner {
+		h.log[n-1].expiry = expiry
+		return
+	}
+	h.log = append(h.log, holderChange{at: at, owner: owner, expiry: expiry})
+	h.permit = permit
+}
+
+// monitorArgs splits MONITOR's quoted arguments ("a" "b\"c"), undoing
+// Redis's escapes: \" \\ \n \r \t \a \b and \xHH (the records' tabs
+// come as \t).
 func monitorArgs(s string) []string {
 	var args []string
 	for {
@@ -145,6 +156,18 @@ func monitorArgs(s string) []string {
 		for len(s) > 0 && s[0] != '"' {
 			if s[0] == '\\' && len(s) > 1 {
 				s = s[1:]
+				if c, ok := map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 'a': '\a', 'b': '\b'}[s[0]]; ok {
+					b.WriteByte(c)
+					s = s[1:]
+					continue
+				}
+				if s[0] == 'x' && len(s) >= 3 {
+					if c, err := strconv.ParseUint(s[1:3], 16, 8); err == nil {
+						b.WriteByte(byte(c))
+						s = s[3:]
+						continue
+					}
+				}
 			}
 			b.WriteByte(s[0])
 			s = s[1:]

@@ -241,7 +241,9 @@ func serverFreezeGhosts(t *testing.T, readTimeout time.Duration) {
 	var longest, longestAt time.Duration
 	var longestOwner string
 	mu.Lock()
+	sawHolder := false
 	for _, h := range holds(monitor.stop()) {
+		sawHolder = sawHolder || h.owner == holder.Owner()
 		if abandoned[h.owner] {
 			ghosts++
 			if d := h.until - h.from; d > longest {
@@ -255,6 +257,9 @@ func serverFreezeGhosts(t *testing.T, readTimeout time.Duration) {
 		"%d ghost holds, the longest %v by server time (owner %q, taken %v after the server's first reply after resume); an Inspect sent %v after resume saw the last one (owner %q); bound %v",
 		ttl, calls.Load(), timeouts.Load(), holderDone < 0, holder.Err(), ghosts, longest.Round(10*time.Microsecond), longestOwner, longestAt.Round(10*time.Microsecond),
 		lastGhost.Round(time.Millisecond), ghostSeen, bound)
+	if !sawHolder {
+		t.Errorf("MONITOR showed no hold by the first holder %q: the monitor does not read the lock's records", holder.Owner())
+	}
 	if !errors.Is(holder.Err(), locks.ErrLockLost) {
 		t.Errorf("the holder's lease survived a 2s freeze with TTL %v: Err = %v", ttl, holder.Err())
 	}

@@ -34,7 +34,8 @@ type LockInfo struct {
 	// Unlock confirms that it stopped, or TTL (the grace left) runs out.
 	Revoked bool
 	// Waiters counts the calls queued for the name: Lock calls (Mutex, and
-	// MultiLocks it blocks) and live Acquire calls of a Semaphore.
+	// MultiLocks it blocks), an RWMutex's waiting writers and live Acquire
+	// calls of a Semaphore.
 	Waiters int64
 	// Readers are an RWMutex's live read holders, when no writer holds it.
 	Readers []ReadHolder
@@ -127,7 +128,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 // inspectNode runs lock.inspect@2 on one server.
 func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
 	script := c.scripts.inspect
-	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue, k.writersWaiting}).Slice()
+	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue}).Slice()
 	if err != nil {
 		return LockInfo{}, err
 	}
@@ -206,7 +207,7 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 }
 
 // parseInspect decodes lock.inspect@2's reply, {server_time_ms, K's fields,
-// the queues' members}, by the layout of LAYOUT.md; ok is false when its
+// the queues' members}, by the layout of docs/layout.md; ok is false when its
 // shape is not the script's. Holds whose expiry passed by the server's
 // clock are left out: they hold no one back.
 func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
@@ -264,6 +265,10 @@ func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
 		} else if !isReader {
 			if owner, isWaiter := strings.CutPrefix(field, "w:"); isWaiter {
 				waiting[owner] = waiterLive(value, now)
+			} else if strings.HasPrefix(field, "W:") && waiterLive(value, now) {
+				// An RWMutex writer waiting (deadline \t client): in no
+				// queue, so counted here, once per field.
+				info.Waiters++
 			}
 			continue
 		}
@@ -294,8 +299,9 @@ func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
 		info.Kind = kind
 		info.Token, _ = strconv.ParseInt(fields["f"], 10, 64)
 	}
-	// Waiters: the queues' members and the w:<owner> entries, each once;
-	// one whose entry's deadline passed is not counted.
+	// Waiters: the queues' members and the w:<owner> entries, each once,
+	// besides the RWMutex writers' W:<owner> entries counted above; one
+	// whose entry's deadline passed is not counted.
 	for _, q := range queues {
 		members, ok := q.([]any)
 		if !ok {

@@ -269,7 +269,7 @@ func TestSuiteInspectRWMutex(t *testing.T) {
 	})
 }
 
-// Inspect reads LAYOUT.md's records, hand-built here on a real server and
+// Inspect reads docs/layout.md's records, hand-built here on a real server and
 // on miniredis (which refuses TIME in a read-only script: the server time
 // is then K's expiry time less its PTTL): the single holder with its
 // count, TTL, metadata and revocation; readers and permit holders each with
@@ -291,11 +291,10 @@ func TestInspectLayoutRecords(t *testing.T) {
 			}
 			rc.PExpire(ctx, key, time.Hour)
 		}
-		// A revoked writer with 2 reentrant holds and a waiter in the
-		// writers' queue (live w: entry) and one whose entry is dead.
+		// A revoked writer with 2 reentrant holds, a waiting writer whose
+		// W: entry (deadline \t client) is live and one whose entry is dead.
 		hset("{w}", "h", fmt.Sprintf("rwmutex\t%d\tx\t2\tc1\ta1\twriter\t%s", now+5000, meta("w")), "f", "99",
-			"w:live", fmt.Sprintf("%d\tentry", now+60000), "w:dead", fmt.Sprintf("%d\tentry", now-1))
-		rc.ZAdd(ctx, "{w}:wwait", redis.Z{Score: 1, Member: "live"}, redis.Z{Score: 2, Member: "dead"})
+			"W:live", fmt.Sprintf("%d\tc2", now+60000), "W:dead", fmt.Sprintf("%d\tc3", now-1))
 		info, err := c.Inspect(ctx, "w")
 		if err != nil {
 			t.Fatal(err)

@@ -42,7 +42,7 @@ type keeperFixture struct {
 	counted *countingBackend
 	waiter  *Client
 	k       keys
-	sem     bool // a Semaphore's queue: waiter entries in its lock hash (k.permits here)
+	sem     bool // a Semaphore's queue (k.semQueue) rather than a Mutex's (k.queue)
 	results chan error
 	cancel  context.CancelFunc
 }
@@ -74,11 +74,10 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The fixture's helpers read the semaphore's queue keys; the
-			// keeper files it under its queue key. permits is the lock hash,
-			// which holds the queued calls' entries (w:) and the holders'
-			// records: deleting it is a holder vanishing without a release.
-			f.k = keys{lock: s.k.semQueue, queue: s.k.semQueue, permits: s.k.lock}
+			// The lock hash holds the queued calls' entries (w:) and the
+			// holders' records: deleting it is a holder vanishing without a
+			// release.
+			f.k = s.k
 			return func(ctx context.Context) (*Lease, error) { return s.Acquire(ctx, 1) }
 		}
 		m, err := c.Mutex("batch")
@@ -116,7 +115,7 @@ func newQueuedFixture(t *testing.T, n int, waiterTTL time.Duration, sem bool) *k
 func (f *keeperFixture) kept() int {
 	f.waiter.keeper.mu.Lock()
 	defer f.waiter.keeper.mu.Unlock()
-	if kl := f.waiter.keeper.locks[f.k.lock]; kl != nil {
+	if kl := f.waiter.keeper.locks[keptKey(f.k, f.sem)]; kl != nil {
 		return len(kl.calls)
 	}
 	return 0
@@ -127,12 +126,8 @@ func (f *keeperFixture) kept() int {
 func (f *keeperFixture) liveWaiters(t *testing.T) int {
 	t.Helper()
 	// Both kinds keep their waiter entries as w:<owner> fields of the lock
-	// hash (a Semaphore's is f.k.permits here).
-	hash := f.k.lock
-	if f.sem {
-		hash = f.k.permits
-	}
-	all, err := f.srv.Do(context.Background(), "HGETALL", hash).Result()
+	// hash.
+	all, err := f.srv.Do(context.Background(), "HGETALL", f.k.lock).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +269,7 @@ func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
 	const n, waiterTTL = 20, 300 * time.Millisecond
 	f := newSemKeeperFixture(t, n, waiterTTL)
 	f.keptForTenWaiterTTLs(t, n, waiterTTL, "sem")
-	if err := f.srv.Do(context.Background(), "DEL", f.k.permits).Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
 		t.Fatal(err)
 	}
 	f.collect(t, n, 20*time.Second)
@@ -288,7 +283,7 @@ func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
 func TestKeeperWakesTheSemaphoreHeadWhenPermitsVanish(t *testing.T) {
 	const n, waiterTTL = 10, time.Minute
 	f := newSemKeeperFixture(t, n, waiterTTL)
-	if err := f.srv.Do(context.Background(), "DEL", f.k.permits).Err(); err != nil {
+	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(waiterTTL / 3)

@@ -53,13 +53,6 @@ func mcLiveMember(v *explore.View, key, member string) bool {
 	return false
 }
 
-func mcHashOwner(v *explore.View, key string) string {
-	if d, ok := v.Key(key); ok {
-		return d.Value.(map[string]string)["owner"]
-	}
-	return ""
-}
-
 func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	steps := append([]explore.Step(nil), k.undo...)

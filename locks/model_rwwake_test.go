@@ -11,7 +11,7 @@ import (
 )
 
 // Model checks of the RWMutex scripts (see model_test.go): every lock name
-// is one hash, "{m}" (LAYOUT.md), and the scripts are called with the KEYS
+// is one hash, "{m}" (docs/layout.md), and the scripts are called with the KEYS
 // and ARGV the locks package passes.
 
 type rwScripts struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/redlua/redlua/locks"
 )
 
-// These tests need every kind on LAYOUT.md's layout (the revocation
+// These tests need every kind on docs/layout.md's layout (the revocation
 // contract: extend -2, x holds taken as held, releases that drop them):
 // they pass once the Mutex, RWMutex and Semaphore moves are merged.
 

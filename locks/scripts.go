@@ -297,7 +297,7 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 
 // The RWMutex scripts (rw.rlock@4, rw.lock@5, rw.runlock@5, rw.unlock@2,
 // rw.rextend@2, rw.leave@4) keep everything of a lock in its one hash,
-// k.lock (LAYOUT.md): the only KEYS they take. They name the lock's
+// k.lock (docs/layout.md): the only KEYS they take. They name the lock's
 // channels after it (k.channel, k.grantPrefix).
 
 // rwSpec is the spec argument of rw.rlock@4 and rw.lock@5: four flag
@@ -440,7 +440,7 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 }
 
 // semKeys are the KEYS of the sem scripts: the lock hash, which holds the
-// holders' records and the queued calls' entries (LAYOUT.md), and the
+// holders' records and the queued calls' entries (docs/layout.md), and the
 // queue's order. A queued call hears its grant on k.grantPrefix + its
 // Client's id, the channel the scripts name after the lock hash.
 func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }

@@ -5,7 +5,7 @@
 -- args: grace_ms publish channel grant_prefix
 -- returns: the number of live holds revoked (grace_ms > 0) or removed (grace_ms 0); 0 when no hold was live
 --
--- lock is the name's hash K ("{N}", see LAYOUT.md). A live hold is the
+-- lock is the name's hash K ("{N}", see docs/layout.md). A live hold is the
 -- single holder in field h (state h held, g granted, x revoked) while h's
 -- until_ms is in the future, and every r:<owner> (RWMutex reader) or
 -- p:<owner> (Semaphore permits) record whose expiry is in the future.

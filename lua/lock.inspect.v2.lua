@@ -2,18 +2,18 @@
 -- name: lock.inspect
 -- version: 2
 -- description: Report what a lock name holds, whatever its kind: the server's time, every field of the name's hash and the members of its queues, for operators asking who holds a lock.
--- keys: lock queue squeue wwait
+-- keys: lock queue squeue
 -- args:
 -- returns: {server_time_ms, {field, value, ...} of lock, {{member, ...} of each queue key, in KEYS order}}
 --
--- lock is the name's hash K ("{N}", see LAYOUT.md); the client reads the
+-- lock is the name's hash K ("{N}", see docs/layout.md); the client reads the
 -- holds from it (h, r:<owner>, p:<owner>), the last fencing token (f), a
 -- Semaphore's limit (l) and waiter entries (w:<owner>), and judges every
--- expiry against the server time returned with them. The other keys are the
--- kinds' queues (a Mutex's, a Semaphore's, an RWMutex's waiting writers):
--- sorted sets, whose members are reported in order (their scores are each
--- kind's own). A key of another type (written by another
--- tool) reads as empty rather than failing the report.
+-- expiry against the server time returned with them; an RWMutex's waiting
+-- writers are K's W:<owner> fields. The other keys are the queues of a
+-- Mutex and of a Semaphore: sorted sets, whose members are reported in order
+-- (their scores are each kind's own). A key of another type (written by
+-- another tool) reads as empty rather than failing the report.
 --
 -- Read-only, so it may run on replicas with EVALSHA_RO: operators asking
 -- "who holds this lock?" need not load the primary. Cost: proportional to

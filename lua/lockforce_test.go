@@ -173,7 +173,7 @@ func between(t *testing.T, what string, got, lo, hi int64) {
 	}
 }
 
-// lock.forceunlock@2 over hand-built K hashes of every kind (LAYOUT.md):
+// lock.forceunlock@2 over hand-built K hashes of every kind (docs/layout.md):
 // a grace period marks each live hold x and cuts its expiry, grace 0
 // removes the holds and wakes the name's waiters when q is live, every
 // holder's client is told "revoke <attempt> <owner>" on its grant channel,
@@ -386,7 +386,7 @@ func TestLockInspect(t *testing.T) {
 			}
 		}
 		before := e.nowMs(t)
-		v, err := e.run("lock.inspect@2", []string{"{i}", "{i}:queue", "{i}:squeue", "{i}:wwait"})
+		v, err := e.run("lock.inspect@2", []string{"{i}", "{i}:queue", "{i}:squeue"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,14 +405,14 @@ func TestLockInspect(t *testing.T) {
 			t.Fatalf("K's fields = %v", fields)
 		}
 		got := fmt.Sprint(reply[2])
-		if got != "[[carol bob] [] []]" {
-			t.Fatalf("queues = %s, want [[carol bob] [] []]", got)
+		if got != "[[carol bob] []]" {
+			t.Fatalf("queues = %s, want [[carol bob] []]", got)
 		}
-		v, err = e.run("lock.inspect@2", []string{"{free}", "{free}:queue", "{free}:squeue", "{free}:wwait"})
+		v, err = e.run("lock.inspect@2", []string{"{free}", "{free}:queue", "{free}:squeue"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] [] []]]" {
+		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] []]]" {
 			t.Fatalf("inspect of a free name = %s", got)
 		}
 	})

@@ -6,7 +6,7 @@
 -- returns: the fencing token (an integer) when taken or re-entered; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
 -- The layout is rw.rlock@4's. The write hold is the single-holder h of
--- LAYOUT.md (kind rwmutex, state h). given_up is the attempt's field
+-- docs/layout.md (kind rwmutex, state h). given_up is the attempt's field
 -- (g:<attempt>). spec is rw.rlock@4's four flag characters ('r' and 's'
 -- count here), the waiter TTL in ms as eight digits, then the new h's tail
 -- (client \t attempt \t owner token \t meta): a call that shares its token

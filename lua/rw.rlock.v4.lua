@@ -5,7 +5,7 @@
 -- args: record ttl_ms given_up spec
 -- returns: the fencing token (an integer) when the read hold is taken; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
--- The lock is one hash (LAYOUT.md). Field h is the hold marker:
+-- The lock is one hash (docs/layout.md). Field h is the hold marker:
 --   readers: rwmutex \t until_ms \t r \t n  (n: reader records counted)
 --   writer:  rwmutex \t until_ms \t h|x \t count \t client \t attempt \t owner \t meta
 -- and each reader has its own record, field r:<owner>:

@@ -12,7 +12,7 @@ import (
 )
 
 // rwCalls runs the RWMutex scripts on one lock name as the locks package
-// calls them (LAYOUT.md: the lock is the one hash key).
+// calls them (docs/layout.md: the lock is the one hash key).
 type rwCalls struct {
 	t    *testing.T
 	run  func(id string, keys []string, args ...any) []any
@@ -305,7 +305,7 @@ func TestRWWakesOldestWriter(t *testing.T) {
 	}
 }
 
-// The layout of LAYOUT.md on a real server: h and r:<owner> hold what the
+// The layout of docs/layout.md on a real server: h and r:<owner> hold what the
 // contract says (the reader's metadata among it), every grant takes its
 // token from TIME or f + 1 and writes f, an owner's read hold survives its
 // write hold (a downgrade), calls that share a token hold apart, revoked

@@ -5,7 +5,7 @@
 -- args: owner count ttl_ms default_limit holder wait
 -- returns: fence_token (an integer) when the caller holds the permits; {0, wait_hint_ms, limit, position, server_time_us} when it must wait (position 0: not queued); {0, 0, 0} when the caller gave up on this attempt; {-1, kind} when another kind of lock holds the name
 --
--- The semaphore lives in the lock hash (LAYOUT.md), one record per holder:
+-- The semaphore lives in the lock hash (docs/layout.md), one record per holder:
 --   h         = semaphore \t until_ms \t p \t fresh_until_ms \t used
 --   p:<owner> = expiry_ms \t state \t count \t client \t attempt \t meta
 -- used is the sum of the counts of the p: records present in the hash,

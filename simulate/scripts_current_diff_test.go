@@ -43,7 +43,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	holder := func(client, owner string) string { return client + "\t" + owner + "\t{\"pid\":1}" }
 	const wait = "20000 PUBLISH"
 	inspectKeys := func(n string) []string {
-		return []string{n, n + ":queue", n + ":squeue", n + ":wwait"}
+		return []string{n, n + ":queue", n + ":squeue"}
 	}
 	w := []string{"{w}"}
 	type step struct {
