@@ -10,7 +10,7 @@ import (
 )
 
 // goneTTL is how long the server remembers an attempt whose caller gave up
-// (the gone hash): longer than any such attempt can wait in a server's
+// (its g:<attempt> field in the lock hash): longer than any such attempt can wait in a server's
 // buffers and still find a lease or a waiter lease to take.
 func (s *settings) goneTTL() time.Duration { return 2 * max(s.ttl, s.waiterTTL) }
 
