@@ -73,10 +73,11 @@
 //
 // # Keys and scripts
 //
-// Every key of a lock named N shares the hash tag "{N}", so a lock lives on
+// A lock named N is one hash, "{N}", whatever its kind (holds, the last
+// fencing token, given-up attempts, waiter entries), plus a queue
+// "{N}:queue" or "{N}:squeue"; all share the hash tag, so a lock lives on
 // one Redis Cluster slot, and wake-ups on a cluster use sharded pub/sub.
-// Every key expires; a released lock keeps only its last fencing token until
-// its lease would have run out. Each script call goes through one typed
+// Every key expires; docs/layout.md has every field. Each script call goes through one typed
 // method in scripts.go, which owns the script's pinned name@version, its
 // KEYS order, its ARGV encoding and the meaning of its reply.
 package locks
