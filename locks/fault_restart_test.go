@@ -126,10 +126,11 @@ func restartRun(t *testing.T, n, trials int, fsync, guard bool) {
 		// A reaches only a bare majority: the others are addresses where
 		// nothing listens.
 		var aClients []redis.UniversalClient
+		dead := deadAddrs(t, len(set)-majority)
 		for i, p := range set {
 			addr := p.srv.Addr
 			if i >= majority {
-				addr = deadAddr(t)
+				addr = dead[i-majority]
 			}
 			aClients = append(aClients, restartClient(t, addr))
 		}
@@ -257,13 +258,19 @@ func restartClient(t *testing.T, addr string) *redis.Client {
 	return redis.NewClient(o)
 }
 
-// deadAddr is a loopback address where nothing listens.
-func deadAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// deadAddrs returns n distinct loopback addresses where nothing listens:
+// the ports are held open together, so that the kernel hands out n
+// different ones (one at a time, it may hand out the same port again),
+// then closed.
+func deadAddrs(t *testing.T, n int) []string {
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return addrs
 }
