@@ -48,7 +48,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@10"), mutexRelease: pick("mutex.release@9"),
+		mutexAcquire: pick("mutex.acquire@11"), mutexRelease: pick("mutex.release@9"),
 		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
 		rlock: pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
@@ -205,7 +205,7 @@ const (
 )
 
 // mutexAttempt names one Mutex acquisition call (see newAttempt) that
-// waits as wait says. mutex.acquire@10 reads the call's mode, which only its
+// waits as wait says. mutex.acquire@11 reads the call's mode, which only its
 // slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
 // flags of r (reentrant), f (fair), w (told of releases without queueing)
 // or - (none). Each argument of a script call costs the server work even
@@ -231,7 +231,7 @@ func mutexAttempt(s *settings, wait acquireWait) string {
 	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@10 (KEYS lock, queue) for the call
+// mutexAcquire runs mutex.acquire@11 (KEYS lock, queue) for the call
 // attempt_, from mutexAttempt. The script replies with the fencing token
 // alone when the caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {

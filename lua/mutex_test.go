@@ -21,13 +21,13 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-// acquire calls mutex.acquire@10; the attempt id carries the call's mode:
+// acquire calls mutex.acquire@11; the attempt id carries the call's mode:
 // "<id>/<waiter_ttl_ms>/<flags>".
 func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@10", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	r, err := m.call("mutex.acquire@11", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@10 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@11 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
@@ -59,7 +59,7 @@ func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@10's ARGV for a call of owner.
+// acquireArgs is mutex.acquire@11's ARGV for a call of owner.
 func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
 	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 }
@@ -342,7 +342,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// A tab in an owner or attempt would break the record: refused.
 	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
 	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
-		if _, err := call("mutex.acquire@10", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+		if _, err := call("mutex.acquire@11", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -431,8 +431,8 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
 		{"mutex.extend@4", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@5", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
 		{"mutex.undo@3", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
@@ -443,7 +443,7 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		}
 	}
 	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
-	if _, err := call("mutex.acquire@10", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	if _, err := call("mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 
@@ -543,5 +543,67 @@ func TestMutexDeadWaitersGo(t *testing.T) {
 	token(t, m.acquire("{d}", "dave", 60000, "d1/0/-", "cd", ""), "dave over a stale q")
 	if f := fields(); len(f) != 2 || rc.Exists(ctx, "{d}:queue").Val() != 0 {
 		t.Fatalf("after an acquire over a stale q the hash has %v and the queue %d keys, want h and f, no queue", f, rc.Exists(ctx, "{d}:queue").Val())
+	}
+}
+
+// mutex.acquire's fast path keeps the lock hash alive for the hold with
+// one PEXPIREAT: a new hash gets a TTL of the hold (a second call, NX), a
+// hash that held a fencing token only ever has its TTL moved later (GT;
+// an acquire whose hold ends sooner, as pairs in one millisecond do, costs
+// no second call), and a hash a Semaphore's stored count made persistent
+// stays persistent.
+func TestMutexAcquireExpiry(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	_, call := scriptCaller(t, srv)
+	m := mutexCalls{t, call}
+	pexpireats := func() int64 {
+		t.Helper()
+		info := rc.Info(ctx, "commandstats").Val()
+		_, rest, ok := strings.Cut(info, "cmdstat_pexpireat:calls=")
+		if !ok {
+			return 0
+		}
+		var n int64
+		fmt.Sscan(strings.SplitN(rest, ",", 2)[0], &n)
+		return n
+	}
+
+	before := pexpireats()
+	token(t, m.acquire("{e}", "alice", 10000, "a1/0/-", "ca", ""), "alice on a new hash")
+	if n := pexpireats() - before; n != 2 {
+		t.Fatalf("%d PEXPIREAT calls for a new hash, want 2 (GT, then NX)", n)
+	}
+	if ttl := rc.PTTL(ctx, "{e}").Val(); ttl <= 9*time.Second || ttl > 10*time.Second {
+		t.Fatalf("PTTL %v after a 10s hold on a new hash, want (9s, 10s]", ttl)
+	}
+	if r := m.release("{e}", "alice", "a1/0/-"); r != 1 {
+		t.Fatalf("release = %d, want 1", r)
+	}
+
+	before = pexpireats()
+	token(t, m.acquire("{e}", "bob", 1000, "b1/0/-", "cb", ""), "bob, a shorter hold")
+	if n := pexpireats() - before; n != 1 {
+		t.Fatalf("%d PEXPIREAT calls for a hold that ends before the hash's TTL, want 1", n)
+	}
+	if ttl := rc.PTTL(ctx, "{e}").Val(); ttl <= 8*time.Second {
+		t.Fatalf("PTTL %v after a shorter hold, want alice's (over 8s): GT never shortens", ttl)
+	}
+	m.release("{e}", "bob", "b1/0/-")
+	before = pexpireats()
+	token(t, m.acquire("{e}", "carol", 20000, "c1/0/-", "cc", ""), "carol, a longer hold")
+	if ttl := rc.PTTL(ctx, "{e}").Val(); ttl <= 19*time.Second || pexpireats()-before != 1 {
+		t.Fatalf("PTTL %v, %d PEXPIREAT calls after a 20s hold, want over 19s in one call", ttl, pexpireats()-before)
+	}
+	m.release("{e}", "carol", "c1/0/-")
+
+	// A stored semaphore count keeps the hash for good.
+	if _, err := call("sem.setlimit@5", []string{"{e}", "{e}:squeue"}, 3); err != nil && err != redis.Nil {
+		t.Fatal(err)
+	}
+	token(t, m.acquire("{e}", "dave", 1000, "d1/0/-", "cd", ""), "dave on a persistent hash")
+	if ttl := rc.PTTL(ctx, "{e}").Val(); ttl != -1 {
+		t.Fatalf("PTTL %v after a hold on a hash with a stored count, want -1 (persistent)", ttl)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@10"), get("mutex.release@9"), get("mutex.keepqueued@5")
+	acquire, release, keep := get("mutex.acquire@11"), get("mutex.release@9"), get("mutex.keepqueued@5")
 	undo, extend := get("mutex.undo@3"), get("mutex.extend@4")
 	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@8"), get("lock.forceunlock@2")
 	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
