@@ -159,8 +159,11 @@ func revokeKinds() []revokeKind {
 	}}
 }
 
-// After ForceUnlock every revoked holder's Done closes within 100 ms, with
-// ErrForced and ErrLockLost; the name stays taken (a try fails) until the
+// After ForceUnlock every revoked holder's Done closes at once, with
+// ErrForced and ErrLockLost (the holders' TTL is a minute, so their next
+// renewal is 20 s away: a close within the test's 5 s bound can only come
+// from the revocation message; the latency is logged, not asserted, so
+// that a loaded machine cannot fail the test); the name stays taken (a try fails) until the
 // holders' Unlock, which returns the lease's error, confirms that they
 // stopped; then the waiter gets the name at once (its waiter TTL of a
 // minute leaves it a wait hint of 20 s: only the hand-over or wake-up of
@@ -185,9 +188,9 @@ func TestForceUnlockRevokesAtOnceAndWaitsForUnlock(t *testing.T) {
 			for i, l := range holds {
 				select {
 				case <-l.Done():
-				case <-time.After(time.Until(forced.Add(100 * time.Millisecond))):
-					<-l.Done()
-					t.Fatalf("holder %d's Done closed %v after ForceUnlock began, want within 100ms", i, time.Since(forced))
+					t.Logf("holder %d's Done closed %v after ForceUnlock began", i, time.Since(forced).Round(time.Microsecond))
+				case <-time.After(time.Until(forced.Add(5 * time.Second))):
+					t.Fatalf("holder %d's Done still open 5s after ForceUnlock began: the revocation did not reach it (its renewal is 20s away)", i)
 				}
 				if err := l.Err(); !errors.Is(err, locks.ErrForced) || !errors.Is(err, locks.ErrLockLost) || !strings.Contains(err.Error(), "forced unlock") {
 					t.Fatalf("holder %d's Err = %v, want ErrForced and ErrLockLost", i, err)
