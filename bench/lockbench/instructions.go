@@ -36,6 +36,9 @@ type PairCost struct {
 	// Commands is the number of commands the server ran per pair
 	// (INFO commandstats, EVALSHA and the commands a script calls counted once each).
 	Commands float64
+	// PerCommand is Commands by command name ("evalsha", "hmget", ...), of
+	// the median round.
+	PerCommand map[string]float64
 }
 
 // costContender builds a contender's pair on a server.
@@ -52,6 +55,10 @@ type CostOptions struct {
 	Only map[string]bool
 	// Log receives progress lines; nil for none.
 	Log func(format string, args ...any)
+	// KeepDumps, when not empty, is a directory where each round's
+	// callgrind dump of the pairs stays (<contender>.round<N>.callgrind),
+	// for callgrind_annotate: where a script's instructions go.
+	KeepDumps string
 }
 
 // PairInstructions starts redis-server under valgrind's callgrind and counts the
@@ -262,8 +269,9 @@ func (s *callgrindServer) zero() error {
 	return nil
 }
 
-// dump writes the counters since the last zero and returns their total.
-func (s *callgrindServer) dump() (float64, error) {
+// dump writes the counters since the last zero and returns their total;
+// the dump file is moved to keep when that is not empty.
+func (s *callgrindServer) dump(keep string) (float64, error) {
 	out, err := exec.Command("callgrind_control", "-d", strconv.Itoa(s.cmd.Process.Pid)).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("callgrind_control -d: %v: %s", err, out)
@@ -271,6 +279,11 @@ func (s *callgrindServer) dump() (float64, error) {
 	s.dumps++
 	path := filepath.Join(s.dir, fmt.Sprintf("callgrind.out.%d", s.dumps))
 	n, err := callgrindSummary(path)
+	if keep != "" && err == nil {
+		if err := os.Rename(path, keep); err != nil {
+			return n, fmt.Errorf("keeping the callgrind dump: %w", err)
+		}
+	}
 	os.Remove(path)
 	return n, err
 }
@@ -314,6 +327,11 @@ func (s *callgrindServer) measure(ctx context.Context, c costContender, o CostOp
 			return res, err
 		}
 	}
+	type roundCommands struct {
+		total float64
+		per   map[string]float64
+	}
+	var rounds []roundCommands
 	for r := 0; r < o.Rounds; r++ {
 		if err := s.admin.ConfigResetStat(ctx).Err(); err != nil {
 			return res, err
@@ -328,11 +346,15 @@ func (s *callgrindServer) measure(ctx context.Context, c costContender, o CostOp
 			}
 		}
 		busy := time.Since(start)
-		work, err := s.dump()
+		keep := ""
+		if o.KeepDumps != "" {
+			keep = filepath.Join(o.KeepDumps, fmt.Sprintf("%s.round%d.callgrind", c.name, r+1))
+		}
+		work, err := s.dump(keep)
 		if err != nil {
 			return res, err
 		}
-		calls, err := s.commandCalls(ctx)
+		calls, perCommand, err := s.commandCalls(ctx)
 		if err != nil {
 			return res, err
 		}
@@ -345,28 +367,38 @@ func (s *callgrindServer) measure(ctx context.Context, c costContender, o CostOp
 		case <-ctx.Done():
 			return res, ctx.Err()
 		}
-		idle, err := s.dump()
+		idle, err := s.dump("")
 		if err != nil {
 			return res, err
 		}
 		idle *= float64(busy) / float64(time.Since(idleStart))
 		res.Rounds = append(res.Rounds, (work-idle)/float64(o.Pairs))
-		res.Commands = float64(calls) / float64(o.Pairs)
+		per := map[string]float64{}
+		for cmd, n := range perCommand {
+			per[cmd] = float64(n) / float64(o.Pairs)
+		}
+		rounds = append(rounds, roundCommands{float64(calls) / float64(o.Pairs), per})
 	}
-	sorted := append([]float64(nil), res.Rounds...)
-	sort.Float64s(sorted)
-	res.Instructions = sorted[len(sorted)/2]
+	order := make([]int, len(res.Rounds))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return res.Rounds[order[i]] < res.Rounds[order[j]] })
+	median := order[len(order)/2]
+	res.Instructions = res.Rounds[median]
+	res.Commands, res.PerCommand = rounds[median].total, rounds[median].per
 	return res, nil
 }
 
 // commandCalls sums the calls of INFO commandstats, less the CONFIG
-// RESETSTAT and INFO the harness itself sent.
-func (s *callgrindServer) commandCalls(ctx context.Context) (int64, error) {
+// RESETSTAT and INFO the harness itself sent, and returns them by command.
+func (s *callgrindServer) commandCalls(ctx context.Context) (int64, map[string]int64, error) {
 	info, err := s.admin.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var total int64
+	per := map[string]int64{}
 	for _, line := range strings.Split(info, "\n") {
 		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_config|resetstat" || name == "cmdstat_info" {
@@ -376,14 +408,15 @@ func (s *callgrindServer) commandCalls(ctx context.Context) (int64, error) {
 			if v, ok := strings.CutPrefix(kv, "calls="); ok {
 				n, err := strconv.ParseInt(v, 10, 64)
 				if err != nil {
-					return 0, fmt.Errorf("commandstats %q: %w", line, err)
+					return 0, nil, fmt.Errorf("commandstats %q: %w", line, err)
 				}
 				total += n
+				per[strings.TrimPrefix(name, "cmdstat_")] += n
 			}
 		}
 	}
 	if total == 0 {
-		return 0, errors.New("commandstats counted no calls")
+		return 0, nil, errors.New("commandstats counted no calls")
 	}
-	return total, nil
+	return total, per, nil
 }
