@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,12 @@ import (
 // beyond, forged leases) and with the largest values the limits allow,
 // while a second connection PINGs the server every few milliseconds. Then:
 //   - SLOWLOG (threshold 1 ms) shows no script call over 10 ms of server
-//     time;
+//     time. SLOWLOG measures wall time, which on a loaded machine includes
+//     time the scheduler gave other processes while the server was inside
+//     the call; so an entry over 10 ms fails the test unless the server's
+//     main thread used under 10 ms of CPU in all the time the call can
+//     have spanned (INFO cpu, read after every call), which proves the
+//     excess was not the script's work (it is logged);
 //   - no call returned later than its context's deadline plus one round
 //     trip plus 100 ms;
 //   - nothing panicked;
@@ -372,6 +378,14 @@ type hostile struct {
 
 	stop    chan struct{}
 	stopped sync.WaitGroup
+
+	// checkMu orders the SLOWLOG checks; checks[i] are server i's.
+	checkMu   sync.Mutex
+	checks    [][]slowCheck
+	longest   time.Duration
+	perScript map[string]time.Duration // each script's longest call over 1 ms
+	excused   int
+
 	mu      sync.Mutex
 	maxPing time.Duration
 	pings   int
@@ -380,7 +394,7 @@ type hostile struct {
 }
 
 func newHostile(t *testing.T, servers []*redistest.Server) *hostile {
-	h := &hostile{t: t, servers: servers, stop: make(chan struct{})}
+	h := &hostile{t: t, servers: servers, stop: make(chan struct{}), perScript: map[string]time.Duration{}}
 	ctx := context.Background()
 	for _, s := range servers {
 		a := s.Client()
@@ -393,7 +407,9 @@ func newHostile(t *testing.T, servers []*redistest.Server) *hostile {
 			t.Fatal(err)
 		}
 		h.admin = append(h.admin, a)
+		h.checks = append(h.checks, nil)
 	}
+	h.check(t)
 	for range 10 {
 		start := time.Now()
 		if err := h.admin[0].Ping(ctx).Err(); err != nil {
@@ -440,10 +456,51 @@ func (h *hostile) finish() {
 	if h.maxPing > time.Second {
 		t.Errorf("a PING waited %v: the server stalled", h.maxPing)
 	}
+	h.check(t)
+	var scripts []string
+	for id, took := range h.perScript {
+		scripts = append(scripts, fmt.Sprintf("%s %v", id, took))
+	}
+	sort.Strings(scripts)
+	t.Logf("the longest script call: %v of server time (%d over 10 ms excused: the server's CPU time shows the machine's scheduler, not the script); per script over 1ms: %s",
+		h.longest, h.excused, strings.Join(scripts, ", "))
+}
+
+// slowCheck is one look at a server: when, its main thread's CPU time
+// until then, and the last SLOWLOG entry seen.
+type slowCheck struct {
+	at     time.Time
+	cpu    time.Duration
+	lastID int64
+}
+
+// check reads every server's new SLOWLOG entries and its main thread's CPU
+// time. A script call over 10 ms fails the test unless the CPU time the
+// server's main thread used in every period the call can have spanned is
+// under 10 ms: the call ended after the previous check and began at most
+// its SLOWLOG duration before that.
+func (h *hostile) check(t *testing.T) {
+	t.Helper()
+	for _, f := range h.slowCalls(t) {
+		t.Error(f)
+	}
+}
+
+// slowCalls is check's work: it returns the failures.
+func (h *hostile) slowCalls(t *testing.T) (failures []string) {
+	t.Helper()
+	h.checkMu.Lock()
+	defer h.checkMu.Unlock()
 	ctx := context.Background()
-	var longest time.Duration
-	perScript := map[string]time.Duration{}
 	for i, a := range h.admin {
+		info, err := a.Info(ctx, "cpu").Result()
+		if err != nil {
+			t.Fatalf("INFO cpu: %v", err)
+		}
+		cpu, err := mainThreadCPU(info)
+		if err != nil {
+			t.Fatal(err)
+		}
 		entries, err := a.Do(ctx, "SLOWLOG", "GET", -1).Slice()
 		if err != nil {
 			t.Fatalf("SLOWLOG GET: %v", err)
@@ -452,31 +509,74 @@ func (h *hostile) finish() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sort.Slice(logs, func(i, j int) bool { return logs[i].took > logs[j].took })
+		now := slowCheck{at: time.Now(), cpu: cpu, lastID: -1}
+		history := h.checks[i]
+		if len(history) > 0 {
+			now.lastID = history[len(history)-1].lastID
+		}
 		for _, e := range logs {
-			if e.script == "" {
+			now.lastID = max(now.lastID, e.id)
+		}
+		h.checks[i] = append(history, now)
+		if len(history) == 0 {
+			continue // the first look: SLOWLOG was just reset
+		}
+		previous := history[len(history)-1]
+		for _, e := range logs {
+			if e.id <= previous.lastID || e.script == "" {
 				continue
 			}
-			longest = max(longest, e.took)
-			if e.took > 10*time.Millisecond {
-				t.Errorf("server %d: a call of %s took %v of server time: %s", i+1, e.script, e.took, e.command)
+			h.longest = max(h.longest, e.took)
+			h.perScript[e.script] = max(h.perScript[e.script], e.took)
+			if e.took <= 10*time.Millisecond {
+				continue
 			}
-			if _, seen := perScript[e.script]; !seen {
-				perScript[e.script] = e.took
+			// The CPU time since the last check at or before the call's
+			// earliest possible start.
+			began := previous.at.Add(-e.took)
+			base := history[0].cpu
+			for _, c := range history {
+				if !c.at.After(began) {
+					base = c.cpu
+				}
+			}
+			if used := cpu - base; used >= 10*time.Millisecond {
+				failures = append(failures, fmt.Sprintf("server %d: a call of %s took %v of server time (the server's main thread used %v of CPU meanwhile): %s", i+1, e.script, e.took, used, e.command))
+			} else {
+				h.excused++
+				t.Logf("server %d: a call of %s took %v of wall time while the server's main thread used %v of CPU in all that time: the machine's scheduler, not the script: %s", i+1, e.script, e.took, used, e.command)
 			}
 		}
-		t.Logf("server %d: %d SLOWLOG entries over 1ms", i+1, len(logs))
 	}
-	var scripts []string
-	for id, took := range perScript {
-		scripts = append(scripts, fmt.Sprintf("%s %v", id, took))
+	return failures
+}
+
+// mainThreadCPU reads the user and system CPU time of the server's main
+// thread from INFO cpu.
+func mainThreadCPU(info string) (time.Duration, error) {
+	var total time.Duration
+	found := 0
+	for _, line := range strings.Split(info, "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "used_cpu_user_main_thread" && name != "used_cpu_sys_main_thread") {
+			continue
+		}
+		seconds, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return 0, fmt.Errorf("INFO cpu %s: %w", line, err)
+		}
+		total += time.Duration(seconds * float64(time.Second))
+		found++
 	}
-	sort.Strings(scripts)
-	t.Logf("the longest script call: %v of server time; per script over 1ms: %s", longest, strings.Join(scripts, ", "))
+	if found != 2 {
+		return 0, fmt.Errorf("INFO cpu without the main thread's user and system time: %q", info)
+	}
+	return total, nil
 }
 
 // slowEntry is one SLOWLOG entry.
 type slowEntry struct {
+	id      int64
 	took    time.Duration
 	command string
 	script  string // the script's name@version, or "?" for an unknown one; "" when not a script call
@@ -485,7 +585,8 @@ type slowEntry struct {
 // scriptHeader finds a script's name and version in the start of its source.
 var scriptHeader = regexp.MustCompile(`-- name: (\S+)\s+-- version: (\d+)`)
 
-func parseSlowlog(entries []any) ([]slowEntry, error) {
+// scriptsBySHA maps every embedded script's SHA1 to its name@version.
+var scriptsBySHA = sync.OnceValues(func() (map[string]string, error) {
 	reg, err := registry.New(lua.FS)
 	if err != nil {
 		return nil, err
@@ -497,12 +598,21 @@ func parseSlowlog(entries []any) ([]slowEntry, error) {
 			bySHA[s.LegacySHA1()] = s.ID()
 		}
 	}
+	return bySHA, nil
+})
+
+func parseSlowlog(entries []any) ([]slowEntry, error) {
+	bySHA, err := scriptsBySHA()
+	if err != nil {
+		return nil, err
+	}
 	var out []slowEntry
 	for _, e := range entries {
 		fields, ok := e.([]any)
 		if !ok || len(fields) < 4 {
 			return nil, fmt.Errorf("SLOWLOG entry %v", e)
 		}
+		id, _ := fields[0].(int64)
 		us, _ := fields[2].(int64)
 		args, _ := fields[3].([]any)
 		var words []string
@@ -529,7 +639,7 @@ func parseSlowlog(entries []any) ([]slowEntry, error) {
 				}
 			}
 		}
-		out = append(out, slowEntry{took: time.Duration(us) * time.Microsecond, command: strings.Join(words, " "), script: script})
+		out = append(out, slowEntry{id: id, took: time.Duration(us) * time.Microsecond, command: strings.Join(words, " "), script: script})
 	}
 	return out, nil
 }
@@ -552,6 +662,7 @@ func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call fun
 		err = call(ctx)
 	}()
 	late := time.Since(start) - timeout
+	h.check(t)
 	h.mu.Lock()
 	h.calls++
 	h.maxLate = max(h.maxLate, late)
@@ -674,4 +785,30 @@ func resumeAndUnlock(ctx context.Context, c *locks.Client, l *locks.Lease) error
 		return err
 	}
 	return r.Unlock(ctx)
+}
+
+// The hostile harness fails a script call that keeps the server busy over
+// 10 ms (a loop of thirty million additions): the CPU time that lets it
+// excuse a call slowed by the machine's scheduler does not excuse real
+// work.
+func TestHostileHarnessCatchesASlowScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server")
+	}
+	srv := redistest.Standalone(t)
+	h := newHostile(t, []*redistest.Server{srv})
+	defer func() {
+		close(h.stop)
+		h.stopped.Wait()
+	}()
+	ctx := context.Background()
+	busy := "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i % 7 end return x"
+	if err := srv.Client().Eval(ctx, busy, nil, 30000000).Err(); err != nil {
+		t.Fatal(err)
+	}
+	failures := h.slowCalls(t)
+	if len(failures) != 1 || !strings.Contains(failures[0], "a call of ?") {
+		t.Fatalf("after a busy script: failures %q, want the script's call", failures)
+	}
+	t.Logf("caught: %s", failures[0])
 }
