@@ -52,7 +52,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
 		rlock: pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
 		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
-		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@1"),
+		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@2"),
 		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
 		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("lock.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@5"),
@@ -445,7 +445,7 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 // Client's id, the channel the scripts name after the lock hash.
 func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 
-// semAcquire runs sem.acquire@8, or first sem.take@1 when fast (the first
+// semAcquire runs sem.acquire@8, or first sem.take@2 when fast (the first
 // attempt of a call): the one-key fast path, which replies 0 when the call
 // needs sem.acquire (waiters, a claim, a recount, no free permits). The
 // owner token is the Acquire call's own, so it doubles as the attempt id
@@ -457,7 +457,7 @@ func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
 	holder := c.id + "\t" + owner + "\t" + meta
 	if fast {
-		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, n, s.ttl.Milliseconds(), permits, holder)
+		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
 		if err != nil {
 			return attempt{}, false, err
 		}

@@ -24,7 +24,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	undo, extend := get("mutex.undo@3"), get("mutex.extend@4")
 	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@8"), get("lock.forceunlock@2")
 	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
-	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@1")
+	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@2")
 	rlock, wlock := get("rw.rlock@4"), get("rw.lock@5")
 	runlock, wunlock, rextend, leave := get("rw.runlock@5"), get("rw.unlock@2"), get("rw.rextend@2"), get("rw.leave@4")
 
@@ -98,8 +98,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:"}},            // an error
 		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:"}},       // an error
 
-		{semTake, s[:1], []any{"alice", 1, 60000, 2, holder("c1", "alice")}},
-		{semTake, s[:1], []any{"bob", 2, 60000, 2, holder("c2", "bob")}}, // 0: sem.acquire decides
+		{semTake, s[:1], []any{"alice", "1 60000 2", holder("c1", "alice")}},
+		{semTake, s[:1], []any{"bob", "2 60000 2", holder("c2", "bob")}}, // 0: sem.acquire decides
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}},
 		{inspect, inspectKeys("{s}"), nil},
 		{nil, nil, []any{"HEXISTS", "{s}", "w:bob"}},

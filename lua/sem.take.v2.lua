@@ -1,13 +1,15 @@
 -- name: sem.take
--- version: 1
+-- version: 2
 -- description: Take count permits of a semaphore when they are free and no one is queued, in one key; otherwise leave the call to sem.acquire.
 -- keys: lock
--- args: owner count ttl_ms default_limit holder
+-- args: owner counts holder
 -- returns: fence_token (an integer) when the caller holds the permits; 0 when it does not and sem.acquire must decide (queue, claim, recount); {0, 0, 0} when the caller gave up on this attempt; {-1, kind} when another kind of lock holds the name
 --
 -- The first attempt of every Acquire call: the uncontended case with the
 -- fewest keys and arguments (the queue's key and the waiter's TTL are
--- sem.acquire@8's). Layout, arguments and the fast paths are sem.acquire@8's:
+-- sem.acquire@8's). counts is "<count> <ttl_ms> <default_limit>": one
+-- argument, since each argument costs the server more than the match that
+-- splits it. Layout and the fast paths are sem.acquire@8's:
 -- with no waiter (q), no record of this call and, when other holders are
 -- there, a fresh cached count, the permits are taken when they fit. In
 -- every other case the script writes nothing and replies 0.
@@ -17,13 +19,23 @@
 -- of h.
 
 local lock = KEYS[1]
-local owner, count, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local holder = ARGV[5]
-local max_count = 9007199254740992 -- 2^53: every count and sum stays an exact integer
-if not count or count < 1 or count > max_count or count % 1 ~= 0 then
+local owner, holder = ARGV[1], ARGV[3]
+local count, ttl, default_limit = string.match(ARGV[2], '^(%d+) (%d+) (%d+)$')
+if not count then
+  return redis.error_reply('ERR counts must be "<count> <ttl_ms> <default_limit>", three whole numbers')
+end
+-- At most 2^53, so every count and sum stays an exact integer: compared
+-- as decimal digits, since tonumber rounds 2^53 + 1 down to 2^53.
+local most = '9007199254740992'
+if (#count >= 16 and (#count > 16 or count > most))
+  or (#default_limit >= 16 and (#default_limit > 16 or default_limit > most)) then
+  return redis.error_reply('ERR count and default_limit must be integers in 1..9007199254740992')
+end
+count, ttl = tonumber(count), tonumber(ttl)
+if count < 1 then
   return redis.error_reply('ERR count must be an integer in 1..9007199254740992')
 end
-if not ttl or ttl < 1 or ttl > 604800000 or ttl % 1 ~= 0 then
+if ttl < 1 or ttl > 604800000 then
   return redis.error_reply('ERR ttl_ms must be an integer in 1..604800000')
 end
 
@@ -38,16 +50,21 @@ if got[6] and tonumber(got[6]) > now then
 end
 local limit = tonumber(stored)
 if not limit then
-  limit = tonumber(ARGV[4])
-  if not limit or limit < 1 or limit > max_count or limit % 1 ~= 0 then
+  limit = tonumber(default_limit)
+  if limit < 1 then
     return redis.error_reply('ERR default_limit must be an integer in 1..9007199254740992')
   end
 end
 
 if not h and not got[3] and not rec and count <= limit then
   -- The fast path: no holder, no waiter. The token is the server's time
-  -- unless the last one is as large (compared as decimal strings).
-  local token, token_s, last_s = now_us, string.format('%d', now_us), got[2]
+  -- unless the last one is as large (compared as decimal strings; TIME's
+  -- seconds and zero-padded microseconds are the time's decimal digits).
+  local micros = time[2]
+  if #micros < 6 then
+    micros = string.rep('0', 6 - #micros) .. micros
+  end
+  local token, token_s, last_s = now_us, time[1] .. micros, got[2]
   if last_s and (#last_s > #token_s or (#last_s == #token_s and last_s >= token_s)) then
     token = tonumber(last_s) + 1
     token_s = string.format('%d', token)
