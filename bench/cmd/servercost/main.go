@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	pairs := flag.Int("pairs", 200, "uncontended pairs per round")
+	pairs := flag.Int("pairs", 1000, "uncontended pairs per round")
 	rounds := flag.Int("rounds", 3, "rounds per contender; the median is reported")
 	only := flag.String("only", "", "comma-separated contenders to run (default: all)")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
