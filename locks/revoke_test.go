@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,9 +13,9 @@ import (
 	"github.com/redlua/redlua/locks"
 )
 
-// These tests need every kind on docs/layout.md's layout (the revocation
-// contract: extend -2, x holds taken as held, releases that drop them):
-// they pass once the Mutex, RWMutex and Semaphore moves are merged.
+// These tests rest on the revocation contract of docs/layout.md: extend
+// replies -2 for a revoked hold, x holds count as held, and releases drop
+// them.
 
 // grantWatch is a Backend that counts confirmed subscriptions to grant
 // channels, so that a test knows when a lease's Client listens, and can
@@ -217,6 +218,49 @@ func TestForceUnlockRevokesAtOnceAndWaitsForUnlock(t *testing.T) {
 			if err := next.Unlock(ctx); err != nil {
 				t.Fatal(err)
 			}
+		})
+	}
+}
+
+// On a healthy loopback server a revoked holder's Done closes within
+// 100 ms of the ForceUnlock call. One slow sample can be the machine's
+// scheduler, so each kind has three tries and passes with one under
+// 100 ms; a holder that learned of the revocation by any other way (its
+// renewal is 20 s away) would miss it every time.
+func TestForceUnlockDoneWithin100ms(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	for _, k := range revokeKinds() {
+		t.Run(k.kind, func(t *testing.T) {
+			ctx := timeout(t, 60*time.Second)
+			var tries []time.Duration
+			for try := range 3 {
+				name := fmt.Sprintf("revoke-fast-%s-%d", strings.ReplaceAll(k.kind, " ", "-"), try)
+				holder, listening := env.holderClient(t, false, revokeOpts...)
+				holds := k.hold(ctx, t, holder, name)
+				listening()
+				forced := time.Now()
+				if revoked, err := env.client(t).ForceUnlock(ctx, name, locks.WithGrace(time.Minute)); err != nil || !revoked {
+					t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
+				}
+				var slowest time.Duration
+				for i, l := range holds {
+					select {
+					case <-l.Done():
+						slowest = max(slowest, time.Since(forced))
+					case <-time.After(time.Until(forced.Add(5 * time.Second))):
+						t.Fatalf("holder %d's Done still open 5s after ForceUnlock began", i)
+					}
+				}
+				for _, l := range holds {
+					_ = l.Unlock(ctx) // confirms: the lease's ErrForced
+				}
+				tries = append(tries, slowest.Round(time.Microsecond))
+				if slowest <= 100*time.Millisecond {
+					t.Logf("every holder's Done closed within %v of the ForceUnlock call (tries: %v)", slowest.Round(time.Microsecond), tries)
+					return
+				}
+			}
+			t.Errorf("the holders' Done closed %v after the ForceUnlock call in three tries, want within 100ms", tries)
 		})
 	}
 }
