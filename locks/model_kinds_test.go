@@ -90,7 +90,7 @@ func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model
 // --- the models -----------------------------------------------------------------
 
 func TestModelSemaphore(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@8", "sem.release@7")
+	v := mcV2Lookup(t, "sem.acquire@9", "sem.release@8")
 	s := semScripts{acquire: v[0], release: v[1]}
 	explore.Check(t, mcSemModel("semaphore of 2 permits, 3 clients", s))
 
@@ -149,7 +149,7 @@ func mcSemGrantModel(name string, s semScripts) *explore.Model {
 // permits, with the grant believed from the message, and beside a client
 // that only looks again.
 func TestModelSemaphoreGrant(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@8", "sem.release@7")
+	v := mcV2Lookup(t, "sem.acquire@9", "sem.release@8")
 	s := semScripts{acquire: v[0], release: v[1]}
 	// The two explorations are the package's largest (about 0.7 million
 	// states each) and share nothing: they run side by side.
@@ -177,7 +177,7 @@ func TestModelSemaphoreGrant(t *testing.T) {
 }
 
 func TestModelMultiLock(t *testing.T) {
-	v := mcV2Lookup(t, "multi.acquire@5", mcMutexIDs[1])
+	v := mcV2Lookup(t, "multi.acquire@6", mcMutexIDs[1])
 	explore.Check(t, mcMultiModel("multi-lock, two clients sharing one lock", v[0], v[1]))
 
 	broken := mcBreak(t, v[0], "  if v[1] then", "  if v[1] and i < #KEYS then")

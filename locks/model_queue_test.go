@@ -21,7 +21,7 @@ import (
 // mcNow is the model's server time in ms (the simulator's clock starts there).
 func mcNow(v *explore.View) int64 { return 1_700_000_000_000 + v.Now().Milliseconds() }
 
-// mcHold is a live hold h of lock hash key (mutex.acquire@11's layout: kind,
+// mcHold is a live hold h of lock hash key (mutex.acquire@12's layout: kind,
 // until, state, count, client, attempt, owner, meta); ok is false when
 // there is none, or its time passed.
 func mcHold(v *explore.View, key string) (h []string, ok bool) {
@@ -199,7 +199,7 @@ func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 }
 
 // mcMutexIDs are the scripts the client runs for a Mutex.
-var mcMutexIDs = []string{"mutex.acquire@11", "mutex.release@9", "mutex.undo@3", "mutex.keepqueued@5"}
+var mcMutexIDs = []string{"mutex.acquire@12", "mutex.release@9", "mutex.undo@4", "mutex.keepqueued@5"}
 
 // mcV2Scripts is the Mutex's scripts the client runs.
 func mcV2Scripts(t *testing.T) mutexScripts {

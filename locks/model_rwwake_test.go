@@ -20,7 +20,7 @@ type rwScripts struct {
 
 // mcRWScripts is the set the client runs.
 func mcRWScripts(t *testing.T) rwScripts {
-	v := mcV2Lookup(t, "rw.rlock@4", "rw.runlock@5", "rw.lock@5", "rw.unlock@2", "rw.leave@4")
+	v := mcV2Lookup(t, "rw.rlock@5", "rw.runlock@6", "rw.lock@6", "rw.unlock@3", "rw.leave@5")
 	return rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], leave: v[4]}
 }
 
@@ -208,21 +208,21 @@ func mcRWLeft(v *explore.View) string {
 }
 
 // Give-up models (see model_giveup_test.go) of the RWMutex scripts: a
-// call's undo is rw.leave@4 with its attempt, which records the attempt,
+// call's undo is rw.leave@5 with its attempt, which records the attempt,
 // drops the hold it took and takes a writer out of the waiting writers;
-// a late rw.lock@5 or rw.rlock@4 of the given-up attempt takes nothing.
+// a late rw.lock@6 or rw.rlock@5 of the given-up attempt takes nothing.
 func mcGiveUpRW(t *testing.T) []mcGiveUpKind {
 	s := mcRWScripts(t)
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', now + gone_ttl))"
 	return []mcGiveUpKind{
-		{name: "rw.rlock@4 undone by rw.leave@4", record: record,
+		{name: "rw.rlock@5 undone by rw.leave@5", record: record,
 			late: explore.Step{Label: "rlock arrives", Script: s.rlock, Keys: mcRWKeys, Args: s.rlockArgs("a", mcGiveUpAttempt)},
 			undo: []explore.Step{{Label: "give up", Script: s.leave, Keys: mcRWKeys,
 				Args: []any{"a", mcGiveUpAttempt, goneTTL, "r", "PUBLISH"}}},
 			rival:    mcWriter("b", s),
 			leftover: mcRWLeft},
-		{name: "rw.lock@5 undone by rw.leave@4", record: record,
+		{name: "rw.lock@6 undone by rw.leave@5", record: record,
 			late: explore.Step{Label: "lock arrives", Script: s.wlock, Keys: mcRWKeys, Args: s.lockArgs("a", mcGiveUpAttempt)},
 			undo: []explore.Step{{Label: "give up", Script: s.leave, Keys: mcRWKeys,
 				Args: []any{"a", mcGiveUpAttempt, goneTTL, "w", "PUBLISH"}}},
@@ -256,5 +256,5 @@ func TestModelGiveUpRWMutex(t *testing.T) {
 	k := mcGiveUpRW(t)[1]
 	k.undo = append([]explore.Step(nil), k.undo...)
 	k.undo[0].Script = mcBreak(t, k.undo[0].Script, "  redis.call('HDEL', lock, 'W:' .. owner)", "  -- still waiting")
-	mcMustFail(t, mcGiveUpModel("rw.leave@4 keeps the waiting writer", k), "abandoned attempts take nothing")
+	mcMustFail(t, mcGiveUpModel("rw.leave@5 keeps the waiting writer", k), "abandoned attempts take nothing")
 }

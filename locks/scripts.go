@@ -48,13 +48,13 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@11"), mutexRelease: pick("mutex.release@9"),
-		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@3"),
-		rlock: pick("rw.rlock@4"), runlock: pick("rw.runlock@5"), rextend: pick("rw.rextend@2"),
-		wlock: pick("rw.lock@5"), wleave: pick("rw.leave@4"), wunlock: pick("rw.unlock@2"),
-		semAcquire: pick("sem.acquire@8"), semRelease: pick("sem.release@7"), semUndo: pick("sem.undo@2"), semTake: pick("sem.take@2"),
-		semExtend: pick("sem.extend@2"), semLimit: pick("sem.setlimit@5"), semKeepQueued: pick("sem.keepqueued@3"),
-		multiAcquire: pick("multi.acquire@5"), forceUnlock: pick("lock.forceunlock@2"),
+		mutexAcquire: pick("mutex.acquire@12"), mutexRelease: pick("mutex.release@9"),
+		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@4"),
+		rlock: pick("rw.rlock@5"), runlock: pick("rw.runlock@6"), rextend: pick("rw.rextend@3"),
+		wlock: pick("rw.lock@6"), wleave: pick("rw.leave@5"), wunlock: pick("rw.unlock@3"),
+		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
+		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
+		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@2"),
 		keepQueued: pick("mutex.keepqueued@5"),
 		inspect:    pick("lock.inspect@2"),
 	}
@@ -205,7 +205,7 @@ const (
 )
 
 // mutexAttempt names one Mutex acquisition call (see newAttempt) that
-// waits as wait says. mutex.acquire@11 reads the call's mode, which only its
+// waits as wait says. mutex.acquire@12 reads the call's mode, which only its
 // slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
 // flags of r (reentrant), f (fair), w (told of releases without queueing)
 // or - (none). Each argument of a script call costs the server work even
@@ -231,7 +231,7 @@ func mutexAttempt(s *settings, wait acquireWait) string {
 	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@11 (KEYS lock, queue) for the call
+// mutexAcquire runs mutex.acquire@12 (KEYS lock, queue) for the call
 // attempt_, from mutexAttempt. The script replies with the fencing token
 // alone when the caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
@@ -260,7 +260,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 // With attempt_ "" it is an Unlock (mutex.release@9): leaseAttempt is the
 // attempt that took the hold it drops ("" for any hold of the owner: a
 // reentrant owner). With an attempt id it undoes an acquisition whose
-// caller gave up (mutex.undo@3): the server refuses that attempt from then
+// caller gave up (mutex.undo@4): the server refuses that attempt from then
 // on and drops the hold only if that attempt took it.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	// No WAIT: a release that a failover loses only leaves a lease that
@@ -295,12 +295,12 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// The RWMutex scripts (rw.rlock@4, rw.lock@5, rw.runlock@5, rw.unlock@2,
-// rw.rextend@2, rw.leave@4) keep everything of a lock in its one hash,
+// The RWMutex scripts (rw.rlock@5, rw.lock@6, rw.runlock@6, rw.unlock@3,
+// rw.rextend@3, rw.leave@5) keep everything of a lock in its one hash,
 // k.lock (docs/layout.md): the only KEYS they take. They name the lock's
 // channels after it (k.channel, k.grantPrefix).
 
-// rwSpec is the spec argument of rw.rlock@4 and rw.lock@5: four flag
+// rwSpec is the spec argument of rw.rlock@5 and rw.lock@6: four flag
 // characters, each "-" when off: writer preference ("w"), the caller waits
 // when refused ("q": a reader keeps the lock's q field, so that releases
 // publish), a reentrant owner ("r": its calls share one record) and
@@ -337,7 +337,7 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 	return b.String()
 }
 
-// readAcquire runs rw.rlock@4; attempt_ is the id of the calling RLock,
+// readAcquire runs rw.rlock@5; attempt_ is the id of the calling RLock,
 // which the server refuses once the call gave up and undid it (rwLeave).
 // wait says the caller waits for "released" when refused; meta is the
 // holder metadata recorded with the read hold.
@@ -347,7 +347,7 @@ func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, at
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-// writeAcquire runs rw.lock@5; attempt_ as for readAcquire. A writer that
+// writeAcquire runs rw.lock@6; attempt_ as for readAcquire. A writer that
 // must wait (wait) is recorded with this Client's id, so that a release
 // wakes it alone on the Client's grant channel of the lock ("wake
 // <owner>"); a single attempt (TryLock) records nothing.
@@ -361,7 +361,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
-// writeRelease runs rw.unlock@2: an Unlock of the write hold. A freed hold
+// writeRelease runs rw.unlock@3: an Unlock of the write hold. A freed hold
 // wakes the oldest waiting writer alone, and the waiting readers with
 // "released", when the lock's q says someone waits. reads says the owner
 // may hold reads too (a reentrant owner): the script keeps them.
@@ -402,7 +402,7 @@ func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicat
 	return a, replicated, err
 }
 
-// rwLeave runs rw.leave@4, the undo of an RLock (write false) or Lock
+// rwLeave runs rw.leave@5, the undo of an RLock (write false) or Lock
 // (write true) that gave up: the server records the attempt as given up
 // (refused if it arrives later), drops one hold of owner if that attempt
 // took it (none when owner is "": a reentrant owner's holds cannot be told
@@ -416,7 +416,7 @@ func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attemp
 	return c.backend().Run(ctx, c.scripts.wleave, []string{k.lock}, owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
 }
 
-// readRelease runs rw.runlock@5: an RUnlock. The last live reader out
+// readRelease runs rw.runlock@6: an RUnlock. The last live reader out
 // wakes the oldest waiting writer alone, or, when none waits, the readers,
 // when the lock's q says someone waits.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
@@ -424,7 +424,7 @@ func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner str
 	return outcome(n), err
 }
 
-// rwExtend runs rw.rextend@2 on a read hold (write false) or the write
+// rwExtend runs rw.rextend@3 on a read hold (write false) or the write
 // hold of owner; outcomeRevoked when an operator revoked it.
 func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string, write bool, ttl time.Duration) (outcome, bool, error) {
 	hold := "r"
@@ -445,7 +445,7 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 // Client's id, the channel the scripts name after the lock hash.
 func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 
-// semAcquire runs sem.acquire@8, or first sem.take@2 when fast (the first
+// semAcquire runs sem.acquire@9, or first sem.take@3 when fast (the first
 // attempt of a call): the one-key fast path, which replies 0 when the call
 // needs sem.acquire (waiters, a claim, a recount, no free permits). The
 // owner token is the Acquire call's own, so it doubles as the attempt id
@@ -486,7 +486,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@7: it reports whether the call's record was
+// semRelease runs sem.release@8: it reports whether the call's record was
 // still there (whether its time had passed, the lease's own deadline
 // tells). The freed permits go to the queued calls that now fit, handed
 // over ("grant <token> <owner> <owner>").
@@ -495,14 +495,14 @@ func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, er
 	return held == 1, err
 }
 
-// semUndo runs sem.undo@2 for an Acquire call that gave up: the server
+// semUndo runs sem.undo@3 for an Acquire call that gave up: the server
 // records the call's attempt (its owner token) as given up first, takes it
 // out of the queue, and gives back permits it may have taken.
 func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
 	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds()).Err()
 }
 
-// semKeepQueued runs sem.keepqueued@3 for this Client's queued Acquire
+// semKeepQueued runs sem.keepqueued@4 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
@@ -524,7 +524,7 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 	return queued, nil
 }
 
-// semExtend runs sem.extend@2: outcomeOK, outcomeExpired, or outcomeRevoked.
+// semExtend runs sem.extend@3: outcomeOK, outcomeExpired, or outcomeRevoked.
 func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.lock}, owner, ttl.Milliseconds())
 	if err != nil {
@@ -542,14 +542,14 @@ func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits i
 	return err
 }
 
-// multiOutcome is what multi.acquire@5 reports for one slot group.
+// multiOutcome is what multi.acquire@6 reports for one slot group.
 type multiOutcome struct {
 	tokens    []int64 // when taken: one per lock, in the group's order
 	blocked   int     // otherwise: the index of the first lock held or held by another kind, or -1
 	wrongKind string  // when blocked by another kind of lock: that kind
 }
 
-// multiAcquire runs multi.acquire@5 on one slot group: all or none. The
+// multiAcquire runs multi.acquire@6 on one slot group: all or none. The
 // attempt is refused once the group's first lock records it as given up
 // (mutexRelease with the attempt, on that lock, records it).
 // With WithReplicas, replicated says whether enough replicas acknowledged.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,17 +18,45 @@ import (
 )
 
 // A rolling upgrade runs a script's version N and N+1 on one lock: N+1
-// must read what N wrote and N what N+1 writes. testdata/upgrade holds the
-// previous version of each script whose pinned version replaced one (the
-// file as lua/scripts.sum recorded it); this test runs Clients with the
-// previous set beside Clients with the current one on one lock of that
-// script's kind and checks mutual exclusion, fencing order and hand-over
-// both ways. A script added there without a workload for its kind fails
-// the test, as does a file whose content the ledger did not record.
+// must read what N wrote and N what N+1 writes. testdata/upgrade holds
+// previous versions of pinned scripts (each file as lua/scripts.sum
+// recorded it); this test runs Clients with the previous set beside
+// Clients with the current one on one lock of that script's kind and
+// checks mutual exclusion, fencing order and hand-over both ways. It fails
+// when a pinned script replaced a version that lua/scripts.sum marks
+// released and testdata/upgrade does not hold that version, when a script
+// there has no workload for its kind, and when a file's content is not
+// what the ledger recorded. Before the first release it runs
+// mutex.acquire@11, which @12 replaced, as the worked example.
 func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 	previous := upgradeScripts(t, "testdata/upgrade")
 	if len(previous) == 0 {
 		t.Fatal("testdata/upgrade holds no script")
+	}
+	current, err := embeddedScripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	for _, old := range previous {
+		held[old.ID()] = true
+		for _, now := range current.list() {
+			if now.Name == old.Name && now.Version <= old.Version {
+				t.Errorf("testdata/upgrade/%s: the pinned version is %s, not newer", old.File, now.ID())
+			}
+		}
+	}
+	released := ledgerReleased(t)
+	for _, now := range current.list() {
+		last := 0
+		for _, v := range released[now.Name] {
+			if v < now.Version && v > last {
+				last = v
+			}
+		}
+		if id := fmt.Sprintf("%s@%d", now.Name, last); last > 0 && !held[id] {
+			t.Errorf("%s replaced %s, which was released: a rolling upgrade runs both, so put lua/%s.v%d.lua in testdata/upgrade", now.ID(), id, now.Name, last)
+		}
 	}
 	srv := redistest.Standalone(t)
 	for _, old := range previous {
@@ -200,6 +229,32 @@ func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOl
 		t.Fatal(err)
 	}
 	return m
+}
+
+// ledgerReleased returns the versions lua/scripts.sum marks released, by
+// script name.
+func ledgerReleased(t *testing.T) map[string][]int {
+	t.Helper()
+	sum, err := lua.FS.Open("scripts.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sum.Close()
+	out := map[string][]int{}
+	lines := bufio.NewScanner(sum)
+	for lines.Scan() {
+		f := strings.Fields(lines.Text())
+		if len(f) < 3 || f[2] != "released" {
+			continue
+		}
+		name, version, ok := strings.Cut(f[0], "@")
+		n, err := strconv.Atoi(version)
+		if !ok || err != nil {
+			t.Fatalf("lua/scripts.sum: %q is not name@version", f[0])
+		}
+		out[name] = append(out[name], n)
+	}
+	return out
 }
 
 // mixedRun is what a mixed-version run saw.

@@ -21,13 +21,13 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-// acquire calls mutex.acquire@11; the attempt id carries the call's mode:
+// acquire calls mutex.acquire@12; the attempt id carries the call's mode:
 // "<id>/<waiter_ttl_ms>/<flags>".
 func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@11", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	r, err := m.call("mutex.acquire@12", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@11 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@12 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
@@ -43,9 +43,9 @@ func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
 
 func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.undo@3", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
+	r, err := m.call("mutex.undo@4", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
 	if err != nil {
-		m.t.Fatalf("mutex.undo@3 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.undo@4 %s %s: %v", owner, attempt, err)
 	}
 	return r.(int64)
 }
@@ -59,7 +59,7 @@ func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@11's ARGV for a call of owner.
+// acquireArgs is mutex.acquire@12's ARGV for a call of owner.
 func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
 	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 }
@@ -342,7 +342,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// A tab in an owner or attempt would break the record: refused.
 	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
 	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
-		if _, err := call("mutex.acquire@11", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+		if _, err := call("mutex.acquire@12", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -431,19 +431,19 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
 		{"mutex.extend@4", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
-		{"multi.acquire@5", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
-		{"mutex.undo@3", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
-		{"mutex.undo@3", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"multi.acquire@6", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
+		{"mutex.undo@4", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@4", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
 	} {
 		if _, err := call(c.id, c.keys, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
 		}
 	}
 	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
-	if _, err := call("mutex.acquire@11", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	if _, err := call("mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 
@@ -599,7 +599,7 @@ func TestMutexAcquireExpiry(t *testing.T) {
 	m.release("{e}", "carol", "c1/0/-")
 
 	// A stored semaphore count keeps the hash for good.
-	if _, err := call("sem.setlimit@5", []string{"{e}", "{e}:squeue"}, 3); err != nil && err != redis.Nil {
+	if _, err := call("sem.setlimit@6", []string{"{e}", "{e}:squeue"}, 3); err != nil && err != redis.Nil {
 		t.Fatal(err)
 	}
 	token(t, m.acquire("{e}", "dave", 1000, "d1/0/-", "cd", ""), "dave on a persistent hash")

@@ -25,13 +25,13 @@ const rwMeta = `{"host":"h","pid":1}`
 // rlock takes a read hold (writer preference, waiting) for owner's attempt.
 func (r rwCalls) rlock(owner, attempt string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@4", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@5", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // rlockFlags is rlock with its own flags (four characters).
 func (r rwCalls) rlockFlags(owner, attempt, flags string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@4", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@5", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // lock takes the write hold (waiterTTL 0: a single attempt) for owner's
@@ -39,7 +39,7 @@ func (r rwCalls) rlockFlags(owner, attempt, flags string) []any {
 func (r rwCalls) lock(owner string, waiterTTL int, client, attempt string) []any {
 	r.t.Helper()
 	token, _, _ := strings.Cut(owner, "\t")
-	return r.run("rw.lock@5", []string{r.key}, owner, 60000, "g:"+attempt,
+	return r.run("rw.lock@6", []string{r.key}, owner, 60000, "g:"+attempt,
 		fmt.Sprintf("wq--%08d", waiterTTL)+client+"\t"+attempt+"\t"+token+"\t"+rwMeta)
 }
 
@@ -49,23 +49,23 @@ func (r rwCalls) unlock(owner string, record ...string) int64 {
 	for _, f := range record {
 		args = append(args, f)
 	}
-	return r.run("rw.unlock@2", []string{r.key}, args...)[0].(int64)
+	return r.run("rw.unlock@3", []string{r.key}, args...)[0].(int64)
 }
 
 func (r rwCalls) runlock(owner string) int64 {
 	r.t.Helper()
-	return r.run("rw.runlock@5", []string{r.key}, "r:"+owner)[0].(int64)
+	return r.run("rw.runlock@6", []string{r.key}, "r:"+owner)[0].(int64)
 }
 
 // leave gives up owner's attempt (hold r or w).
 func (r rwCalls) leave(owner, attempt, hold string) int64 {
 	r.t.Helper()
-	return r.run("rw.leave@4", []string{r.key}, owner, attempt, 60000, hold, "PUBLISH")[0].(int64)
+	return r.run("rw.leave@5", []string{r.key}, owner, attempt, 60000, hold, "PUBLISH")[0].(int64)
 }
 
 func (r rwCalls) extend(owner string, ttl int, hold string) int64 {
 	r.t.Helper()
-	return r.run("rw.rextend@2", []string{r.key}, owner, ttl, hold)[0].(int64)
+	return r.run("rw.rextend@3", []string{r.key}, owner, ttl, hold)[0].(int64)
 }
 
 // taken says a reply is a fencing token (an integer).
@@ -79,14 +79,14 @@ func waits(reply []any) bool {
 	return len(reply) == 2 && reply[0] == int64(0) && reply[1].(int64) > 0
 }
 
-// rw.lock@5, rw.runlock@5, rw.unlock@2 and rw.leave@4 on a real server: a
+// rw.lock@6, rw.runlock@6, rw.unlock@3 and rw.leave@5 on a real server: a
 // waiting writer records its client (W:<owner>) and keeps q; a release
 // that frees the lock wakes only the oldest live waiting writer ("wake
 // <owner>" on its client's grant channel); the last reader out says
 // "released" only when no writer waits, and the writer's release says it
 // whenever someone waits (readers that prefer reading may go); releases
-// that find no q publish nothing; rw.unlock@2 keeps the reentrancy;
-// rw.leave@4 and taking the lock drop the writer's entry; bad arguments
+// that find no q publish nothing; rw.unlock@3 keeps the reentrancy;
+// rw.leave@5 and taking the lock drop the writer's entry; bad arguments
 // are errors.
 func TestRWWakesOldestWriter(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -282,20 +282,20 @@ func TestRWWakesOldestWriter(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"rw.rlock@4", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@4", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@4", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@4", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
-		{"rw.lock@5", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
-		{"rw.lock@5", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
-		{"rw.lock@5", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},
-		{"rw.rextend@2", []any{"o", 0, "r"}, "ttl_ms must be"},
-		{"rw.rextend@2", []any{"o", 1000, "x"}, "hold must be"},
-		{"rw.leave@4", []any{"o", "a", 60000, "w", "PUB"}, "publish must be"},
-		{"rw.leave@4", []any{"o", "a", 0, "w", "PUBLISH"}, "gone_ttl_ms must be"},
-		{"rw.leave@4", []any{"o", "a", 60000, "z", "PUBLISH"}, "hold must be"},
+		{"rw.rlock@5", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@5", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@5", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@5", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
+		{"rw.lock@6", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
+		{"rw.lock@6", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
+		{"rw.lock@6", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},
+		{"rw.rextend@3", []any{"o", 0, "r"}, "ttl_ms must be"},
+		{"rw.rextend@3", []any{"o", 1000, "x"}, "hold must be"},
+		{"rw.leave@5", []any{"o", "a", 60000, "w", "PUB"}, "publish must be"},
+		{"rw.leave@5", []any{"o", "a", 0, "w", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"rw.leave@5", []any{"o", "a", 60000, "z", "PUBLISH"}, "hold must be"},
 	} {
-		if tc.id == "rw.lock@5" {
+		if tc.id == "rw.lock@6" {
 			rc.Del(ctx, "{r}") // the waiter TTL is checked when the writer must wait
 			r.lock("holder", 0, "c9", "h1")
 		}

@@ -32,10 +32,10 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		return n
 	}
 	leave := func(lock, owner, attempt, hold string, goneTTL int) []any {
-		return run("rw.leave@4", []string{lock}, owner, attempt, goneTTL, hold, "PUBLISH")
+		return run("rw.leave@5", []string{lock}, owner, attempt, goneTTL, hold, "PUBLISH")
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
-		return run("mutex.undo@3", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
+		return run("mutex.undo@4", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
 	}
 
 	// The record, and its expiry: an empty owner only records.
@@ -49,24 +49,24 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if m := rc.HGetAll(ctx, "{x}").Val(); len(m) != 2 || m["g:x1"] == "" || m["g:x2"] == "" {
 		t.Fatalf("the lock hash holds %v, want g:x1 and g:x2", m)
 	}
-	if _, err := call("rw.leave@4", []string{"{x}"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+	if _, err := call("rw.leave@5", []string{"{x}"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
-	if _, err := call("sem.undo@2", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+	if _, err := call("sem.undo@3", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
 		t.Fatalf("sem.undo with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
 	// mutex.undo moves the hash's expiry only forward too, and records the
 	// attempt as g:<attempt> = its end.
 	undoKeys := []string{"{u}", "{u}:queue"}
-	run("mutex.undo@3", undoKeys, "alice", "u1", 60000, "PUBLISH")
-	run("mutex.undo@3", undoKeys, "bob", "u2", 1000, "PUBLISH")
+	run("mutex.undo@4", undoKeys, "alice", "u1", 60000, "PUBLISH")
+	run("mutex.undo@4", undoKeys, "bob", "u2", 1000, "PUBLISH")
 	if ttl := rc.PTTL(ctx, "{u}").Val(); ttl < 50*time.Second {
 		t.Fatalf("after a 60 s record, a 1 s one left PTTL %v: the expiry moved back", ttl)
 	}
 	if end, _ := rc.HGet(ctx, "{u}", "g:u1").Int64(); end < time.Now().Add(50*time.Second).UnixMilli() {
 		t.Fatalf("g:u1 = %d, want the record's end, about 60 s ahead", end)
 	}
-	if _, err := call("mutex.undo@3", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+	if _, err := call("mutex.undo@4", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
 		t.Fatalf("mutex.undo with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
 	}
 	if n := len(rc.HKeys(ctx, "{u}").Val()); n != 2 {
@@ -80,17 +80,17 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		args    func(attempt string) []any
 		undo    func(attempt string)
 	}{
-		{"rw.rlock@4", "r", []string{"{r}"},
+		{"rw.rlock@5", "r", []string{"{r}"},
 			func(a string) []any { return []any{"r:alice", 10000, "g:" + a, "wq--c1\t" + a + "\t{}"} },
 			func(a string) { leave("{r}", "alice", a, "r", 60000) }},
-		{"rw.lock@5", "w", []string{"{w}"},
+		{"rw.lock@6", "w", []string{"{w}"},
 			func(a string) []any { return []any{"alice", 10000, "g:" + a, "wq--00003000c1\t" + a + "\talice\t{}"} },
 			func(a string) { leave("{w}", "alice", a, "w", 60000) }},
 		// A Semaphore call's owner token is its attempt id.
-		{"sem.acquire@8", "s", semKeys("s"),
+		{"sem.acquire@9", "s", semKeys("s"),
 			func(a string) []any { return []any{a, 1, 10000, 2, "c1\t" + a + "\t{}", "3000 PUBLISH"} },
-			func(a string) { run("sem.undo@2", semKeys("s"), a, 60000) }},
-		{"multi.acquire@5", "m", multiKeys,
+			func(a string) { run("sem.undo@3", semKeys("s"), a, 60000) }},
+		{"multi.acquire@6", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, a, "c1", ""} },
 			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},
 	}
@@ -134,7 +134,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	rc.Del(ctx, "{m}a", "{m}b")
 	future := time.Now().Add(time.Hour).UnixMicro()
 	rc.HSet(ctx, "{m}b", "f", future)
-	got := run("multi.acquire@5", multiKeys, "bob", 10000, "b1", "c1", "{}")
+	got := run("multi.acquire@6", multiKeys, "bob", 10000, "b1", "c1", "{}")
 	if h := rc.HGet(ctx, "{m}b", "h").Val(); !strings.HasPrefix(h, "mutex\t") || !strings.HasSuffix(h, "\th\t1\tc1\tb1\tbob\t{}") {
 		t.Errorf("multi.acquire wrote h %q, want mutex, until, h, 1, c1, b1, bob, {}", h)
 	}
@@ -144,8 +144,8 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if f := rc.HGet(ctx, "{m}a", "f").Val(); f == "" {
 		t.Fatal("multi.acquire left no f field in the lock hash")
 	}
-	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c1", "c1", ""); got[0] != int64(0) || got[1] != int64(1) {
-		t.Fatalf("multi.acquire@5 on held locks = %v, want {0, 1, hint}", got)
+	if got := run("multi.acquire@6", multiKeys, "carol", 10000, "c1", "c1", ""); got[0] != int64(0) || got[1] != int64(1) {
+		t.Fatalf("multi.acquire@6 on held locks = %v, want {0, 1, hint}", got)
 	}
 
 	// Another kind of lock on one of the names is refused, naming it, while
@@ -153,32 +153,32 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	rc.Del(ctx, "{m}a", "{m}b")
 	far := time.Now().Add(time.Hour).UnixMilli()
 	rc.HSet(ctx, "{m}b", "h", fmt.Sprintf("semaphore\t%d\tp\t1", far))
-	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c3", "c1", ""); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "semaphore" {
-		t.Fatalf("multi.acquire@5 with a semaphore on the second name = %v, want {-1, 2, semaphore}", got)
+	if got := run("multi.acquire@6", multiKeys, "carol", 10000, "c3", "c1", ""); got[0] != int64(-1) || got[1] != int64(2) || got[2] != "semaphore" {
+		t.Fatalf("multi.acquire@6 with a semaphore on the second name = %v, want {-1, 2, semaphore}", got)
 	}
 	rc.Del(ctx, "{m}b")
 	rc.HSet(ctx, "{m}a", "h", fmt.Sprintf("rwmutex\t%d\tr\t1", far))
-	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c4", "c1", ""); got[0] != int64(-1) || got[1] != int64(1) || got[2] != "rwmutex" {
-		t.Fatalf("multi.acquire@5 with readers on the first name = %v, want {-1, 1, rwmutex}", got)
+	if got := run("multi.acquire@6", multiKeys, "carol", 10000, "c4", "c1", ""); got[0] != int64(-1) || got[1] != int64(1) || got[2] != "rwmutex" {
+		t.Fatalf("multi.acquire@6 with readers on the first name = %v, want {-1, 1, rwmutex}", got)
 	}
 	if n := rc.Exists(ctx, "{m}b").Val(); n != 0 {
-		t.Fatal("a refused multi.acquire@5 wrote the second lock")
+		t.Fatal("a refused multi.acquire@6 wrote the second lock")
 	}
 	rc.HSet(ctx, "{m}a", "h", fmt.Sprintf("rwmutex\t%d\tr\t1", time.Now().Add(-time.Second).UnixMilli()))
-	if got := run("multi.acquire@5", multiKeys, "carol", 10000, "c5", "c1", ""); got[0] != int64(1) {
-		t.Fatalf("multi.acquire@5 where the readers' hold ended = %v, want {1, ...}", got)
+	if got := run("multi.acquire@6", multiKeys, "carol", 10000, "c5", "c1", ""); got[0] != int64(1) {
+		t.Fatalf("multi.acquire@6 where the readers' hold ended = %v, want {1, ...}", got)
 	}
 	// Without lock keys: evalsha refuses before sending, and the script
 	// itself when it is called some other way.
-	if _, err := call("multi.acquire@5", nil, "carol", 10000, "c2", "c1", ""); err == nil || !strings.Contains(err.Error(), "KEYS") {
-		t.Fatalf("multi.acquire@5 without lock keys = %v, want an error", err)
+	if _, err := call("multi.acquire@6", nil, "carol", 10000, "c2", "c1", ""); err == nil || !strings.Contains(err.Error(), "KEYS") {
+		t.Fatalf("multi.acquire@6 without lock keys = %v, want an error", err)
 	}
-	s, err := scripts(t).Lookup("multi.acquire@5")
+	s, err := scripts(t).Lookup("multi.acquire@6")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rc.Eval(ctx, s.Source, nil, "carol", 10000, "c2", "c1", "").Err(); err == nil || !strings.Contains(err.Error(), "one lock key per lock") {
-		t.Fatalf("EVAL of multi.acquire@5 without lock keys = %v, want the script's error", err)
+		t.Fatalf("EVAL of multi.acquire@6 without lock keys = %v, want the script's error", err)
 	}
 }
 

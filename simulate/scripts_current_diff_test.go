@@ -20,13 +20,13 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@11"), get("mutex.release@9"), get("mutex.keepqueued@5")
-	undo, extend := get("mutex.undo@3"), get("mutex.extend@4")
-	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@8"), get("lock.forceunlock@2")
-	semRelease, semUndo, semExtend := get("sem.release@7"), get("sem.undo@2"), get("sem.extend@2")
-	semLimit, semKeep, semTake := get("sem.setlimit@5"), get("sem.keepqueued@3"), get("sem.take@2")
-	rlock, wlock := get("rw.rlock@4"), get("rw.lock@5")
-	runlock, wunlock, rextend, leave := get("rw.runlock@5"), get("rw.unlock@2"), get("rw.rextend@2"), get("rw.leave@4")
+	acquire, release, keep := get("mutex.acquire@12"), get("mutex.release@9"), get("mutex.keepqueued@5")
+	undo, extend := get("mutex.undo@4"), get("mutex.extend@4")
+	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@9"), get("lock.forceunlock@2")
+	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
+	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
+	rlock, wlock := get("rw.rlock@5"), get("rw.lock@6")
+	runlock, wunlock, rextend, leave := get("rw.runlock@6"), get("rw.unlock@3"), get("rw.rextend@3"), get("rw.leave@5")
 
 	client := redistest.Standalone(t).Client()
 	sim := New()

@@ -41,7 +41,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 	if !found {
 		t.Fatalf("scripts list has no lock.forceunlock@2:\n%s", r.stdout)
 	}
-	if r := runHere(t, nil, "scripts", "list"); r.code != 0 || !strings.Contains(r.stdout, "mutex.acquire@11") {
+	if r := runHere(t, nil, "scripts", "list"); r.code != 0 || !strings.Contains(r.stdout, "mutex.acquire@12") {
 		t.Fatalf("scripts list: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := runHere(t, nil, "scripts", "verify"); r.code != 0 || !strings.Contains(r.stdout, "match the embedded scripts.sum") {

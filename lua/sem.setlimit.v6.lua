@@ -1,73 +1,45 @@
--- name: sem.release
--- version: 7
--- description: Give back the permits an Acquire call holds (held, handed over or revoked) and hand the freed permits to the queued calls that now fit.
+-- name: sem.setlimit
+-- version: 6
+-- description: Store a semaphore's permit count for every client and hand the permits a larger count frees to the queued calls that now fit.
 -- keys: lock queue
--- args: owner
--- returns: 1 when the call's record was there (whether its time had passed is the lease's to tell, by its own deadline), 0 when it was not
+-- args: limit
+-- returns: the previous stored count, or false when none was stored
 --
--- The layout is sem.acquire@8's: the call's record p:<owner> in the lock
--- hash carries its count, and h caches the sum of the counts of the
--- records present (used, its last field) and a time before which none
--- expires. The release drops the record whatever its state (h, g, or x:
--- the holder's confirmation that it stopped after a revocation) and takes
--- its count off used; the last record out drops h. f (the last fencing
--- token) stays until the hash expires, at least as long as the released
--- lease would have run. The reply does not say whether the record's expiry
--- had passed: the client's lease ended by then by its own deadline, which
--- comes before the record's.
+-- The count is field l of the lock hash (sem.acquire@9's layout); once
+-- stored it overrides every client's default, so the hash no longer
+-- expires (PERSIST). Holders above a lowered count keep their permits until
+-- they release them. When q says a waiter may be queued, the live waiters
+-- at the head that now fit get their permits, as sem.release@8 serves
+-- them, and those that ask for more than the new count are woken ("wake
+-- <owner>") to give up.
 --
--- When q says a waiter may be queued, the live waiters at the head of the
--- queue that now fit get their permits here (a g record of min(their TTL,
--- their waiter TTL), a fencing token, and "grant <token> <owner> <owner>"
--- on their client's channel <lock>:grant:<client>, published as their
--- entry says), in order, up to the first that does not fit; a waiter that
--- asks for more than its limit is woken ("wake <owner>") to give up; one
--- whose deadline passed is dropped; q goes when the queue is empty.
---
--- Cost: with no waiter, one HMGET and one HDEL (or an HSET and an HDEL
--- when other holders remain), whatever the count. With a queue, TIME and
--- work proportional to the waiters served or dropped, plus a recount of
--- the hash's records (proportional to its fields) when the cached count
--- may be stale.
+-- Cost: one HMGET, HSET and PERSIST; with a queue, proportional to the
+-- waiters served or dropped, and to the hash's fields when the cached
+-- count of permits in use may be stale.
+
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #KEYS[1] > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #KEYS[1] ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 
 local lock, queue = KEYS[1], KEYS[2]
-local mine = 'p:' .. ARGV[1]
-
-local got = redis.call('HMGET', lock, mine, 'h', 'q')
-local rec, h = got[1], got[2]
-local held = 0
-if rec then
-  held = 1
-  local n = string.match(rec, '^%d+\t%a\t(%d+)\t')
-  local ours = h and n and string.sub(h, 1, 10) == 'semaphore\t'
-  if ours and string.sub(h, -#n - 1) == '\t' .. n then
-    -- The last holder out: used, h's last field, is this record's count.
-    redis.call('HDEL', lock, mine, 'h')
-    h = nil
-  elseif ours then
-    local hold_until, fresh, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
-    redis.call('HDEL', lock, mine)
-    if hold_until then
-      h = string.format('semaphore\t%s\tp\t%s\t%d', hold_until, fresh, math.max(0, tonumber(u) - tonumber(n)))
-      redis.call('HSET', lock, 'h', h)
-    end
-  else
-    redis.call('HDEL', lock, mine) -- h is not this semaphore's: leave it
-  end
-end
-if not got[3] then
-  return held
+local limit = tonumber(ARGV[1])
+if not limit or limit < 1 or limit > 9007199254740992 or limit % 1 ~= 0 then
+  return redis.error_reply('ERR limit must be an integer in 1..9007199254740992')
 end
 
--- A waiter may be queued: serve the head of the queue.
+local got = redis.call('HMGET', lock, 'l', 'h', 'q', 'f')
+redis.call('HSET', lock, 'l', string.format('%d', limit))
+redis.call('PERSIST', lock)
+local previous, h = got[1], got[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
-if tonumber(got[3]) <= now then
-  if redis.call('EXISTS', queue) == 0 then
-    redis.call('HDEL', lock, 'q')
-  end
-  return held
+if not (got[3] and tonumber(got[3]) > now) then
+  return previous
 end
 
 -- ours: h is this semaphore's; another kind of lock that holds the name
@@ -79,13 +51,12 @@ if h then
   if hold_until then
     ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
   elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
-    return held
+    return previous
   else
     hold_until = 0
   end
 end
-local more = redis.call('HMGET', lock, 'f', 'l')
-local last, stored = tonumber(more[1]) or 0, tonumber(more[2])
+local last, stored = tonumber(got[4]) or 0, limit
 
 -- recount sums the p: records that are live now and drops the others (and
 -- the given-up attempts and waiter entries whose time passed):
@@ -174,11 +145,8 @@ if granted or recounted then
   if #fields > 0 then
     redis.call('HSET', lock, unpack(fields))
   end
-  if not stored and redis.call('PTTL', lock) < hold_until - now then
-    redis.call('PEXPIRE', lock, hold_until - now)
-  end
 end
 if redis.call('EXISTS', queue) == 0 then
   redis.call('HDEL', lock, 'q')
 end
-return held
+return previous

@@ -1,5 +1,5 @@
 -- name: multi.acquire
--- version: 5
+-- version: 6
 -- description: Take several mutexes of one cluster slot at once, all or none.
 -- keys: locks...
 -- args: owner ttl_ms attempt client meta
@@ -15,6 +15,20 @@
 -- the locks package takes such groups in a fixed order instead.
 --
 -- Cost: one HMGET per lock, TIME, and one HSET and one PEXPIRE per lock.
+
+-- A MultiLock takes at most MaxMultiLockNames (100) names of at most
+-- MaxNameBytes (1024 bytes) each, keys "{name}" of 1026: the client refuses
+-- more or longer, and so does the script, for callers that are not this
+-- library.
+if #KEYS > 100 then
+  return redis.error_reply('ERR multi.acquire takes at most 100 lock keys (MaxMultiLockNames), got ' .. #KEYS)
+end
+for i = 1, #KEYS do
+  if #KEYS[i] > 1026 then
+    return redis.error_reply('ERR lock key ' .. i .. ' is ' .. #KEYS[i] ..
+      ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+  end
+end
 
 local owner, attempt, client, meta = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
 local ttl = tonumber(ARGV[2])

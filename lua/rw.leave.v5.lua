@@ -1,23 +1,31 @@
 -- name: rw.leave
--- version: 4
+-- version: 5
 -- description: Undo an RLock or Lock call that gave up: refuse its attempt from now on, drop the hold it took and take a writer out of the waiting writers.
 -- keys: lock
 -- args: owner attempt gone_ttl_ms hold publish
 -- returns: 1 when a hold the attempt took was dropped, 0 when there was none
 --
--- The layout is rw.rlock@4's. A call that gave up on an ambiguous error (a
+-- The layout is rw.rlock@5's. A call that gave up on an ambiguous error (a
 -- timeout) or stopped waiting runs this once: g:<attempt> = now +
--- gone_ttl_ms is recorded first, so that rw.rlock@4 and rw.lock@5 refuse
+-- gone_ttl_ms is recorded first, so that rw.rlock@5 and rw.lock@6 refuse
 -- the attempt if it reaches the server later, and the record and the
 -- release happen in one script, with no moment between them for the late
 -- attempt. Then, for hold r, one read hold of owner is dropped if this
 -- attempt took the record (field attempt); for hold w, one write hold if
 -- this attempt took it, and the writer's W:<owner> goes. An empty owner
 -- only records the attempt (a reentrant owner's holds cannot be told
--- apart). A freed lock wakes whoever waits, as rw.runlock@5 and
--- rw.unlock@2 do; a writer that stopped waiting tells the readers it held
+-- apart). A freed lock wakes whoever waits, as rw.runlock@6 and
+-- rw.unlock@3 do; a writer that stopped waiting tells the readers it held
 -- back ("released"). This is the slow path: its cost is proportional to
 -- the fields the hash holds.
+
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #KEYS[1] > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #KEYS[1] ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 
 local lock = KEYS[1]
 local owner, attempt, gone_ttl, hold, publish = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]

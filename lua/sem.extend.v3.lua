@@ -1,11 +1,11 @@
 -- name: sem.extend
--- version: 2
+-- version: 3
 -- description: Reset the lease of the permits an Acquire call holds to ttl_ms from now, when it still holds them.
 -- keys: lock
 -- args: owner ttl_ms
 -- returns: 1 when extended, -1 when the call's permits expired or are not there, -2 when they were revoked (forced unlock)
 --
--- The layout is sem.acquire@8's: the call's record p:<owner> in the lock
+-- The layout is docs/layout.md's: the call's record p:<owner> in the lock
 -- hash (expiry_ms \t state \t count \t client \t attempt \t meta). A live
 -- record in state h, or g (handed over by a release, so this extension
 -- confirms it), gets expiry now + ttl_ms and state h; h's until_ms moves

@@ -1,5 +1,5 @@
 -- name: mutex.undo
--- version: 3
+-- version: 4
 -- description: Undo a mutex acquisition whose caller gave up: refuse the attempt from now on, leave the queue, and drop the hold only if that attempt took it.
 -- keys: lock queue
 -- args: owner attempt gone_ttl_ms publish
@@ -17,6 +17,14 @@
 --
 -- Cost: proportional to the fields of the lock hash (live waiters and
 -- given-up records), plus the dead waiters a hand-over skips.
+
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #KEYS[1] > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #KEYS[1] ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 
 local lock, queue = KEYS[1], KEYS[2]
 local owner, attempt, publish = ARGV[1], ARGV[2], ARGV[4]

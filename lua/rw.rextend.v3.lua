@@ -1,11 +1,11 @@
 -- name: rw.rextend
--- version: 2
+-- version: 3
 -- description: Reset a read or write hold of a read-write lock to a new length, when its owner still holds it.
 -- keys: lock
 -- args: owner ttl_ms hold
 -- returns: 1 when extended, 0 when another owner holds the write hold, -1 when the owner holds no live hold of that kind, -2 when the hold was revoked (forced unlock)
 --
--- The layout is rw.rlock@4's. hold is r (the owner's read record
+-- The layout is docs/layout.md's. hold is r (the owner's read record
 -- r:<owner>) or w (the write hold, h). The hold's expiry becomes now +
 -- ttl_ms; h's until_ms never falls below a live hold of the name (so a
 -- reader's extend may move it forward, and a writer's keeps it at its own

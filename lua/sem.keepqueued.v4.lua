@@ -1,37 +1,71 @@
--- name: sem.setlimit
--- version: 5
--- description: Store a semaphore's permit count for every client and hand the permits a larger count frees to the queued calls that now fit.
+-- name: sem.keepqueued
+-- version: 4
+-- description: Keep one client's queued Acquire calls of a semaphore in its queue with a single call, and hand the permits that came back to the queued calls that now fit.
 -- keys: lock queue
--- args: limit
--- returns: the previous stored count, or false when none was stored
+-- args: owners...
+-- returns: {queued_1, queued_2, ...}: 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it took its permits, gave up, or was dropped as dead)
 --
--- The count is field l of the lock hash (sem.acquire@8's layout); once
--- stored it overrides every client's default, so the hash no longer
--- expires (PERSIST). Holders above a lowered count keep their permits until
--- they release them. When q says a waiter may be queued, the live waiters
--- at the head that now fit get their permits, as sem.release@7 serves
--- them, and those that ask for more than the new count are woken ("wake
--- <owner>") to give up.
+-- sem.acquire queues a call with a deadline of its waiter TTL; a Client
+-- refreshes the deadlines of all its queued calls of one semaphore with
+-- this script, so the script runs grow with the clients, not with the
+-- waiters. Only the deadline of an entry (w:<owner> in the lock hash)
+-- changes, to the server's time plus the entry's own waiter TTL; the queue,
+-- and q and the lock hash, live at least that long. An owner without an entry is not queued again:
+-- only sem.acquire queues.
 --
--- Cost: one HMGET, HSET and PERSIST; with a queue, proportional to the
--- waiters served or dropped, and to the hash's fields when the cached
--- count of permits in use may be stale.
+-- The refresh also serves the head of the queue as sem.release does:
+-- no release comes when holders died
+-- (their records run out) or when a call handed permits died before its
+-- confirmation, so their permits reach the waiters here, within a third of
+-- a waiter TTL.
+--
+-- Cost: proportional to the owners passed, plus the waiters served or
+-- dropped, plus a recount of the lock hash's fields when the cached count
+-- of permits in use may be stale.
 
 local lock, queue = KEYS[1], KEYS[2]
-local limit = tonumber(ARGV[1])
-if not limit or limit < 1 or limit > 9007199254740992 or limit % 1 ~= 0 then
-  return redis.error_reply('ERR limit must be an integer in 1..9007199254740992')
+local owners = {}
+for i, owner in ipairs(ARGV) do
+  owners[i] = 'w:' .. owner
 end
 
-local got = redis.call('HMGET', lock, 'l', 'h', 'q', 'f')
-redis.call('HSET', lock, 'l', string.format('%d', limit))
-redis.call('PERSIST', lock)
-local previous, h = got[1], got[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
-if not (got[3] and tonumber(got[3]) > now) then
-  return previous
+local got = redis.call('HMGET', lock, 'h', 'q', 'f', 'l')
+local h, stored = got[1], tonumber(got[4])
+
+local reply = {}
+if #owners > 0 then
+  local entries = redis.call('HMGET', lock, unpack(owners))
+  local fresh_entries, longest = {}, 0
+  for i, field in ipairs(owners) do
+    reply[i] = 0
+    local entry = entries[i]
+    if entry then
+      -- kept is the entry after its deadline, starting with the waiter TTL
+      local kept, waiter_ttl = string.match(entry, '^%d+ ((%d+) .*)$')
+      if kept then
+        fresh_entries[#fresh_entries + 1] = field
+        fresh_entries[#fresh_entries + 1] = string.format('%d', now + tonumber(waiter_ttl)) .. ' ' .. kept
+        longest = math.max(longest, tonumber(waiter_ttl))
+        reply[i] = 1
+      end
+    end
+  end
+  if #fresh_entries > 0 then
+    if not (got[2] and tonumber(got[2]) >= now + longest) then
+      fresh_entries[#fresh_entries + 1] = 'q'
+      fresh_entries[#fresh_entries + 1] = string.format('%d', now + longest)
+    end
+    redis.call('HSET', lock, unpack(fresh_entries))
+    if redis.call('PTTL', queue) < longest then
+      redis.call('PEXPIRE', queue, longest)
+    end
+    if not stored and redis.call('PTTL', lock) < longest then
+      redis.call('PEXPIRE', lock, longest)
+    end
+  end
 end
 
 -- ours: h is this semaphore's; another kind of lock that holds the name
@@ -43,12 +77,13 @@ if h then
   if hold_until then
     ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
   elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
-    return previous
+    return reply
   else
     hold_until = 0
   end
 end
-local last, stored = tonumber(got[4]) or 0, limit
+local last = tonumber(got[3]) or 0
+stored = tonumber(stored)
 
 -- recount sums the p: records that are live now and drops the others (and
 -- the given-up attempts and waiter entries whose time passed):
@@ -137,8 +172,11 @@ if granted or recounted then
   if #fields > 0 then
     redis.call('HSET', lock, unpack(fields))
   end
+  if not stored and redis.call('PTTL', lock) < hold_until - now then
+    redis.call('PEXPIRE', lock, hold_until - now)
+  end
 end
 if redis.call('EXISTS', queue) == 0 then
   redis.call('HDEL', lock, 'q')
 end
-return previous
+return reply

@@ -1,5 +1,5 @@
 -- name: sem.acquire
--- version: 8
+-- version: 9
 -- description: Take count permits of a semaphore when they are free and no earlier live waiter is owed them, or claim the permits a release handed to this call; otherwise queue the call, first come first served.
 -- keys: lock queue
 -- args: owner count ttl_ms default_limit holder wait
@@ -46,6 +46,14 @@
 -- left ahead of it. The reply on a wait ends with the server's time, so
 -- that the waiter tells a grant made after it (a larger token) from an
 -- older one.
+
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #KEYS[1] > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #KEYS[1] ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 
 local lock, queue = KEYS[1], KEYS[2]
 local owner, count, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])

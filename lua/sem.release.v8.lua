@@ -1,71 +1,73 @@
--- name: sem.keepqueued
--- version: 3
--- description: Keep one client's queued Acquire calls of a semaphore in its queue with a single call, and hand the permits that came back to the queued calls that now fit.
+-- name: sem.release
+-- version: 8
+-- description: Give back the permits an Acquire call holds (held, handed over or revoked) and hand the freed permits to the queued calls that now fit.
 -- keys: lock queue
--- args: owners...
--- returns: {queued_1, queued_2, ...}: 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it took its permits, gave up, or was dropped as dead)
+-- args: owner
+-- returns: 1 when the call's record was there (whether its time had passed is the lease's to tell, by its own deadline), 0 when it was not
 --
--- sem.acquire@8 queues a call with a deadline of its waiter TTL; a Client
--- refreshes the deadlines of all its queued calls of one semaphore with
--- this script, so the script runs grow with the clients, not with the
--- waiters. Only the deadline of an entry (w:<owner> in the lock hash)
--- changes, to the server's time plus the entry's own waiter TTL; the queue,
--- and q and the lock hash, live at least that long. An owner without an entry is not queued again:
--- only sem.acquire queues.
+-- The layout is docs/layout.md's: the call's record p:<owner> in the lock
+-- hash carries its count, and h caches the sum of the counts of the
+-- records present (used, its last field) and a time before which none
+-- expires. The release drops the record whatever its state (h, g, or x:
+-- the holder's confirmation that it stopped after a revocation) and takes
+-- its count off used; the last record out drops h. f (the last fencing
+-- token) stays until the hash expires, at least as long as the released
+-- lease would have run. The reply does not say whether the record's expiry
+-- had passed: the client's lease ended by then by its own deadline, which
+-- comes before the record's.
 --
--- The refresh also serves the head of the queue as sem.release@7 does:
--- no release comes when holders died
--- (their records run out) or when a call handed permits died before its
--- confirmation, so their permits reach the waiters here, within a third of
--- a waiter TTL.
+-- When q says a waiter may be queued, the live waiters at the head of the
+-- queue that now fit get their permits here (a g record of min(their TTL,
+-- their waiter TTL), a fencing token, and "grant <token> <owner> <owner>"
+-- on their client's channel <lock>:grant:<client>, published as their
+-- entry says), in order, up to the first that does not fit; a waiter that
+-- asks for more than its limit is woken ("wake <owner>") to give up; one
+-- whose deadline passed is dropped; q goes when the queue is empty.
 --
--- Cost: proportional to the owners passed, plus the waiters served or
--- dropped, plus a recount of the lock hash's fields when the cached count
--- of permits in use may be stale.
+-- Cost: with no waiter, one HMGET and one HDEL (or an HSET and an HDEL
+-- when other holders remain), whatever the count. With a queue, TIME and
+-- work proportional to the waiters served or dropped, plus a recount of
+-- the hash's records (proportional to its fields) when the cached count
+-- may be stale.
 
 local lock, queue = KEYS[1], KEYS[2]
-local owners = {}
-for i, owner in ipairs(ARGV) do
-  owners[i] = 'w:' .. owner
+local mine = 'p:' .. ARGV[1]
+
+local got = redis.call('HMGET', lock, mine, 'h', 'q')
+local rec, h = got[1], got[2]
+local held = 0
+if rec then
+  held = 1
+  local n = string.match(rec, '^%d+\t%a\t(%d+)\t')
+  local ours = h and n and string.sub(h, 1, 10) == 'semaphore\t'
+  if ours and string.sub(h, -#n - 1) == '\t' .. n then
+    -- The last holder out: used, h's last field, is this record's count.
+    redis.call('HDEL', lock, mine, 'h')
+    h = nil
+  elseif ours then
+    local hold_until, fresh, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
+    redis.call('HDEL', lock, mine)
+    if hold_until then
+      h = string.format('semaphore\t%s\tp\t%s\t%d', hold_until, fresh, math.max(0, tonumber(u) - tonumber(n)))
+      redis.call('HSET', lock, 'h', h)
+    end
+  else
+    redis.call('HDEL', lock, mine) -- h is not this semaphore's: leave it
+  end
+end
+if not got[3] then
+  return held
 end
 
+-- A waiter may be queued: serve the head of the queue.
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
-local got = redis.call('HMGET', lock, 'h', 'q', 'f', 'l')
-local h, stored = got[1], tonumber(got[4])
-
-local reply = {}
-if #owners > 0 then
-  local entries = redis.call('HMGET', lock, unpack(owners))
-  local fresh_entries, longest = {}, 0
-  for i, field in ipairs(owners) do
-    reply[i] = 0
-    local entry = entries[i]
-    if entry then
-      -- kept is the entry after its deadline, starting with the waiter TTL
-      local kept, waiter_ttl = string.match(entry, '^%d+ ((%d+) .*)$')
-      if kept then
-        fresh_entries[#fresh_entries + 1] = field
-        fresh_entries[#fresh_entries + 1] = string.format('%d', now + tonumber(waiter_ttl)) .. ' ' .. kept
-        longest = math.max(longest, tonumber(waiter_ttl))
-        reply[i] = 1
-      end
-    end
+if tonumber(got[3]) <= now then
+  if redis.call('EXISTS', queue) == 0 then
+    redis.call('HDEL', lock, 'q')
   end
-  if #fresh_entries > 0 then
-    if not (got[2] and tonumber(got[2]) >= now + longest) then
-      fresh_entries[#fresh_entries + 1] = 'q'
-      fresh_entries[#fresh_entries + 1] = string.format('%d', now + longest)
-    end
-    redis.call('HSET', lock, unpack(fresh_entries))
-    if redis.call('PTTL', queue) < longest then
-      redis.call('PEXPIRE', queue, longest)
-    end
-    if not stored and redis.call('PTTL', lock) < longest then
-      redis.call('PEXPIRE', lock, longest)
-    end
-  end
+  return held
 end
 
 -- ours: h is this semaphore's; another kind of lock that holds the name
@@ -77,13 +79,13 @@ if h then
   if hold_until then
     ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
   elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
-    return reply
+    return held
   else
     hold_until = 0
   end
 end
-local last = tonumber(got[3]) or 0
-stored = tonumber(stored)
+local more = redis.call('HMGET', lock, 'f', 'l')
+local last, stored = tonumber(more[1]) or 0, tonumber(more[2])
 
 -- recount sums the p: records that are live now and drops the others (and
 -- the given-up attempts and waiter entries whose time passed):
@@ -179,4 +181,4 @@ end
 if redis.call('EXISTS', queue) == 0 then
   redis.call('HDEL', lock, 'q')
 end
-return reply
+return held

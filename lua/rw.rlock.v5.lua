@@ -1,5 +1,5 @@
 -- name: rw.rlock
--- version: 4
+-- version: 5
 -- description: Take a read hold of a read-write lock, unless a writer holds it or (with writer preference) waits for it.
 -- keys: lock
 -- args: record ttl_ms given_up spec
@@ -38,6 +38,13 @@
 -- attempts).
 
 local lock = KEYS[1]
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #lock > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #lock ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 local mine, given_up, spec = ARGV[1], ARGV[3], ARGV[4]
 local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then

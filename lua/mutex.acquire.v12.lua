@@ -1,5 +1,5 @@
 -- name: mutex.acquire
--- version: 10
+-- version: 12
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
 -- args: ttl_ms gone holder
@@ -28,13 +28,20 @@
 -- not queue (TryLock). The token is max(TIME in us, f + 1).
 --
 -- Cost: the fast path (no live hold, no q, attempt not given up) is one
--- HMGET, TIME, one HSET and one PEXPIREAT (two when the hash had no TTL,
--- or a longer one), and replies with an integer; numbers go to redis.call
+-- HMGET, TIME, one HSET and one PEXPIREAT (two when the hash held no
+-- fencing token before: it may be new, without a TTL), and replies with an integer; numbers go to redis.call
 -- as strings, which Redis would otherwise format again. Otherwise the work is
 -- proportional to the waiters whose lease ran out at the head of a fair
 -- queue, plus a constant.
 
 local lock = KEYS[1]
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #lock > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #lock ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 local v = redis.call('HMGET', lock, 'h', 'f', 'q', ARGV[2])
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
@@ -56,9 +63,14 @@ if not (v[3] or v[4] or h and tonumber(string.match(h, '^[^\t]*\t(%d+)')) * 1000
   local ends = string.format('%d', now_us / 1000 + ttl)
   redis.call('HSET', lock, 'h', 'mutex\t' .. ends .. '\th\t1\t' .. ARGV[3], 'f', string.format('%d', token))
   -- The hash lives as long as the hold: PEXPIREAT GT never shortens it (a
-  -- given-up record or a waiter may live longer); a hash without a TTL
-  -- gets one with NX. PEXPIREAT, unlike PEXPIRE, is propagated as it is.
-  if redis.call('PEXPIREAT', lock, ends, 'GT') == 0 then
+  -- given-up record or a waiter may live longer). GT also leaves alone a
+  -- hash without a TTL, which lives anyway; only a hash that may be new
+  -- (no f before) needs NX to get one, so that it goes once the hold ends.
+  -- A hash that held f already has a TTL, or none because a Semaphore's
+  -- stored count keeps it for good. Pairs in the same millisecond end at
+  -- the same until_ms, where GT answers 0: this keeps them at one call.
+  -- PEXPIREAT, unlike PEXPIRE, is propagated as it is.
+  if redis.call('PEXPIREAT', lock, ends, 'GT') == 0 and not v[2] then
     redis.call('PEXPIREAT', lock, ends, 'NX')
   end
   return token

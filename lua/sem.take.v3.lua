@@ -1,5 +1,5 @@
 -- name: sem.take
--- version: 2
+-- version: 3
 -- description: Take count permits of a semaphore when they are free and no one is queued, in one key; otherwise leave the call to sem.acquire.
 -- keys: lock
 -- args: owner counts holder
@@ -7,9 +7,9 @@
 --
 -- The first attempt of every Acquire call: the uncontended case with the
 -- fewest keys and arguments (the queue's key and the waiter's TTL are
--- sem.acquire@8's). counts is "<count> <ttl_ms> <default_limit>": one
+-- sem.acquire@9's). counts is "<count> <ttl_ms> <default_limit>": one
 -- argument, since each argument costs the server more than the match that
--- splits it. Layout and the fast paths are sem.acquire@8's:
+-- splits it. Layout and the fast paths are sem.acquire@9's:
 -- with no waiter (q), no record of this call and, when other holders are
 -- there, a fresh cached count, the permits are taken when they fit. In
 -- every other case the script writes nothing and replies 0.
@@ -19,6 +19,13 @@
 -- of h.
 
 local lock = KEYS[1]
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #lock > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #lock ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 local owner, holder = ARGV[1], ARGV[3]
 local count, ttl, default_limit = string.match(ARGV[2], '^(%d+) (%d+) (%d+)$')
 if not count then

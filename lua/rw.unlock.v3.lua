@@ -1,11 +1,11 @@
 -- name: rw.unlock
--- version: 2
+-- version: 3
 -- description: Release one write hold of a read-write lock and, when someone waits, wake the oldest waiting writer and the readers.
 -- keys: lock
 -- args: owner record...
 -- returns: 1 when freed, 2 when a reentrant hold remains, 0 when another owner holds it, -1 when no one does (the lease ran out)
 --
--- The layout is rw.rlock@4's. record (r:<owner>) is passed for a
+-- The layout is docs/layout.md's. record (r:<owner>) is passed for a
 -- reentrant owner only, whose read holds may remain when its write hold
 -- ends: h then becomes the readers' h with that one record (the owner has
 -- downgraded). Otherwise h goes; the fencing token (f) stays. A revoked

@@ -1,5 +1,5 @@
 -- name: sem.undo
--- version: 2
+-- version: 3
 -- description: Undo an Acquire call that gave up: refuse its attempt from now on, take it out of the queue, give back permits it may have taken, and hand them to the queued calls that now fit.
 -- keys: lock queue
 -- args: owner gone_ttl_ms
@@ -8,17 +8,25 @@
 -- An Acquire whose outcome its caller does not know (a timeout, a lost
 -- reply, a refusal after the fact such as too few replicas) runs this.
 -- The call's owner token is its attempt id: g:<owner> in the lock hash
--- records it as given up until gone_ttl_ms from now, and sem.acquire@8
+-- records it as given up until gone_ttl_ms from now, and sem.acquire@9
 -- takes nothing for it when it arrives later. Its queue entry (w:<owner>
 -- and its place in queue) goes, its record p:<owner> goes whatever its
 -- state (taken, handed over, revoked), and the permits freed, or the place
 -- it held at the head of the queue, go to the queued calls that now fit,
--- as sem.release@7 serves them. The lock hash lives at least gone_ttl_ms;
+-- as sem.release@8 serves them. The lock hash lives at least gone_ttl_ms;
 -- since calls with different TTLs share it, its expiry only moves forward.
 --
--- Cost: as sem.release@7 plus TIME, an HSET, a ZREM and an HDEL;
+-- Cost: as sem.release@8 plus TIME, an HSET, a ZREM and an HDEL;
 -- proportional to the waiters served or dropped, and to the hash's fields
 -- when the cached count of permits in use may be stale.
+
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #KEYS[1] > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #KEYS[1] ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 
 local lock, queue = KEYS[1], KEYS[2]
 local owner, gone_ttl = ARGV[1], tonumber(ARGV[2])

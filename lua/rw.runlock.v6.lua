@@ -1,11 +1,11 @@
 -- name: rw.runlock
--- version: 5
+-- version: 6
 -- description: Release one read hold of a read-write lock; the last reader out wakes the oldest waiting writer.
 -- keys: lock
 -- args: record
 -- returns: 1 when the owner's last read hold was released, 2 when read holds remain, -1 when the owner holds no read lease (it expired)
 --
--- The layout is rw.rlock@4's; record is the owner's record field,
+-- The layout is docs/layout.md's; record is the owner's record field,
 -- r:<owner>. A revoked record (state x) is dropped like a held one: that
 -- is its holder's word that it stopped. The reader that takes h's count of
 -- reader records to 0 deletes h. A lapsed record is dropped without

@@ -1,13 +1,13 @@
 -- name: rw.lock
--- version: 5
+-- version: 6
 -- description: Take the write hold of a read-write lock when no one else holds it, or queue the writer with a short waiter lease.
 -- keys: lock
 -- args: owner ttl_ms given_up spec
 -- returns: the fencing token (an integer) when taken or re-entered; {0, wait_hint_ms} when it must wait (wait_hint_ms 0: the caller gave up on this attempt); {-1, kind} when another kind of lock holds the name
 --
--- The layout is rw.rlock@4's. The write hold is the single-holder h of
+-- The layout is rw.rlock@5's. The write hold is the single-holder h of
 -- docs/layout.md (kind rwmutex, state h). given_up is the attempt's field
--- (g:<attempt>). spec is rw.rlock@4's four flag characters ('r' and 's'
+-- (g:<attempt>). spec is rw.rlock@5's four flag characters ('r' and 's'
 -- count here), the waiter TTL in ms as eight digits, then the new h's tail
 -- (client \t attempt \t owner token \t meta): a call that shares its token
 -- with other calls (owner is token \t attempt id) is recorded under the
@@ -29,6 +29,13 @@
 -- holds.
 
 local lock = KEYS[1]
+-- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
+-- 1026: the client refuses longer names, and so does the script, for
+-- callers that are not this library.
+if #lock > 1026 then
+  return redis.error_reply('ERR the lock key is ' .. #lock ..
+    ' bytes: a lock name is at most 1024 bytes (MaxNameBytes), its key "{name}" 1026')
+end
 local owner, given_up, spec = ARGV[1], ARGV[3], ARGV[4]
 local ttl = tonumber(ARGV[2])
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
@@ -52,7 +59,7 @@ local now = (now_us - now_us % 1000) / 1000
 if v[4] and tonumber(v[4]) > now then
   return {0, 0} -- the caller gave up on this attempt and undid it
 end
--- The token, as in rw.rlock@4.
+-- The token, as in rw.rlock@5.
 local micros = time[2]
 if #micros < 6 then
   micros = string.rep('0', 6 - #micros) .. micros
@@ -66,7 +73,7 @@ end
 
 if not v[1] and not v[3] and not v[5] then
   -- The fast path: no hold, no one waits, no read hold of this owner. The
-  -- hash's expiry as in rw.rlock@4.
+  -- hash's expiry as in rw.rlock@5.
   local expiry = string.format('%d', now + ttl)
   redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\th\t1\t' .. string.sub(spec, 13), 'f', fence)
   if redis.call('PEXPIRE', lock, ARGV[2], 'GT') == 0 and not last and redis.call('PTTL', lock) == -1 then
