@@ -3,6 +3,7 @@ package locks
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,12 +23,14 @@ import (
 // previous versions of pinned scripts (each file as lua/scripts.sum
 // recorded it); this test runs Clients with the previous set beside
 // Clients with the current one on one lock of that script's kind and
-// checks mutual exclusion, fencing order and hand-over both ways. It fails
-// when a pinned script replaced a version that lua/scripts.sum marks
-// released and testdata/upgrade does not hold that version, when a script
-// there has no workload for its kind, and when a file's content is not
-// what the ledger recorded. Before the first release it runs
-// mutex.acquire@11, which @12 replaced, as the worked example.
+// checks that each version's try fails beside the other's hold, then
+// mutual exclusion (and the count), fencing order and, for the Mutex,
+// hand-over both ways. It fails when a pinned script replaced a version
+// that lua/scripts.sum marks released and testdata/upgrade does not hold
+// that version, when a script there has no workload for its kind, and
+// when a file's content is not what the ledger recorded. Before the first
+// release it runs mutex.acquire@11, rw.rlock@4 and sem.take@2, which this
+// release's versions replaced, as worked examples.
 func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 	previous := upgradeScripts(t, "testdata/upgrade")
 	if len(previous) == 0 {
@@ -62,27 +65,41 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 	for _, old := range previous {
 		t.Run(old.ID(), func(t *testing.T) {
 			kind, _, _ := strings.Cut(old.Name, ".")
-			if kind != "mutex" {
+			if taken := crossTries(t, srv, old, "upgrade-tries-"+old.ID()); len(taken) > 0 {
+				t.Errorf("%s beside the current scripts: %s", old.ID(), strings.Join(taken, "; "))
+			}
+			switch kind {
+			case "mutex":
+				mixed := mixedMutexRun(t, srv, old, "upgrade-"+old.ID(), false)
+				if mixed.overlaps > 0 || mixed.regressions > 0 {
+					t.Errorf("%s beside the current scripts: %d overlapping holds, %d fencing tokens not above the previous holder's", old.ID(), mixed.overlaps, mixed.regressions)
+				}
+				t.Logf("%s beside the current scripts: %d holds, hand-overs old→new %d, new→old %d", old.ID(), mixed.holds, mixed.oldToNew, mixed.newToOld)
+				handOverBothWays(t, srv, old, "upgrade-turns-"+old.ID())
+			case "rw":
+				got := mixedRWRun(t, srv, old, "upgrade-"+old.ID(), false)
+				if got.overlaps > 0 || got.regressions > 0 {
+					t.Errorf("%s beside the current scripts: %d holds beside a writer, %d writer tokens not above the previous writer's", old.ID(), got.overlaps, got.regressions)
+				}
+				t.Logf("%s beside the current scripts: %d read and write holds", old.ID(), got.holds)
+			case "sem":
+				holds, most := mixedSemaphoreRun(t, srv, old, "upgrade-"+old.ID(), false)
+				if most > 3 {
+					t.Errorf("%s beside the current scripts: %d permits of 3 held at once", old.ID(), most)
+				}
+				t.Logf("%s beside the current scripts: %d holds, at most %d of 3 permits at once", old.ID(), holds, most)
+			default:
 				t.Fatalf("%s: no mixed-version workload for %q scripts: add one to this test", old.ID(), kind)
 			}
-			mixed := mixedMutexRun(t, srv, old, "upgrade-"+old.ID(), false)
-			if mixed.overlaps > 0 || mixed.regressions > 0 {
-				t.Errorf("%s beside the current scripts: %d overlapping holds, %d fencing tokens not above the previous holder's", old.ID(), mixed.overlaps, mixed.regressions)
-			}
-			t.Logf("%s beside the current scripts: %d holds, hand-overs old→new %d, new→old %d", old.ID(), mixed.holds, mixed.oldToNew, mixed.newToOld)
-			handOverBothWays(t, srv, old, "upgrade-turns-"+old.ID())
 		})
 	}
 
 	// The check can fail: a previous version that reads the hold from
-	// another field (a layout change N+1 did not account for) lets two
-	// callers hold the lock at once.
-	t.Run("an incompatible layout is caught", func(t *testing.T) {
-		for _, old := range previous {
-			if old.Name != "mutex.acquire" {
-				continue
-			}
-			src := strings.Replace(old.Source, "redis.call('HMGET', lock, 'h',", "redis.call('HMGET', lock, 'hold',", 1)
+	// another field (a layout change N+1 did not account for) takes the
+	// lock beside the other version's hold.
+	for _, old := range previous {
+		t.Run("an incompatible "+old.Name+" is caught", func(t *testing.T) {
+			src := strings.ReplaceAll(old.Source, "redis.call('HMGET', lock, 'h',", "redis.call('HMGET', lock, 'hold',")
 			if src == old.Source {
 				t.Fatalf("%s: the fast path's HMGET of h is not where this test expects it", old.ID())
 			}
@@ -90,13 +107,13 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := mixedMutexRun(t, srv, broken, "upgrade-broken", true); got.overlaps == 0 {
-				t.Fatalf("a previous version that does not see the current hold: %d holds, no overlap found", got.holds)
+			if taken := crossTries(t, srv, broken, "upgrade-broken-"+old.Name); len(taken) == 0 {
+				t.Errorf("a %s that does not see the current hold: every try beside the other version's hold failed", old.Name)
+			} else {
+				t.Logf("caught: %s", strings.Join(taken, "; "))
 			}
-			return
-		}
-		t.Skip("no previous mutex.acquire in testdata/upgrade")
-	})
+		})
+	}
 }
 
 // upgradeScripts parses every script in dir and checks that lua/scripts.sum
@@ -196,10 +213,10 @@ func handOverBothWays(t *testing.T, srv *redistest.Server, old *registry.Script,
 	}
 }
 
-// mixedMutex is a Mutex on name of a new Client that runs the current
+// mixedClient is a new Client (TTL a minute) that runs the current
 // scripts, or with useOld the previous set: old in place of the current
 // version of its name.
-func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOld bool, name string) *Mutex {
+func mixedClient(t *testing.T, srv *redistest.Server, old *registry.Script, useOld bool) *Client {
 	t.Helper()
 	current, err := embeddedScripts()
 	if err != nil {
@@ -207,13 +224,18 @@ func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOl
 	}
 	withOld := *current
 	swapped := false
-	for _, p := range []**registry.Script{&withOld.mutexAcquire, &withOld.mutexRelease, &withOld.mutexExtend, &withOld.mutexUndo, &withOld.keepQueued} {
+	for _, p := range []**registry.Script{
+		&withOld.mutexAcquire, &withOld.mutexRelease, &withOld.mutexExtend, &withOld.mutexUndo,
+		&withOld.rlock, &withOld.runlock, &withOld.rextend, &withOld.wlock, &withOld.wleave, &withOld.wunlock,
+		&withOld.semTake, &withOld.semAcquire, &withOld.semRelease, &withOld.semUndo, &withOld.semExtend, &withOld.semLimit, &withOld.semKeepQueued,
+		&withOld.multiAcquire, &withOld.forceUnlock, &withOld.keepQueued, &withOld.inspect,
+	} {
 		if (*p).Name == old.Name {
 			*p, swapped = old, true
 		}
 	}
-	if !swapped {
-		t.Fatalf("%s: the Mutex runs no script named %s", old.ID(), old.Name)
+	if !swapped || len(withOld.list()) != 21 {
+		t.Fatalf("%s: no pinned script is named %s (or this list misses one of scriptSet's %d)", old.ID(), old.Name, len(withOld.list()))
 	}
 	rc := srv.Client()
 	c, err := New(rc, WithTTL(time.Minute))
@@ -224,7 +246,13 @@ func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOl
 		c.scripts = &withOld
 	}
 	t.Cleanup(func() { c.Close(); rc.Close() })
-	m, err := c.Mutex(name)
+	return c
+}
+
+// mixedMutex is a Mutex on name of a mixedClient.
+func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOld bool, name string) *Mutex {
+	t.Helper()
+	m, err := mixedClient(t, srv, old, useOld).Mutex(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +300,7 @@ type mixedRun struct {
 // at most 10 s.
 func mixedMutexRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) mixedRun {
 	t.Helper()
-	limit := 60 * time.Second
-	if broken {
-		limit = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
 	defer cancel()
 
 	var mu sync.Mutex
@@ -331,4 +355,203 @@ func mixedMutexRun(t *testing.T, srv *redistest.Server, old *registry.Script, na
 	}
 	wg.Wait()
 	return got
+}
+
+// mixedRWRun runs two Clients with the current scripts and two with old on
+// one RWMutex, four goroutines each (two writers, two readers), 15 holds
+// of 1 ms per goroutine, and counts the holds taken beside a writer and
+// the writers' fencing tokens not above the previous writer's. With
+// broken, failed calls end the goroutine quietly and the run lasts at
+// most 10 s.
+func mixedRWRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) (got mixedRun) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
+	defer cancel()
+	var mu sync.Mutex
+	readers, writing := 0, false
+	var lastWriter int64
+	var wg sync.WaitGroup
+	for i := range 4 {
+		rw, err := mixedClient(t, srv, old, i%2 == 0).RWMutex(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := range 4 {
+			write := g%2 == 0
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 15 {
+					take := rw.RLock
+					if write {
+						take = rw.Lock
+					}
+					l, err := take(ctx)
+					if err != nil {
+						if !broken {
+							t.Errorf("client %d goroutine %d (writer %v): %v", i, g, write, err)
+						}
+						return
+					}
+					mu.Lock()
+					got.holds++
+					if writing || (write && readers > 0) {
+						got.overlaps++
+					}
+					if write {
+						if l.Token() <= lastWriter {
+							got.regressions++
+						}
+						writing, lastWriter = true, l.Token()
+					} else {
+						readers++
+					}
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					mu.Lock()
+					if write {
+						writing = false
+					} else {
+						readers--
+					}
+					mu.Unlock()
+					if err := l.Unlock(ctx); err != nil {
+						if !broken {
+							t.Errorf("client %d goroutine %d (writer %v): Unlock: %v", i, g, write, err)
+						}
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return got
+}
+
+// mixedSemaphoreRun runs two Clients with the current scripts and two with
+// old on one Semaphore of 3 permits, four goroutines each taking 1 or 2
+// permits 15 times for 1 ms, and returns the holds and the most permits
+// held at once. With broken, failed calls end the goroutine quietly and
+// the run lasts at most 10 s.
+func mixedSemaphoreRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) (holds, most int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
+	defer cancel()
+	var mu sync.Mutex
+	inUse := 0
+	var wg sync.WaitGroup
+	for i := range 4 {
+		sem, err := mixedClient(t, srv, old, i%2 == 0).Semaphore(name, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := range 4 {
+			n := 1 + g%2
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 15 {
+					l, err := sem.Acquire(ctx, n)
+					if err != nil {
+						if !broken {
+							t.Errorf("client %d goroutine %d: Acquire(%d): %v", i, g, n, err)
+						}
+						return
+					}
+					mu.Lock()
+					holds++
+					inUse += n
+					most = max(most, inUse)
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					mu.Lock()
+					inUse -= n
+					mu.Unlock()
+					if err := l.Unlock(ctx); err != nil {
+						if !broken {
+							t.Errorf("client %d goroutine %d: Unlock: %v", i, g, err)
+						}
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return holds, most
+}
+
+// runLimit bounds a mixed run: a minute, or 10 s for a broken script,
+// whose calls may wait for what never comes.
+func runLimit(broken bool) time.Duration {
+	if broken {
+		return 10 * time.Second
+	}
+	return time.Minute
+}
+
+// crossTries holds the lock with one version and tries to take it with the
+// other, both ways, where the try must fail: a Mutex beside a Mutex
+// holder; an RWMutex reader and writer beside a writer, and a writer
+// beside a reader; one permit beside all 3 of a Semaphore. It returns the
+// tries that took the lock.
+func crossTries(t *testing.T, srv *redistest.Server, old *registry.Script, name string) (taken []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	type tryFunc func(context.Context) (*Lease, error)
+	// pair returns, for one version, how to hold and how to try.
+	pair := func(c *Client) (holds, tries map[string]tryFunc) {
+		switch kind, _, _ := strings.Cut(old.Name, "."); kind {
+		case "mutex":
+			m, err := c.Mutex(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return map[string]tryFunc{"Lock": m.Lock}, map[string]tryFunc{"TryLock": m.TryLock}
+		case "rw":
+			rw, err := c.RWMutex(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return map[string]tryFunc{"Lock": rw.Lock, "RLock": rw.RLock}, map[string]tryFunc{"TryLock": rw.TryLock, "TryRLock": rw.TryRLock}
+		case "sem":
+			sem, err := c.Semaphore(name, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return map[string]tryFunc{"Acquire(3)": func(ctx context.Context) (*Lease, error) { return sem.Acquire(ctx, 3) }},
+				map[string]tryFunc{"TryAcquire(1)": func(ctx context.Context) (*Lease, error) { return sem.TryAcquire(ctx, 1) }}
+		}
+		t.Fatalf("%s: no cross-version tries for its kind: add them to this test", old.ID())
+		return nil, nil
+	}
+	oldHolds, oldTries := pair(mixedClient(t, srv, old, true))
+	newHolds, newTries := pair(mixedClient(t, srv, old, false))
+	for _, way := range []struct {
+		holder, trier string
+		holds, tries  map[string]tryFunc
+	}{{"current", "previous", newHolds, oldTries}, {"previous", "current", oldHolds, newTries}} {
+		for holdName, hold := range way.holds {
+			l, err := hold(ctx)
+			if err != nil {
+				t.Fatalf("the %s version's %s: %v", way.holder, holdName, err)
+			}
+			for tryName, try := range way.tries {
+				if holdName == "RLock" && tryName == "TryRLock" {
+					continue // readers share
+				}
+				got, err := try(ctx)
+				if err == nil {
+					taken = append(taken, fmt.Sprintf("the %s version's %s took the lock beside the %s version's %s", way.trier, tryName, way.holder, holdName))
+					_ = got.Unlock(ctx)
+				} else if !errors.Is(err, ErrNotAcquired) {
+					t.Fatalf("the %s version's %s beside the %s version's %s: %v", way.trier, tryName, way.holder, holdName, err)
+				}
+			}
+			_ = l.Unlock(ctx)
+		}
+	}
+	return taken
 }

@@ -1,0 +1,116 @@
+-- name: sem.take
+-- version: 2
+-- description: Take count permits of a semaphore when they are free and no one is queued, in one key; otherwise leave the call to sem.acquire.
+-- keys: lock
+-- args: owner counts holder
+-- returns: fence_token (an integer) when the caller holds the permits; 0 when it does not and sem.acquire must decide (queue, claim, recount); {0, 0, 0} when the caller gave up on this attempt; {-1, kind} when another kind of lock holds the name
+--
+-- The first attempt of every Acquire call: the uncontended case with the
+-- fewest keys and arguments (the queue's key and the waiter's TTL are
+-- sem.acquire@8's). counts is "<count> <ttl_ms> <default_limit>": one
+-- argument, since each argument costs the server more than the match that
+-- splits it. Layout and the fast paths are sem.acquire@8's:
+-- with no waiter (q), no record of this call and, when other holders are
+-- there, a fresh cached count, the permits are taken when they fit. In
+-- every other case the script writes nothing and replies 0.
+--
+-- Cost: one HMGET, TIME, at most one HSET, a PTTL and, about once per TTL,
+-- a PEXPIRE, whatever count is; with other holders, the same plus a parse
+-- of h.
+
+local lock = KEYS[1]
+local owner, holder = ARGV[1], ARGV[3]
+local count, ttl, default_limit = string.match(ARGV[2], '^(%d+) (%d+) (%d+)$')
+if not count then
+  return redis.error_reply('ERR counts must be "<count> <ttl_ms> <default_limit>", three whole numbers')
+end
+-- At most 2^53, so every count and sum stays an exact integer: compared
+-- as decimal digits, since tonumber rounds 2^53 + 1 down to 2^53.
+local most = '9007199254740992'
+if (#count >= 16 and (#count > 16 or count > most))
+  or (#default_limit >= 16 and (#default_limit > 16 or default_limit > most)) then
+  return redis.error_reply('ERR count and default_limit must be integers in 1..9007199254740992')
+end
+count, ttl = tonumber(count), tonumber(ttl)
+if count < 1 then
+  return redis.error_reply('ERR count must be an integer in 1..9007199254740992')
+end
+if ttl < 1 or ttl > 604800000 then
+  return redis.error_reply('ERR ttl_ms must be an integer in 1..604800000')
+end
+
+local mine = 'p:' .. owner
+local got = redis.call('HMGET', lock, 'h', 'f', 'q', 'l', mine, 'g:' .. owner)
+local h, rec, stored = got[1], got[5], got[4]
+local time = redis.call('TIME')
+local now_us = time[1] * 1000000 + time[2]
+local now = (now_us - now_us % 1000) / 1000
+if got[6] and tonumber(got[6]) > now then
+  return {0, 0, 0} -- the caller gave up on this attempt and undid it
+end
+local limit = tonumber(stored)
+if not limit then
+  limit = tonumber(default_limit)
+  if limit < 1 then
+    return redis.error_reply('ERR default_limit must be an integer in 1..9007199254740992')
+  end
+end
+
+if not h and not got[3] and not rec and count <= limit then
+  -- The fast path: no holder, no waiter. The token is the server's time
+  -- unless the last one is as large (compared as decimal strings; TIME's
+  -- seconds and zero-padded microseconds are the time's decimal digits).
+  local micros = time[2]
+  if #micros < 6 then
+    micros = string.rep('0', 6 - #micros) .. micros
+  end
+  local token, token_s, last_s = now_us, time[1] .. micros, got[2]
+  if last_s and (#last_s > #token_s or (#last_s == #token_s and last_s >= token_s)) then
+    token = tonumber(last_s) + 1
+    token_s = string.format('%d', token)
+  end
+  local e, c = string.format('%d', now + ttl), '1'
+  if count ~= 1 then
+    c = string.format('%d', count)
+  end
+  redis.call('HSET', lock, 'h', 'semaphore\t' .. e .. '\tp\t' .. e .. '\t' .. c, 'f', token_s,
+    mine, e .. '\th\t' .. c .. '\t' .. holder)
+  if not stored and redis.call('PTTL', lock) < ttl then
+    redis.call('PEXPIRE', lock, ttl + ttl) -- a stored limit keeps the hash for good
+  end
+  return token
+end
+
+local hold_until, used, fresh = 0, 0, nil
+if h then
+  local kind, other_until, rest = string.match(h, '^([^\t]*)\t(%d+)(.*)$')
+  if kind ~= 'semaphore' then
+    if not other_until or tonumber(other_until) > now then
+      return {-1, kind or h}
+    end
+  else
+    local e, u = string.match(rest, '^\tp\t(%d+)\t(%d+)$')
+    hold_until, fresh, used = tonumber(other_until), tonumber(e) or 0, tonumber(u) or 0
+  end
+end
+local queued = got[3] and tonumber(got[3]) > now
+local last = tonumber(got[2]) or 0
+
+if not rec and not queued and (not fresh or now < fresh) and count <= limit - used then
+  -- Other holders, no waiter, the cached count fresh: take the permits.
+  local token = math.max(now_us, last + 1)
+  local expiry = now + ttl
+  local longer = expiry > hold_until
+  hold_until = math.max(hold_until, expiry)
+  redis.call('HSET', lock,
+    'h', string.format('semaphore\t%d\tp\t%d\t%d', hold_until, math.min(fresh or expiry, expiry), used + count),
+    'f', string.format('%d', token), mine, string.format('%d\th\t%d\t', expiry, count) .. holder)
+  -- The hash lives at least until h's until_ms already: only a later one
+  -- may need a longer life.
+  if longer and not stored and redis.call('PTTL', lock) < ttl then
+    redis.call('PEXPIRE', lock, ttl + ttl)
+  end
+  return token
+end
+
+return 0
