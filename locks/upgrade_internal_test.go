@@ -1,13 +1,11 @@
 package locks
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +30,8 @@ import (
 // release it runs mutex.acquire@11, rw.rlock@4 and sem.take@2, which this
 // release's versions replaced, as worked examples.
 func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
-	previous := upgradeScripts(t, "testdata/upgrade")
+	ledger := readLedger(t)
+	previous := upgradeScripts(t, "testdata/upgrade", ledger)
 	if len(previous) == 0 {
 		t.Fatal("testdata/upgrade holds no script")
 	}
@@ -49,11 +48,10 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 			}
 		}
 	}
-	released := ledgerReleased(t)
 	for _, now := range current.list() {
 		last := 0
-		for _, v := range released[now.Name] {
-			if v < now.Version && v > last {
+		for v := now.Version - 1; v > 0 && last == 0; v-- {
+			if ledger[fmt.Sprintf("%s@%d", now.Name, v)].Released {
 				last = v
 			}
 		}
@@ -70,20 +68,20 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 			}
 			switch kind {
 			case "mutex":
-				mixed := mixedMutexRun(t, srv, old, "upgrade-"+old.ID(), false)
+				mixed := mixedMutexRun(t, srv, old, "upgrade-"+old.ID())
 				if mixed.overlaps > 0 || mixed.regressions > 0 {
 					t.Errorf("%s beside the current scripts: %d overlapping holds, %d fencing tokens not above the previous holder's", old.ID(), mixed.overlaps, mixed.regressions)
 				}
 				t.Logf("%s beside the current scripts: %d holds, hand-overs old→new %d, new→old %d", old.ID(), mixed.holds, mixed.oldToNew, mixed.newToOld)
 				handOverBothWays(t, srv, old, "upgrade-turns-"+old.ID())
 			case "rw":
-				got := mixedRWRun(t, srv, old, "upgrade-"+old.ID(), false)
+				got := mixedRWRun(t, srv, old, "upgrade-"+old.ID())
 				if got.overlaps > 0 || got.regressions > 0 {
 					t.Errorf("%s beside the current scripts: %d holds beside a writer, %d writer tokens not above the previous writer's", old.ID(), got.overlaps, got.regressions)
 				}
 				t.Logf("%s beside the current scripts: %d read and write holds", old.ID(), got.holds)
 			case "sem":
-				holds, most := mixedSemaphoreRun(t, srv, old, "upgrade-"+old.ID(), false)
+				holds, most := mixedSemaphoreRun(t, srv, old, "upgrade-"+old.ID())
 				if most > 3 {
 					t.Errorf("%s beside the current scripts: %d permits of 3 held at once", old.ID(), most)
 				}
@@ -116,22 +114,25 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 	}
 }
 
-// upgradeScripts parses every script in dir and checks that lua/scripts.sum
-// recorded each with this very content.
-func upgradeScripts(t *testing.T, dir string) []*registry.Script {
+// readLedger reads lua/scripts.sum.
+func readLedger(t *testing.T) registry.Sum {
 	t.Helper()
-	ledger := map[string]string{}
-	sum, err := lua.FS.Open("scripts.sum")
+	f, err := lua.FS.Open("scripts.sum")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sum.Close()
-	lines := bufio.NewScanner(sum)
-	for lines.Scan() {
-		if f := strings.Fields(lines.Text()); len(f) >= 2 {
-			ledger[f[0]] = f[1]
-		}
+	defer f.Close()
+	ledger, err := registry.ReadSum(f)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return ledger
+}
+
+// upgradeScripts parses every script in dir and checks that the ledger
+// recorded each with this very content.
+func upgradeScripts(t *testing.T, dir string, ledger registry.Sum) []*registry.Script {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.lua"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func upgradeScripts(t *testing.T, dir string) []*registry.Script {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ledger[s.ID()]; want != registry.SourceSHA1(string(src)) {
+		if want := ledger[s.ID()].SHA1; want != registry.SourceSHA1(string(src)) {
 			t.Fatalf("%s: SHA1 %s, but lua/scripts.sum records %s as %q: copy the recorded version (git show <commit>:lua/%s)", path, registry.SourceSHA1(string(src)), s.ID(), want, filepath.Base(path))
 		}
 		out = append(out, s)
@@ -259,94 +260,49 @@ func mixedMutex(t *testing.T, srv *redistest.Server, old *registry.Script, useOl
 	return m
 }
 
-// ledgerReleased returns the versions lua/scripts.sum marks released, by
-// script name.
-func ledgerReleased(t *testing.T) map[string][]int {
-	t.Helper()
-	sum, err := lua.FS.Open("scripts.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sum.Close()
-	out := map[string][]int{}
-	lines := bufio.NewScanner(sum)
-	for lines.Scan() {
-		f := strings.Fields(lines.Text())
-		if len(f) < 3 || f[2] != "released" {
-			continue
-		}
-		name, version, ok := strings.Cut(f[0], "@")
-		n, err := strconv.Atoi(version)
-		if !ok || err != nil {
-			t.Fatalf("lua/scripts.sum: %q is not name@version", f[0])
-		}
-		out[name] = append(out[name], n)
-	}
-	return out
-}
-
 // mixedRun is what a mixed-version run saw.
 type mixedRun struct {
 	holds, overlaps, regressions int
 	oldToNew, newToOld           int
 }
 
-// mixedMutexRun runs two Clients with the current scripts and two with old
-// in place of the current version of its name, four goroutines each, on
-// one Mutex: every goroutine takes and releases the lock 15 times, holding
-// it 1 ms. The TTL (a minute) is far beyond any scheduling delay, so an
-// overlap can only be a script's doing. With broken (a script known to be
-// incompatible), failed calls end the goroutine quietly and the run lasts
-// at most 10 s.
-func mixedMutexRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) mixedRun {
+// contend runs two Clients with the current scripts and two with old in
+// place of the current version of its name, four goroutines each: every
+// goroutine g takes what take(c, g) takes 15 times and holds it 1 ms. held
+// and released run under one lock as each hold begins and ends. The TTL (a
+// minute) is far beyond any scheduling delay, so an overlap can only be a
+// script's doing.
+func contend(t *testing.T, srv *redistest.Server, old *registry.Script,
+	take func(c *Client, g int) func(context.Context) (*Lease, error),
+	held func(isOld bool, g int, l *Lease), released func(g int)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-
 	var mu sync.Mutex
-	var got mixedRun
-	holder, lastOld, lastToken, seen := "", false, int64(0), false
 	var wg sync.WaitGroup
 	for i := range 4 {
 		isOld := i%2 == 0
-		m := mixedMutex(t, srv, old, isOld, name)
+		c := mixedClient(t, srv, old, isOld)
 		for g := range 4 {
+			acquire := take(c, g)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for range 15 {
-					l, err := m.Lock(ctx)
+					l, err := acquire(ctx)
 					if err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d: Lock: %v", i, g, err)
-						}
+						t.Errorf("client %d goroutine %d: %v", i, g, err)
 						return
 					}
 					mu.Lock()
-					got.holds++
-					if holder != "" {
-						got.overlaps++
-					}
-					if seen && l.Token() <= lastToken {
-						got.regressions++
-					}
-					if seen && lastOld && !isOld {
-						got.oldToNew++
-					} else if seen && !lastOld && isOld {
-						got.newToOld++
-					}
-					holder, lastOld, lastToken, seen = fmt.Sprint(i, g), isOld, l.Token(), true
+					held(isOld, i*4+g, l)
 					mu.Unlock()
 					time.Sleep(time.Millisecond)
 					mu.Lock()
-					if holder == fmt.Sprint(i, g) {
-						holder = ""
-					}
+					released(i*4 + g)
 					mu.Unlock()
 					if err := l.Unlock(ctx); err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d: Unlock: %v", i, g, err)
-						}
+						t.Errorf("client %d goroutine %d: Unlock: %v", i, g, err)
 						return
 					}
 				}
@@ -354,141 +310,101 @@ func mixedMutexRun(t *testing.T, srv *redistest.Server, old *registry.Script, na
 		}
 	}
 	wg.Wait()
-	return got
 }
 
-// mixedRWRun runs two Clients with the current scripts and two with old on
-// one RWMutex, four goroutines each (two writers, two readers), 15 holds
-// of 1 ms per goroutine, and counts the holds taken beside a writer and
-// the writers' fencing tokens not above the previous writer's. With
-// broken, failed calls end the goroutine quietly and the run lasts at
-// most 10 s.
-func mixedRWRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) (got mixedRun) {
+// mixedMutexRun contends on one Mutex and counts the holds taken beside
+// another, the fencing tokens not above the previous holder's, and the
+// hand-overs between the versions.
+func mixedMutexRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string) (got mixedRun) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
-	defer cancel()
-	var mu sync.Mutex
-	readers, writing := 0, false
-	var lastWriter int64
-	var wg sync.WaitGroup
-	for i := range 4 {
-		rw, err := mixedClient(t, srv, old, i%2 == 0).RWMutex(name)
+	holder, lastOld, lastToken := -1, false, int64(0)
+	contend(t, srv, old, func(c *Client, _ int) func(context.Context) (*Lease, error) {
+		m, err := c.Mutex(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for g := range 4 {
-			write := g%2 == 0
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 15 {
-					take := rw.RLock
-					if write {
-						take = rw.Lock
-					}
-					l, err := take(ctx)
-					if err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d (writer %v): %v", i, g, write, err)
-						}
-						return
-					}
-					mu.Lock()
-					got.holds++
-					if writing || (write && readers > 0) {
-						got.overlaps++
-					}
-					if write {
-						if l.Token() <= lastWriter {
-							got.regressions++
-						}
-						writing, lastWriter = true, l.Token()
-					} else {
-						readers++
-					}
-					mu.Unlock()
-					time.Sleep(time.Millisecond)
-					mu.Lock()
-					if write {
-						writing = false
-					} else {
-						readers--
-					}
-					mu.Unlock()
-					if err := l.Unlock(ctx); err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d (writer %v): Unlock: %v", i, g, write, err)
-						}
-						return
-					}
-				}
-			}()
+		return m.Lock
+	}, func(isOld bool, g int, l *Lease) {
+		if holder >= 0 {
+			got.overlaps++
 		}
-	}
-	wg.Wait()
+		if got.holds > 0 {
+			if l.Token() <= lastToken {
+				got.regressions++
+			}
+			if lastOld && !isOld {
+				got.oldToNew++
+			} else if !lastOld && isOld {
+				got.newToOld++
+			}
+		}
+		got.holds++
+		holder, lastOld, lastToken = g, isOld, l.Token()
+	}, func(g int) {
+		if holder == g {
+			holder = -1
+		}
+	})
 	return got
 }
 
-// mixedSemaphoreRun runs two Clients with the current scripts and two with
-// old on one Semaphore of 3 permits, four goroutines each taking 1 or 2
-// permits 15 times for 1 ms, and returns the holds and the most permits
-// held at once. With broken, failed calls end the goroutine quietly and
-// the run lasts at most 10 s.
-func mixedSemaphoreRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string, broken bool) (holds, most int) {
+// mixedRWRun contends on one RWMutex (in each Client two goroutines write
+// and two read) and counts the holds taken beside a writer and the
+// writers' fencing tokens not above the previous writer's.
+func mixedRWRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string) (got mixedRun) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit(broken))
-	defer cancel()
-	var mu sync.Mutex
+	readers, writing, lastWriter := 0, false, int64(0)
+	writer := func(g int) bool { return g%2 == 0 }
+	contend(t, srv, old, func(c *Client, g int) func(context.Context) (*Lease, error) {
+		rw, err := c.RWMutex(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if writer(g) {
+			return rw.Lock
+		}
+		return rw.RLock
+	}, func(_ bool, g int, l *Lease) {
+		got.holds++
+		if writing || (writer(g) && readers > 0) {
+			got.overlaps++
+		}
+		if !writer(g) {
+			readers++
+			return
+		}
+		if l.Token() <= lastWriter {
+			got.regressions++
+		}
+		writing, lastWriter = true, l.Token()
+	}, func(g int) {
+		if writer(g) {
+			writing = false
+		} else {
+			readers--
+		}
+	})
+	return got
+}
+
+// mixedSemaphoreRun contends on one Semaphore of 3 permits (goroutines
+// take 1 or 2) and returns the holds and the most permits held at once.
+func mixedSemaphoreRun(t *testing.T, srv *redistest.Server, old *registry.Script, name string) (holds, most int) {
+	t.Helper()
 	inUse := 0
-	var wg sync.WaitGroup
-	for i := range 4 {
-		sem, err := mixedClient(t, srv, old, i%2 == 0).Semaphore(name, 3)
+	count := func(g int) int { return 1 + g%2 }
+	contend(t, srv, old, func(c *Client, g int) func(context.Context) (*Lease, error) {
+		sem, err := c.Semaphore(name, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for g := range 4 {
-			n := 1 + g%2
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 15 {
-					l, err := sem.Acquire(ctx, n)
-					if err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d: Acquire(%d): %v", i, g, n, err)
-						}
-						return
-					}
-					mu.Lock()
-					holds++
-					inUse += n
-					most = max(most, inUse)
-					mu.Unlock()
-					time.Sleep(time.Millisecond)
-					mu.Lock()
-					inUse -= n
-					mu.Unlock()
-					if err := l.Unlock(ctx); err != nil {
-						if !broken {
-							t.Errorf("client %d goroutine %d: Unlock: %v", i, g, err)
-						}
-						return
-					}
-				}
-			}()
-		}
-	}
-	wg.Wait()
+		return func(ctx context.Context) (*Lease, error) { return sem.Acquire(ctx, count(g)) }
+	}, func(_ bool, g int, _ *Lease) {
+		holds++
+		inUse += count(g)
+		most = max(most, inUse)
+	}, func(g int) { inUse -= count(g) })
 	return holds, most
-}
-
-// runLimit bounds a mixed run: a minute, or 10 s for a broken script,
-// whose calls may wait for what never comes.
-func runLimit(broken bool) time.Duration {
-	if broken {
-		return 10 * time.Second
-	}
-	return time.Minute
 }
 
 // crossTries holds the lock with one version and tries to take it with the
