@@ -224,7 +224,7 @@ var counterModel = porcupine.NondeterministicModel{
 // was lost), and the history of increments and the test's reads is
 // linearizable (porcupine).
 func TestCounterUnderRandomFreezes(t *testing.T) {
-	const holders, each = 3, 20
+	const holders, each = 3, 15
 	for _, kind := range frozenKinds {
 		t.Run(kind, func(t *testing.T) {
 			s := newSpec(t, kind)

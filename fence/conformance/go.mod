@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/redlua/redlua => ../..
 
 require (
+	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
