@@ -61,6 +61,7 @@ type StaleError struct {
 	Highest Mark   // what the resource had accepted
 }
 
+// Error names the lock, the refused token and the highest accepted.
 func (e *StaleError) Error() string {
 	why := "below the highest accepted"
 	if e.Token == e.Highest.Token {

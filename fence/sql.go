@@ -24,6 +24,7 @@ const (
 	SQLite
 )
 
+// String names the dialect.
 func (d Dialect) String() string {
 	switch d {
 	case Postgres:
