@@ -74,7 +74,7 @@ func run(ctx context.Context, addr string, out io.Writer) (err error) {
 		d.say("\nCleaned up: removed the %d keys this run created; nothing else was touched.", n)
 	}()
 
-	for _, step := range []func(context.Context) error{d.watchdogAndFencing, d.contendedPair, d.fairMode, d.scripts, d.simulator} {
+	for _, step := range []func(context.Context) error{d.watchdogAndFencing, d.contendedPair, d.fairMode, d.scripts, d.simulator, d.fencing} {
 		if err := step(ctx); err != nil {
 			return err
 		}

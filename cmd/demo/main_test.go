@@ -28,6 +28,7 @@ func checkOutput(t *testing.T, out string) {
 		"Fair mode", "worker 2 got it in its turn", "worker 3 got it in its turn", "3 acquisitions",
 		"versioned Lua scripts", "mutex.acquire@", "lock.inspect@", "3 times",
 		"simulator", "TryLock succeeds",
+		"Fencing at the resource", "B locks it (token", "A wakes up and writes: fence:", "a newer holder took the lock",
 		"Cleaned up",
 	} {
 		i := strings.Index(out, want)

@@ -1,0 +1,139 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/fence"
+	"github.com/redlua/redlua/internal/faulttest"
+	"github.com/redlua/redlua/locks"
+)
+
+// bare hides a lease's Err, so a fenced transaction commits without asking
+// the lease: what protects the resource then is the database alone.
+type bare struct{ l *locks.Lease }
+
+func (b bare) Name() string  { return b.l.Name() }
+func (b bare) Token() int64  { return b.l.Token() }
+func (b bare) Owner() string { return b.l.Owner() }
+
+// TestWorkerHolder is the worker process of the frozen-holder trials: a
+// lock holder with its own lock client (Redis at FENCE_LOCKS) and its own
+// connection to the fenced resource. It does what each stdin line says:
+//
+//	lock NAME TTL_MS        take the Mutex NAME (no watchdog) -> locked
+//	write KEY VALUE [bare]  a fenced write with the lease (bare: no lease check) -> wrote (N: transient failures retried)
+//	intx KEY VALUE BARE     a fenced transaction that writes, reports intx, waits for "commit" -> committed
+//	incr NAME N TTL_MS      N times: lock, fenced increment, unlock -> call, op ...; incrdone
+func TestWorkerHolder(t *testing.T) {
+	io := faulttest.RunWorker()
+	if io == nil {
+		return
+	}
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Addr: os.Getenv("FENCE_LOCKS")})
+	lc, err := locks.New(rc)
+	if err != nil {
+		io.Fatal("%v", err)
+	}
+	retried := 0
+	var opts []fence.Option
+	for _, o := range strings.Fields(os.Getenv("FENCE_OPTS")) {
+		k, v, _ := strings.Cut(o, "=")
+		d, _ := time.ParseDuration(v)
+		switch k {
+		case "lock":
+			opts = append(opts, fence.WithLockTimeout(d))
+		case "idle":
+			opts = append(opts, fence.WithIdleTimeout(d))
+		case "tries":
+			n, _ := strconv.Atoi(v)
+			opts = append(opts, fence.WithRetries(n))
+		}
+	}
+	opts = append(opts, fence.WithRetryable(func(err error) bool {
+		ok := fence.DefaultRetryable(err)
+		if ok {
+			retried++
+		}
+		return ok
+	}))
+	b, err := open(specFromEnv(), opts...)
+	if err != nil {
+		io.Fatal("%v", err)
+	}
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		if errors.Is(err, fence.ErrStale) {
+			return "stale: " + err.Error()
+		}
+		return err.Error()
+	}
+	lock := func(name string, ttl time.Duration) (*locks.Lease, error) {
+		m, err := lc.Mutex(name, locks.WithTTL(ttl))
+		if err != nil {
+			return nil, err
+		}
+		lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return m.Lock(lctx)
+	}
+	var l *locks.Lease
+	for line := range io.Lines {
+		f := strings.Fields(line)
+		switch f[0] {
+		case "lock":
+			ms, _ := strconv.Atoi(f[2])
+			if l, err = lock(f[1], time.Duration(ms)*time.Millisecond); err != nil {
+				io.Fatal("lock %s: %v", f[1], err)
+			}
+			io.Emit(faulttest.Report{Kind: "locked", Token: l.Token(), Owner: l.Owner()})
+		case "write":
+			retried = 0
+			var h fence.Holder = l
+			if len(f) > 3 && f[3] == "bare" {
+				h = bare{l}
+			}
+			err := b.set(ctx, h, f[1], f[2])
+			io.Emit(faulttest.Report{Kind: "wrote", Token: l.Token(), Err: errText(err), N: int64(retried)})
+		case "intx":
+			var h fence.Holder = l
+			if f[3] == "1" {
+				h = bare{l}
+			}
+			err := b.setIn(ctx, h, f[1], f[2], func() {
+				io.Emit(faulttest.Report{Kind: "intx", Token: l.Token()})
+				for line := range io.Lines {
+					if line == "commit" {
+						return
+					}
+				}
+			})
+			io.Emit(faulttest.Report{Kind: "committed", Token: l.Token(), Err: errText(err)})
+		case "incr":
+			n, _ := strconv.Atoi(f[2])
+			ms, _ := strconv.Atoi(f[3])
+			for range n {
+				l, err := lock(f[1], time.Duration(ms)*time.Millisecond)
+				if err != nil {
+					io.Fatal("lock %s: %v", f[1], err)
+				}
+				io.Emit(faulttest.Report{Kind: "call", Token: l.Token()})
+				start := time.Now()
+				v, err := b.incr(ctx, bare{l})
+				io.Emit(faulttest.Report{Kind: "op", Token: l.Token(), Start: start, End: time.Now(), N: v, Err: errText(err)})
+				_ = l.Unlock(ctx)
+			}
+			io.Emit(faulttest.Report{Kind: "incrdone"})
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package fence
+
+// Script is the fence's script, for tests that call it directly.
+var Script = fenceScript
