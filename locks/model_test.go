@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,25 @@ const (
 )
 
 // mcScripts returns the repository's scripts by "name@version".
+// mcExhaustive says whether the largest explorations run at their full
+// size. The plain go test runs a smaller instance of each, with the same
+// scripts, invariants and broken copies, so that the README's test command
+// fits a busy 2-core machine; REDLUA_EXHAUSTIVE=1, which CI sets, runs the
+// full ones (several minutes and gigabytes of states).
+func mcExhaustive(t *testing.T) bool {
+	t.Helper()
+	switch v := os.Getenv("REDLUA_EXHAUSTIVE"); v {
+	case "1":
+		return true
+	case "", "0":
+		t.Logf("a smaller instance of this exploration; REDLUA_EXHAUSTIVE=1 runs the full one, as CI does")
+		return false
+	default:
+		t.Fatalf("REDLUA_EXHAUSTIVE=%q: want 1 (the full explorations) or 0/unset (smaller ones)", v)
+		return false
+	}
+}
+
 func mcScripts(t testing.TB) func(id string) *registry.Script {
 	reg, err := registry.New(lua.FS)
 	if err != nil {
