@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,18 +15,48 @@ import (
 	"github.com/redlua/redlua/simulate"
 )
 
-// countingBackend counts script runs by name.
+// countingBackend counts script runs by name, and which calls ran the
+// acquire scripts (by the argument that names the call).
 type countingBackend struct {
 	Backend
-	mu   sync.Mutex
-	runs map[string]int
+	mu      sync.Mutex
+	runs    map[string]int
+	callers map[string]map[string]bool
 }
+
+// callerArg is the argument of an acquire script that names the call:
+// mutex.acquire's holder, sem.acquire's owner.
+var callerArg = map[string]int{"mutex.acquire": 2, "sem.acquire": 0}
 
 func (b *countingBackend) Run(ctx context.Context, s *registry.Script, keys []string, args ...any) *redis.Cmd {
 	b.mu.Lock()
 	b.runs[s.Name]++
+	if i, ok := callerArg[s.Name]; ok && i < len(args) {
+		if b.callers == nil {
+			b.callers = map[string]map[string]bool{}
+		}
+		if b.callers[s.Name] == nil {
+			b.callers[s.Name] = map[string]bool{}
+		}
+		b.callers[s.Name][fmt.Sprint(args[i])] = true
+	}
 	b.mu.Unlock()
 	return b.Backend.Run(ctx, s, keys, args...)
+}
+
+// forgetCallers starts a new count of the calls that ran each script.
+func (b *countingBackend) forgetCallers() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.callers = nil
+}
+
+// callerCount is how many distinct calls ran script name since
+// forgetCallers.
+func (b *countingBackend) callerCount(name string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.callers[name])
 }
 
 func (b *countingBackend) count(name string) int {
@@ -158,21 +189,24 @@ func (f *keeperFixture) liveWaiters(t *testing.T) int {
 // with <kind>.acquire.
 func (f *keeperFixture) keptForTenWaiterTTLs(t *testing.T, n int, waiterTTL time.Duration, kind string) {
 	t.Helper()
-	acquiresBefore := f.counted.count(kind + ".acquire")
+	f.counted.forgetCallers()
 	for range 100 { // 10 waiter TTLs
 		f.clock.Advance(waiterTTL / 10)
 	}
 	if live := f.liveWaiters(t); live != n {
 		t.Fatalf("after 10 waiter TTLs, %d of %d waiters are still queued", live, n)
 	}
-	keeps, acquires := f.counted.count(kind+".keepqueued"), f.counted.count(kind+".acquire")-acquiresBefore
+	keeps, callers := f.counted.count(kind+".keepqueued"), f.counted.callerCount(kind+".acquire")
 	// One refresh per third of the waiter TTL: 30 periods.
 	if keeps < 25 || keeps > 35 {
 		t.Errorf("%s.keepqueued ran %d times in 30 refresh periods, want about 30", kind, keeps)
 	}
-	// Only the head looks by itself (on wall time, at most a few times here).
-	if acquires >= n {
-		t.Errorf("%s.acquire ran %d times while %d waiters sat in the queue: the waiters refreshed themselves", kind, acquires, n)
+	// Only the head looks by itself, on its wall-time timer: as often as a
+	// busy machine's scheduler makes the loop above last, so what is
+	// counted is which calls looked, not how often. Waiters that refreshed
+	// themselves would be all n of them.
+	if callers > n/4 {
+		t.Errorf("%d of the %d queued calls ran %s.acquire while they sat in the queue: the waiters refreshed themselves", callers, n, kind)
 	}
 }
 
