@@ -71,13 +71,14 @@ const (
 var serverAdds = map[string][]string{
 	Redis70: nil,
 	// 7.2 keeps three Lua 5.1 base functions 7.0 removed.
-	Redis72:  {"getfenv", "newproxy", "setfenv"},
-	Valkey72: {"getfenv", "newproxy", "setfenv"},
+	Redis72: {"getfenv", "newproxy", "setfenv"},
 	// 7.4 and Valkey 8 add os with only os.clock.
 	Redis74: {"getfenv", "newproxy", "setfenv", "os: clock"},
 	Redis80: {"getfenv", "newproxy", "setfenv", "os: clock"},
-	// Valkey 8 names itself beside redis's version fields, and gives the
-	// library a second name, server.
+	// Valkey names itself beside redis's version fields (whose
+	// REDIS_VERSION stays 7.2.4), and gives the library a second name,
+	// server.
+	Valkey72: {"getfenv", "newproxy", "setfenv", "redis: SERVER_NAME VALKEY_VERSION VALKEY_VERSION_NUM", "server"},
 	Valkey80: {"getfenv", "newproxy", "setfenv", "os: clock", "redis: SERVER_NAME VALKEY_VERSION VALKEY_VERSION_NUM", "server"},
 }
 
