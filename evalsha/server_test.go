@@ -67,11 +67,16 @@ func TestSubscribeRealServer(t *testing.T) {
 func TestReadOnlyScriptOnReplica(t *testing.T) {
 	primary, replica := redistest.PrimaryReplica(t)
 	ctx := context.Background()
-	if err := primary.Client().Set(ctx, "n", "7", 0).Err(); err != nil {
+	// WAIT counts the replicas that acknowledged the writes of its own
+	// connection, so the write and its WAIT share one connection; on another
+	// connection WAIT has nothing to wait for and answers at once.
+	conn := primary.Client().Conn()
+	defer conn.Close()
+	if err := conn.Set(ctx, "n", "7", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := primary.Client().Do(ctx, "WAIT", 1, 5000).Err(); err != nil {
-		t.Fatal(err)
+	if n, err := conn.Do(ctx, "WAIT", 1, 10000).Int64(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1 after the write = %d, %v; want 1 (the replica acknowledged it)", n, err)
 	}
 	reg := testRegistry(t)
 	r := newRunner(t, replica.Client())

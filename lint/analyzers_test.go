@@ -104,6 +104,18 @@ func TestLua51Syntax(t *testing.T) {
 	})
 }
 
+// A "[[" inside a "[[...]]" string or comment is E932 (every upstream
+// Redis and Valkey refuses it); other levels take anything.
+func TestNestedLongBracket(t *testing.T) {
+	runCases(t, []string{"932", "011"}, []lintCase{
+		{"in a string", "return [[a [[b]]", []string{"1:12 E932"}},
+		{"in a comment", "--[[ a\n  [[ b ]]\nreturn 1", []string{"2:3 E932"}},
+		{"level 1", "return [=[a [[b]=]", nil},
+		{"level 1 in level 1", "return [=[a [=[b]=]", nil},
+		{"a third bracket", "return [[[a]]", nil},
+	})
+}
+
 const header = "-- name: t\n-- version: 1\n-- description: Test.\n-- keys: lock queue\n-- args: owner\n"
 
 func TestRedisHeader(t *testing.T) {

@@ -87,15 +87,22 @@ func headerFieldLines(p *Pass) map[int]bool {
 
 // Lua51Analyzer reports Lua 5.2+ syntax (931): goto and labels, integer
 // division, bitwise operators, empty statements, statements after break,
-// Lua 5.4 attributes. luacheck accepts these whatever its --std says;
-// Redis runs Lua 5.1, which refuses to compile the script.
+// Lua 5.4 attributes; and a "[[" nested in a "[[...]]" string or comment
+// (932), which Lua 5.1 built with LUA_COMPAT_LSTR 1 refuses, as every
+// upstream Redis and Valkey does ("nesting of [[...]] is deprecated near
+// '['"; Debian's build of Redis 7.0 is the exception). luacheck accepts
+// both whatever its --std says; the server refuses to compile the script.
 var Lua51Analyzer = &Analyzer{
 	Name:  "lua51",
-	Doc:   "syntax newer than Lua 5.1, which Redis's Lua 5.1 rejects",
-	Codes: []string{"931"},
+	Doc:   "syntax newer than Lua 5.1, or a nested [[, which Redis's Lua 5.1 rejects",
+	Codes: []string{"931", "932"},
 	Run: func(p *Pass) {
 		for _, n := range p.File.NewSyntax() {
-			p.reportSpan(n.Span, "931", Error, "", n.Message())
+			code := "931"
+			if n.Nested {
+				code = "932"
+			}
+			p.reportSpan(n.Span, code, Error, "", n.Message())
 		}
 	},
 }

@@ -51,6 +51,11 @@ func (d Diagnostic) String() string {
 // Config selects and tunes checks. The zero value is luacheck's default
 // behaviour with Redis's standard globals.
 type Config struct {
+	// Server is the server line whose script sandbox gives the standard
+	// globals (see ServerLines: "redis74" adds os, "redis72" getfenv,
+	// ...); "" (AnyServer) is what every supported server has, Redis
+	// 7.0's set, so a script checked with it runs on all of them.
+	Server string
 	// Globals are extra globals the script may set and read, ReadGlobals
 	// extra globals it may only read (luacheck's globals/read_globals).
 	Globals, ReadGlobals []string

@@ -27,16 +27,23 @@ import (
 // context, or crash the process. Every public call of locks runs against
 // real redis-servers with hostile arguments (every limit + 1, values far
 // beyond, forged leases) and with the largest values the limits allow,
-// while a second connection PINGs the server every few milliseconds. Then:
-//   - SLOWLOG (threshold 1 ms) shows no script call over 10 ms of server
-//     time. SLOWLOG measures wall time, which on a loaded machine includes
-//     time the scheduler gave other processes while the server was inside
-//     the call; so an entry over 10 ms fails the test unless the server's
-//     main thread used under 10 ms of CPU in all the time the call can
-//     have spanned (INFO cpu, read after every call), which proves the
-//     excess was not the script's work (it is logged);
-//   - no call returned later than its context's deadline plus one round
-//     trip plus 100 ms;
+// while a second connection PINGs the server every few milliseconds. The
+// test judges the work the calls make the server do, not the time they
+// take, so a loaded machine cannot fail it:
+//   - no script call does more work than maxRefUnits runs of a reference
+//     script (refScript: 100k Lua additions, about 1.5 ms of CPU on a quiet
+//     machine). SLOWLOG (threshold 1 ms) finds the calls over 10 ms of wall
+//     time; for each, the CPU time the server's main thread used in all the
+//     time the call can have spanned (INFO cpu, read after every call) is
+//     compared with the CPU time the reference takes on that server at that
+//     moment, measured beside it, so the machine's load slows both alike;
+//   - a refused call runs no script on any server (INFO commandstats): the
+//     client refuses it before any work;
+//   - no call that reaches a server returns later than its context's
+//     deadline plus a round trip plus lateSlack: a call that ignores its
+//     context outlives it by a lease's or a waiter's TTL (hours here) or by
+//     a cleanup's own 5 s bound, which the slack tells from a scheduler's
+//     delay;
 //   - nothing panicked;
 //   - no PING waited over a second (the longest wait is logged: CI load
 //     must not make the test flaky, a stall must fail it).
@@ -367,6 +374,28 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 // that the calls that wait give up soon.
 const callTimeout = 300 * time.Millisecond
 
+// lateSlack is how long after its context's deadline (and a round trip) a
+// call may return: far above what a loaded machine's scheduler delays a
+// goroutine by (under 0.6 s at load 10 on 2 cores), far below what a call
+// that ignored its context would take (a cleanup's 5 s bound, a TTL).
+const lateSlack = 2 * time.Second
+
+// refScript is the reference work a script call is measured against: a
+// fixed loop, about 1.5 ms of a server's CPU on a quiet machine. Its first
+// line tells its SLOWLOG entries from the calls under test.
+const refScript = "-- hostile reference\nlocal x = 0 for i = 1, 100000 do x = x + i % 7 end return x"
+
+// maxRefUnits bounds a script call's work: the CPU time its server's main
+// thread used while the call ran may not reach maxRefUnits times the
+// reference's. The largest allowed calls (a walk over 250 semaphore
+// holders with 1 KiB names) use 2 to 4 units; a script that loops or scans
+// over what a caller sized uses hundreds.
+const maxRefUnits = 10
+
+// refRuns is how many times a reference measurement runs refScript; the
+// largest run counts, which favours the call under judgement.
+const refRuns = 3
+
 // hostile runs calls against real servers and watches them: each call's
 // time against its context, panics, error sizes, the servers' SLOWLOG and
 // a PING prober's longest wait.
@@ -380,8 +409,14 @@ type hostile struct {
 	stopped sync.WaitGroup
 
 	// checkMu orders the SLOWLOG checks; checks[i] are server i's.
-	checkMu   sync.Mutex
-	checks    [][]slowCheck
+	checkMu sync.Mutex
+	checks  [][]slowCheck
+	// ref[i] is the largest CPU time refScript took on server i so far;
+	// refSpent[i] is the CPU time all its runs there took, which the checks
+	// leave out of the time they judge.
+	ref       []time.Duration
+	refSpent  []time.Duration
+	maxUnits  float64 // the most work a call over 10 ms did, in reference units
 	longest   time.Duration
 	perScript map[string]time.Duration // each script's longest call over 1 ms
 	excused   int
@@ -408,6 +443,13 @@ func newHostile(t *testing.T, servers []*redistest.Server) *hostile {
 		}
 		h.admin = append(h.admin, a)
 		h.checks = append(h.checks, nil)
+		h.ref = append(h.ref, 0)
+		h.refSpent = append(h.refSpent, 0)
+	}
+	for i := range servers {
+		if err := h.measureRef(ctx, i); err != nil {
+			t.Fatal(err)
+		}
 	}
 	h.check(t)
 	for range 10 {
@@ -462,12 +504,76 @@ func (h *hostile) finish() {
 		scripts = append(scripts, fmt.Sprintf("%s %v", id, took))
 	}
 	sort.Strings(scripts)
-	t.Logf("the longest script call: %v of server time (%d over 10 ms excused: the server's CPU time shows the machine's scheduler, not the script); per script over 1ms: %s",
-		h.longest, h.excused, strings.Join(scripts, ", "))
+	t.Logf("the longest script call: %v of wall time; %d calls over 10 ms, the most work one did: %.1f reference units (bound %d, a reference run took up to %v); per script over 1ms: %s",
+		h.longest, h.excused, h.maxUnits, maxRefUnits, h.ref, strings.Join(scripts, ", "))
+}
+
+// measureRef runs refScript refRuns times on server i and keeps the
+// largest CPU time one run took in h.ref[i]. It reads INFO cpu around each
+// run, so the PINGs of the prober in between count too, against the call.
+func (h *hostile) measureRef(ctx context.Context, i int) error {
+	a := h.admin[i]
+	for range refRuns {
+		before, err := h.rawCPU(ctx, i)
+		if err != nil {
+			return err
+		}
+		if err := a.Eval(ctx, refScript, nil).Err(); err != nil {
+			return fmt.Errorf("the reference script: %w", err)
+		}
+		after, err := h.rawCPU(ctx, i)
+		if err != nil {
+			return err
+		}
+		h.ref[i] = max(h.ref[i], after-before)
+		h.refSpent[i] += after - before
+	}
+	return nil
+}
+
+// rawCPU is server i's main thread's CPU time.
+func (h *hostile) rawCPU(ctx context.Context, i int) (time.Duration, error) {
+	info, err := h.admin[i].Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO cpu: %w", err)
+	}
+	return mainThreadCPU(info)
+}
+
+// scriptRuns counts the script calls server i ran, by command (EVALSHA,
+// FCALL and their _RO forms), from INFO commandstats. The test's own
+// reference runs are EVAL, which the client never sends with a cached
+// script; the client's own background work (SCRIPT LOAD, SUBSCRIBE) runs
+// no script.
+func (h *hostile) scriptRuns(ctx context.Context, i int) (map[string]int64, error) {
+	info, err := h.admin[i].Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, fmt.Errorf("INFO commandstats: %w", err)
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		name = strings.TrimPrefix(name, "cmdstat_")
+		switch name {
+		case "evalsha", "evalsha_ro", "eval_ro", "fcall", "fcall_ro":
+		default:
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		c, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("INFO commandstats %q: %w", line, err)
+		}
+		out[name] = c
+	}
+	return out, nil
 }
 
 // slowCheck is one look at a server: when, its main thread's CPU time
-// until then, and the last SLOWLOG entry seen.
+// until then (less the reference runs'), and the last SLOWLOG entry seen.
 type slowCheck struct {
 	at     time.Time
 	cpu    time.Duration
@@ -475,10 +581,11 @@ type slowCheck struct {
 }
 
 // check reads every server's new SLOWLOG entries and its main thread's CPU
-// time. A script call over 10 ms fails the test unless the CPU time the
-// server's main thread used in every period the call can have spanned is
-// under 10 ms: the call ended after the previous check and began at most
-// its SLOWLOG duration before that.
+// time. A script call over 10 ms of wall time fails the test when the CPU
+// time the server's main thread used in every period the call can have
+// spanned reaches maxRefUnits times the reference's, measured again on
+// that server then: the call ended after the previous check and began at
+// most its SLOWLOG duration before that.
 func (h *hostile) check(t *testing.T) {
 	t.Helper()
 	for _, f := range h.slowCalls(t) {
@@ -493,14 +600,11 @@ func (h *hostile) slowCalls(t *testing.T) (failures []string) {
 	defer h.checkMu.Unlock()
 	ctx := context.Background()
 	for i, a := range h.admin {
-		info, err := a.Info(ctx, "cpu").Result()
-		if err != nil {
-			t.Fatalf("INFO cpu: %v", err)
-		}
-		cpu, err := mainThreadCPU(info)
+		cpu, err := h.rawCPU(ctx, i)
 		if err != nil {
 			t.Fatal(err)
 		}
+		cpu -= h.refSpent[i] // the reference runs are not the calls' work
 		entries, err := a.Do(ctx, "SLOWLOG", "GET", -1).Slice()
 		if err != nil {
 			t.Fatalf("SLOWLOG GET: %v", err)
@@ -523,7 +627,7 @@ func (h *hostile) slowCalls(t *testing.T) (failures []string) {
 		}
 		previous := history[len(history)-1]
 		for _, e := range logs {
-			if e.id <= previous.lastID || e.script == "" {
+			if e.id <= previous.lastID || e.script == "" || e.script == "reference" {
 				continue
 			}
 			h.longest = max(h.longest, e.took)
@@ -540,11 +644,23 @@ func (h *hostile) slowCalls(t *testing.T) (failures []string) {
 					base = c.cpu
 				}
 			}
-			if used := cpu - base; used >= 10*time.Millisecond {
-				failures = append(failures, fmt.Sprintf("server %d: a call of %s took %v of server time (the server's main thread used %v of CPU meanwhile): %s", i+1, e.script, e.took, used, e.command))
+			used := cpu - base
+			units := float64(used) / float64(h.ref[i])
+			if units >= maxRefUnits {
+				// Measure the reference again at today's load before
+				// judging: the machine may have slowed since.
+				if err := h.measureRef(ctx, i); err != nil {
+					t.Fatal(err)
+				}
+				units = float64(used) / float64(h.ref[i])
+			}
+			h.maxUnits = max(h.maxUnits, units)
+			if units >= maxRefUnits {
+				failures = append(failures, fmt.Sprintf("server %d: a call of %s did the work of %.1f reference runs (bound %d): %v of wall time, %v of the server's CPU while a reference run took %v: %s",
+					i+1, e.script, units, maxRefUnits, e.took, used, h.ref[i], e.command))
 			} else {
 				h.excused++
-				t.Logf("server %d: a call of %s took %v of wall time while the server's main thread used %v of CPU in all that time: the machine's scheduler, not the script: %s", i+1, e.script, e.took, used, e.command)
+				t.Logf("server %d: a call of %s took %v of wall time but did the work of %.1f reference runs (%v of CPU, a reference run %v): %s", i+1, e.script, e.took, units, used, h.ref[i], e.command)
 			}
 		}
 	}
@@ -632,7 +748,9 @@ func parseSlowlog(entries []any) ([]slowEntry, error) {
 			script = "?"
 			if len(args) > 1 {
 				body := fmt.Sprint(args[1])
-				if id, ok := bySHA[body]; ok {
+				if body == refScript {
+					script = "reference"
+				} else if id, ok := bySHA[body]; ok {
 					script = id
 				} else if m := scriptHeader.FindStringSubmatch(body); m != nil {
 					script = m[1] + "@" + m[2]
@@ -646,8 +764,15 @@ func parseSlowlog(entries []any) ([]slowEntry, error) {
 
 // run makes one call on a context of callTimeout and checks that it
 // neither panicked nor outlived its context by more than one round trip
-// plus 100 ms, and that its error text is short.
+// plus lateSlack, and that its error text is short.
 func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call func(context.Context) error) (err error) {
+	t.Helper()
+	return h.runJudged(t, what, timeout, true, call)
+}
+
+// runJudged is run; late says whether to judge when the call returned (a
+// refusal is judged by the commands it sent instead).
+func (h *hostile) runJudged(t *testing.T, what string, timeout time.Duration, late bool, call func(context.Context) error) (err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -661,14 +786,16 @@ func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call fun
 		}()
 		err = call(ctx)
 	}()
-	late := time.Since(start) - timeout
+	after := time.Since(start) - timeout
 	h.check(t)
 	h.mu.Lock()
 	h.calls++
-	h.maxLate = max(h.maxLate, late)
+	if late {
+		h.maxLate = max(h.maxLate, after)
+	}
 	h.mu.Unlock()
-	if late > h.rtt+100*time.Millisecond {
-		t.Errorf("%s returned %v after its context's deadline (a round trip: %v): %v", what, late, h.rtt, err)
+	if late && after > h.rtt+lateSlack {
+		t.Errorf("%s returned %v after its context's deadline (a round trip: %v): %v", what, after, h.rtt, err)
 	}
 	if err != nil && len(err.Error()) > 2*maxErrorText {
 		t.Errorf("%s: a %d-byte error text: %.200s…", what, len(err.Error()), err)
@@ -676,12 +803,39 @@ func (h *hostile) run(t *testing.T, what string, timeout time.Duration, call fun
 	return err
 }
 
-// refused expects call to be refused as an invalid argument.
+// refused expects call to be refused as an invalid argument, before it
+// runs any script on any server. Its time is not judged: a refusal of a
+// 16 MiB argument reads it in the client, which a loaded machine slows.
 func (h *hostile) refused(t *testing.T, what string, call func(context.Context) error) {
 	t.Helper()
-	err := h.run(t, what, callTimeout, call)
+	ctx := context.Background()
+	before := make([]map[string]int64, len(h.admin))
+	for i := range h.admin {
+		n, err := h.scriptRuns(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[i] = n
+	}
+	err := h.runJudged(t, what, callTimeout, false, call)
 	if !errors.Is(err, locks.ErrInvalidArgument) {
 		t.Errorf("%s: %v, want a refusal (ErrInvalidArgument)", what, err)
+	}
+	for i := range h.admin {
+		n, cerr := h.scriptRuns(ctx, i)
+		if cerr != nil {
+			t.Fatal(cerr)
+		}
+		var sent []string
+		for name, calls := range n {
+			if calls != before[i][name] {
+				sent = append(sent, fmt.Sprintf("%s×%d", name, calls-before[i][name]))
+			}
+		}
+		if len(sent) > 0 {
+			sort.Strings(sent)
+			t.Errorf("%s: refused, but server %d ran %s meanwhile; a refusal must cost the servers no script run", what, i+1, strings.Join(sent, " "))
+		}
 	}
 }
 
@@ -787,28 +941,45 @@ func resumeAndUnlock(ctx context.Context, c *locks.Client, l *locks.Lease) error
 	return r.Unlock(ctx)
 }
 
-// The hostile harness fails a script call that keeps the server busy over
-// 10 ms (a loop of thirty million additions): the CPU time that lets it
-// excuse a call slowed by the machine's scheduler does not excuse real
-// work.
+// The hostile harness fails a script call that loops or scans over what
+// its caller sized: the work it judges in reference runs does not excuse
+// real work, whatever the machine's load. One script loops thirty million
+// times; the other walks a sorted set of 300k members, as a script that
+// read a whole queue or holder set would.
 func TestHostileHarnessCatchesASlowScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server")
 	}
 	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	rc := srv.Client()
+	// The set is filled before the harness looks, in calls of 10k members.
+	fill := "for i = ARGV[1], ARGV[1] + 9999 do redis.call('ZADD', KEYS[1], i, 'member-' .. i) end return 1"
+	for from := 0; from < 300000; from += 10000 {
+		if err := rc.Eval(ctx, fill, []string{"{pile}"}, from).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := newHostile(t, []*redistest.Server{srv})
 	defer func() {
 		close(h.stop)
 		h.stopped.Wait()
 	}()
-	ctx := context.Background()
-	busy := "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i % 7 end return x"
-	if err := srv.Client().Eval(ctx, busy, nil, 30000000).Err(); err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		what, script string
+		keys         []string
+		arg          any
+	}{
+		{"a loop", "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i % 7 end return x", nil, 30000000},
+		{"a scan", "local n = 0 for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do n = n + #m end return n", []string{"{pile}"}, 0},
+	} {
+		if err := rc.Eval(ctx, c.script, c.keys, c.arg).Err(); err != nil {
+			t.Fatal(err)
+		}
+		failures := h.slowCalls(t)
+		if len(failures) != 1 || !strings.Contains(failures[0], "a call of ?") {
+			t.Fatalf("after %s: failures %q, want the script's call", c.what, failures)
+		}
+		t.Logf("%s caught: %s", c.what, failures[0])
 	}
-	failures := h.slowCalls(t)
-	if len(failures) != 1 || !strings.Contains(failures[0], "a call of ?") {
-		t.Fatalf("after a busy script: failures %q, want the script's call", failures)
-	}
-	t.Logf("caught: %s", failures[0])
 }

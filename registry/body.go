@@ -22,7 +22,13 @@ func (p *parser) body(s *Script) {
 		// The strict parse fails at a Lua 5.2+ construct the lenient one
 		// records: name it, since Lua's words do not.
 		if synErr == nil && f != nil && len(f.NewSyntax()) > 0 {
-			msg += " (" + f.NewSyntax()[0].Message() + ")"
+			n := f.NewSyntax()[0]
+			if n.Nested {
+				// Lua's words already say it; add why and the fix.
+				msg += " (" + strings.TrimPrefix(n.Message(), luaErr.LuaMsg+": ") + ")"
+			} else {
+				msg += " (" + n.Message() + ")"
+			}
 		}
 		e := p.errorf(luaErr.LuaLine, PartSyntax, "%s", msg)
 		if luaErr.Pos.Line == luaErr.LuaLine {

@@ -40,6 +40,38 @@ func TestGotoRejectedAsRedisDoes(t *testing.T) {
 	}
 }
 
+// Every upstream Redis and Valkey build refuses a "[[" inside a "[[...]]"
+// string or comment (Lua 5.1's LUA_COMPAT_LSTR 1); the registry refuses it
+// with Lua's words and line, as SCRIPT LOAD on Redis 7.2.6 answers, and
+// lint reports E932 at the inner "[[".
+func TestNestedLongBracketRejectedAsRedisDoes(t *testing.T) {
+	src := okHeader + "local s = [[a\n [[b]]\nreturn redis.call('SET', KEYS[1], s)\n"
+	_, err := registry.New(fstest.MapFS{"x.v1.lua": {Data: []byte(src)}})
+	probs := registry.Problems(err)
+	if len(probs) != 1 {
+		t.Fatalf("problems %v, want the one syntax error", err)
+	}
+	p := probs[0]
+	want := "user_script:7: nesting of [[...]] is deprecated near '['"
+	if p.Part != registry.PartSyntax || p.Line != 7 || !strings.HasPrefix(p.Msg, want+" (") || !strings.Contains(p.Msg, "[=[") {
+		t.Errorf("registry says %+v\nwant line 7: %s (why, and the fix: [=[)", p, want)
+	}
+	var lintMsgs []string
+	for _, d := range lint.Check("x.v1.lua", []byte(src), nil) {
+		if d.Code == "E932" {
+			lintMsgs = append(lintMsgs, d.String())
+		}
+	}
+	if len(lintMsgs) != 1 || !strings.HasPrefix(lintMsgs[0], "x.v1.lua:7:2: (E932) nesting of [[...]] is deprecated near '['") {
+		t.Errorf("lint reported %v, want one E932 at 7:2", lintMsgs)
+	}
+	// A level-1 long bracket takes a "[[" inside.
+	fixed := strings.Replace(strings.Replace(src, "[[a", "[=[a", 1), "b]]", "b]=]", 1)
+	if _, err := registry.New(fstest.MapFS{"x.v1.lua": {Data: []byte(fixed)}}); err != nil {
+		t.Errorf("with [=[ ... ]=]: %v", err)
+	}
+}
+
 func TestNewNamesAMissingDirectory(t *testing.T) {
 	_, err := registry.New(os.DirFS("/nonexistent/scripts"))
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/scripts") {

@@ -168,7 +168,9 @@ var syntaxAccepted = []struct{ name, src string }{
 	{"60 upvalues", names("local u", 60, " = 1\n") + " = 1\nreturn function() return " + names("u", 60, " + ") + " end"},
 	{"200 assignment targets", names("v", 200, ", ") + " = 1"},
 	{"hexadecimal float", "return 0x1p4"},
-	{"[[ inside a long string", "return [[a [[b]]"},
+	{"[[ inside a level-1 long string", "return [=[a [[b]=]"},
+	{"[=[ inside a level-1 long string", "return [=[a [=[b]=]"},
+	{"a third bracket opening a long string", "return [[[a]]"},
 	{"unknown escape", "return '\\q'"},
 	{"call on one line in a table", "return {f\n(1)}"},
 	{"NUL after a numeral", "x = 1\x00\ny = 2"},
@@ -197,6 +199,81 @@ func TestSyntaxAcceptedAsRedisDoes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nestedLong are scripts with a "[[" inside a "[[...]]" string or
+// comment: every upstream Redis and Valkey build (Lua 5.1 with
+// LUA_COMPAT_LSTR 1) refuses them, Debian's build of Redis 7.0 accepts
+// them.
+var nestedLong = []struct{ name, src string }{
+	{"in a string", "return [[a [[b]]"},
+	{"in a comment", "return 1\n--[[ x\n [[ y ]]"},
+	{"on a later line of a string", "local x = 1\nreturn [[a\n\n [[b]]"},
+	{"after [=", "return [[a [=[[b]]"},
+}
+
+// TestNestedLongBracketAsTheServerSays: CheckLua51 and the registry refuse
+// a nested "[[" with Lua's words and line, as every upstream server does.
+// They judge for every supported server at once, so a server that accepts
+// it (Debian's 7.0.15, the one such build we know) is the exception: the
+// test logs it and still requires the refusal, since the script would not
+// load on upstream builds of the same version.
+func TestNestedLongBracketAsTheServerSays(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	for _, sc := range nestedLong {
+		t.Run(sc.name, func(t *testing.T) {
+			e := luasyntax.CheckLua51("x.lua", []byte(sc.src))
+			if e == nil {
+				t.Fatal("CheckLua51 accepted it")
+			}
+			got := e.LuaText("user_script")
+			if err := c.ScriptLoad(context.Background(), sc.src).Err(); err == nil {
+				t.Logf("this server (%s) accepts it, as Debian's build of Redis 7.0 does; upstream builds refuse it, and so does CheckLua51: %s", serverVersion(t, c), got)
+			} else if line, msg := redisSyntaxError(t, c, sc.src); e.LuaLine != line || e.LuaMsg != msg {
+				t.Errorf("CheckLua51: %s\nserver:     user_script:%d: %s", got, line, msg)
+			}
+			_, err := registry.ParseScript("x.v1.lua", []byte(withHeader(sc.src)))
+			refused := false
+			for _, p := range registry.Problems(err) {
+				if p.Part == registry.PartSyntax && strings.Contains(p.Msg, ": nesting of [[...]] is deprecated near '['") {
+					refused = true
+				}
+			}
+			if !refused {
+				t.Errorf("registry: %v, want Lua's nesting error", err)
+			}
+		})
+	}
+}
+
+// serverVersion is "redis 7.0.15" or "valkey 8.0.1" for the server c
+// talks to.
+func serverVersion(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, version := "redis", ""
+	for _, line := range strings.Split(info, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		switch k {
+		case "redis_version":
+			version = v
+		case "valkey_version":
+			name, version = "valkey", v
+		case "server_name":
+			name = v
+		}
+	}
+	return name + " " + version
+}
+
+// acceptsNestedLong reports whether the server compiles a nested "[[" (a
+// build without LUA_COMPAT_LSTR 1, such as Debian's 7.0.15).
+func acceptsNestedLong(c *redis.Client) bool {
+	return c.ScriptLoad(context.Background(), "return [[a [[b]]").Err() == nil
 }
 
 func registryParse(src string) error {
@@ -395,6 +472,7 @@ func TestSyntaxMutantsAsRedisSays(t *testing.T) {
 	c := srv.Client()
 	lc, haveLC := realLuacheckE011(t, cases)
 	flat := strings.NewReplacer("\r", " ", "\n", " ")
+	lenient := acceptsNestedLong(c)
 	for _, sc := range cases {
 		want := ""
 		if err := c.ScriptLoad(context.Background(), sc.src).Err(); err != nil {
@@ -408,7 +486,7 @@ func TestSyntaxMutantsAsRedisSays(t *testing.T) {
 		if e := luasyntax.CheckLua51("x.lua", []byte(sc.src)); e != nil {
 			got = fmt.Sprintf("%d: %s", e.LuaLine, flat.Replace(e.LuaMsg))
 		}
-		if got != want {
+		if got != want && !(lenient && strings.Contains(got, "nesting of [[...]] is deprecated")) {
 			t.Errorf("%s:\nCheckLua51 %q\nRedis      %q", sc.name, got, want)
 		}
 		if haveLC {

@@ -18,6 +18,10 @@ func TestSandboxTexts(t *testing.T) {
 		{"string.x = 1", "ERR user_script:1: Attempt to modify a readonly table script: <sha>, on @user_script:1."},
 		{"return print", "ERR user_script:1: Script attempted to access nonexistent global variable 'print' script: <sha>, on @user_script:1."},
 		{"goto a\n::a::", "ERR Error compiling script (new function): user_script:1: '=' expected near 'a'"},
+		// Upstream builds of every supported server (LUA_COMPAT_LSTR 1);
+		// Debian's 7.0.15 accepts it.
+		{"return [[a [[b]]", "ERR Error compiling script (new function): user_script:1: nesting of [[...]] is deprecated near '['"},
+		{"#!lua\nreturn 1 --[[ a\n[[ b ]]", "ERR Error compiling script (new function): user_script:3: nesting of [[...]] is deprecated near '['"},
 		{"\n\nreturn redis.call('nosuch')", "ERR Unknown Redis command called from script script: <sha>, on @user_script:3."},
 		{"return redis.call('get')", "ERR Wrong number of args calling Redis command from script script: <sha>, on @user_script:1."},
 		{"return redis.pcall('get')", "ERR Wrong number of args calling Redis command from script"},
@@ -43,11 +47,24 @@ func TestSandboxTexts(t *testing.T) {
 		{"local ok, e = pcall(redis.call, 'nosuch') return e", "ERR Unknown Redis command called from script"},
 		{"return redis.REDIS_VERSION", RedisVersion},
 		{"return _VERSION", "Lua 5.1"},
+		{"local f, e = loadstring('return [[a [[b]]') return e", `[string "return [[a [[b]]"]:1: nesting of [[...]] is deprecated near '['`},
 		{"return string.format('%s %5.2f %d', 1e15, 1/3, 7)", "1e+15  0.33 7"},
 	} {
 		got, err := New().RunSource(context.Background(), tc.src, nil).Text()
 		if err != nil || got != tc.want {
 			t.Errorf("%q = %q, %v; want %q", tc.src, got, err, tc.want)
 		}
+	}
+}
+
+// A library with a "[[" nested in a long string fails FUNCTION LOAD as
+// upstream servers fail it (Redis 7.2.6: "user_function:2: nesting of
+// [[...]] is deprecated near '['").
+func TestFunctionLoadRefusesANestedLongBracket(t *testing.T) {
+	code := "#!lua name=l\nredis.register_function('f', function() return [[a [[b]] end)"
+	err := New().Do(context.Background(), "FUNCTION", "LOAD", code).Err()
+	want := "ERR Error compiling function: user_function:2: nesting of [[...]] is deprecated near '['"
+	if err == nil || err.Error() != want {
+		t.Errorf("FUNCTION LOAD = %v, want %s", err, want)
 	}
 }

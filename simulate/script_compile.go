@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redlua/redlua/internal/luasyntax"
 	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
@@ -20,6 +21,9 @@ func compileLua(src, name string) (*lua.FunctionProto, error) {
 	if line, deep := tooDeep(src); deep {
 		return nil, fmt.Errorf("%s:%d: %s", name, line, errSyntaxLevels)
 	}
+	if msg, nested := nestedLongBracket(src, name); nested {
+		return nil, fmt.Errorf("%s", msg)
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s", parseErrorText(err, name))
@@ -34,6 +38,24 @@ func compileLua(src, name string) (*lua.FunctionProto, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return proto, nil
+}
+
+// nestedLongBracket reports Lua's error for a "[[" inside a "[[...]]"
+// string or comment when it is the first syntax error of src: every
+// upstream Redis and Valkey builds Lua 5.1 with LUA_COMPAT_LSTR 1, which
+// refuses it ("nesting of [[...]] is deprecated near '['"), while
+// gopher-lua reads it as text. Any other first error is gopher-lua's to
+// report.
+func nestedLongBracket(src, name string) (string, bool) {
+	if !strings.Contains(src, "[[") || strings.HasPrefix(src, "#") {
+		// luasyntax skips a first "#!" line, which a chunk keeps.
+		return "", false
+	}
+	e := luasyntax.CheckLua51(name, []byte(src))
+	if e == nil || !strings.HasPrefix(e.LuaMsg, "nesting of [[...]] is deprecated") {
+		return "", false
+	}
+	return e.LuaText(name), true
 }
 
 // parseErrorText turns gopher-lua's parse error into Lua 5.1's shape,

@@ -36,7 +36,9 @@ type stdDef struct {
 
 // builtinStds are luacheck 1.1's standard sets. redlua always checks
 // against Redis's sandbox, so these names are accepted for compatibility
-// and add nothing; "redis" names that sandbox explicitly.
+// and add nothing; "redis" names that sandbox explicitly (what every
+// supported server has). The server lines (lint.ServerLines: "redis74",
+// "valkey80", ...) choose one server's sandbox instead.
 var builtinStds = map[string]bool{
 	"redis": true, "max": true, "min": true, "lua51": true, "lua51c": true, "lua52": true, "lua52c": true,
 	"lua53": true, "lua53c": true, "lua54": true, "lua54c": true, "luajit": true, "ngx_lua": true,
@@ -54,12 +56,19 @@ func splitStd(std string, custom map[string]*stdDef) (names []string, add bool, 
 	}
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
-		if !builtinStds[p] && custom[p] == nil {
-			return nil, false, fmt.Errorf("unknown std '%s': use redis (Redis's sandbox, always on), one of luacheck's built-in names, or a set defined in stds", p)
+		if !builtinStds[p] && custom[p] == nil && !isServerStd(p) {
+			return nil, false, fmt.Errorf("unknown std '%s': use redis (the sandbox every supported server has, always on), a server line (%s), one of luacheck's built-in names, or a set defined in stds",
+				p, strings.Join(lint.ServerLines(), ", "))
 		}
 		names = append(names, p)
 	}
 	return names, add, nil
+}
+
+// isServerStd reports whether a std name is a server line, whose sandbox
+// replaces the one every server has.
+func isServerStd(name string) bool {
+	return name != "redis" && name != "" && name != lint.AnyServer && lint.IsServerLine(name)
 }
 
 // macroPatterns are luacheck's option macros, most specific first, as
@@ -99,8 +108,12 @@ func resolveOptions(stack []*optionSet, custom map[string]*stdDef) fileOptions {
 			}
 			if !add {
 				stdExtra = stdDef{}
+				cfg.Server = ""
 			}
 			for _, n := range names {
+				if isServerStd(n) && custom[n] == nil {
+					cfg.Server = n
+				}
 				if d := custom[n]; d != nil {
 					stdExtra.globals = append(stdExtra.globals, d.globals...)
 					stdExtra.readGlobals = append(stdExtra.readGlobals, d.readGlobals...)

@@ -43,13 +43,16 @@ Filtering (patterns are luacheck's: CODE, NAME or CODE/NAME, Lua patterns):
   --max-line-length N       W631 limit (default 120)
   --no-max-line-length      no line length limit
 
-Globals (the std is always Redis's sandbox):
+Globals (the std is always the sandbox of Redis's scripts):
   --globals NAME ...        extra globals scripts may set and read (name or name.field)
   --read-globals NAME ...   extra globals scripts may only read
   --new-globals NAME ...    replace the globals added so far (config and earlier flags)
   --new-read-globals NAME ...
-  --std STD                 accepted for luacheck compatibility: redis, max, lua51, ...
-                            and sets from the config's stds (which do add globals)
+  --std STD                 a server line's sandbox: redis70, redis72, redis74, redis80,
+                            valkey72, valkey80 (default redis: what every supported
+                            server has); luacheck's names (max, lua51, ...) are
+                            accepted and add nothing; sets from the config's stds
+                            add their globals
 
 Configuration (.luacheckrc, luacheck's format, evaluated in a sandbox):
   --config FILE             use FILE (relative paths are looked up in parent dirs too)

@@ -52,6 +52,9 @@ type lexer struct {
 	// validUTF8 is 1 when src is valid UTF-8, -1 when not, 0 until known.
 	validUTF8 int
 	err       *syntaxError
+	// nested are the "[[" found inside a level-0 long string or comment,
+	// which the lenient lexer records and the strict one fails at.
+	nested []NewSyntax
 }
 
 func newLexer(src string, strict bool) *lexer {
@@ -187,10 +190,19 @@ func (lx *lexer) bracketSep() (int, bool) {
 	return level, i < len(lx.src) && lx.src[i] == '['
 }
 
+// nestedLongMsg is Lua 5.1's error, with LUA_COMPAT_LSTR 1, for a "[["
+// inside a "[[...]]" string or comment.
+const nestedLongMsg = "nesting of [[...]] is deprecated"
+
 // longString consumes a long bracket of the given level starting at the
 // current '[' and returns its content (a first newline is skipped, as in
-// Lua). Redis builds Lua without LUA_COMPAT_LSTR's nesting check, so a
-// "[[" inside is plain text.
+// Lua). Upstream Redis and Valkey build their Lua 5.1 with
+// LUA_COMPAT_LSTR 1, whose lexer refuses a "[[" inside a level-0 long
+// string or comment ("[=[" and deeper levels take anything): the strict
+// lexer fails there as Lua does, on the line of the inner "[[", near '[';
+// the lenient one records it (File.NewSyntax) and reads the "[[" as text,
+// as luacheck and Debian's build of Redis 7.0 do. ok is false for a long
+// bracket without its end.
 func (lx *lexer) longString(level int) (string, bool) {
 	lx.off += level + 2
 	if lx.off < len(lx.src) && (lx.src[lx.off] == '\n' || lx.src[lx.off] == '\r') {
@@ -210,6 +222,22 @@ func (lx *lexer) longString(level int) (string, bool) {
 			if n == level && j < len(lx.src) && lx.src[j] == ']' {
 				lx.off = j + 1
 				return b.String(), true
+			}
+			b.WriteByte(c)
+			lx.off++
+		case '[':
+			if level == 0 && lx.off+1 < len(lx.src) && lx.src[lx.off+1] == '[' {
+				p := lx.pos()
+				if lx.strict {
+					// Lua fails with its lexer past the second '['.
+					lx.off += 2
+					lx.fail(p, p.Offset+1, nestedLongMsg, nestedLongMsg, "[")
+					return "", true
+				}
+				lx.nested = append(lx.nested, NewSyntax{Span: Span{Pos: p, End: p.Offset + 1}, What: "a [[ inside a [[...]] string or comment", Nested: true})
+				b.WriteString("[[")
+				lx.off += 2
+				continue
 			}
 			b.WriteByte(c)
 			lx.off++

@@ -42,7 +42,11 @@ func TestCheckLua51Wording(t *testing.T) {
 		{"local s = [[a\nb", "user_script:2: unfinished long string near '<eof>'"},
 		{"return 1e", "user_script:1: malformed number near '1e'"},
 		{"return 0x1p4", ""},
-		{"x = [[a [[b]]", ""},
+		// Upstream Redis and Valkey build Lua with LUA_COMPAT_LSTR 1.
+		{"x = [[a [[b]]", "user_script:1: nesting of [[...]] is deprecated near '['"},
+		{"x = 1 --[[a\n\n[[b]]", "user_script:3: nesting of [[...]] is deprecated near '['"},
+		{"x = [=[a [[b]=]", ""},
+		{"x = [[[b]]", ""},
 	}
 	for _, c := range cases {
 		e := CheckLua51("x.lua", []byte(c.src))

@@ -2,14 +2,17 @@ package luasyntax
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // NewSyntax records a construct of Lua 5.2+ (or of luacheck's extended
-// syntax) that Redis's Lua 5.1 rejects; the parser accepts it, as luacheck
-// does, so the rest of the file is still checked.
+// syntax) that Redis's Lua 5.1 rejects, or a "[[" nested in a long string
+// or comment, which Redis's and Valkey's builds of Lua 5.1 reject; the
+// parser accepts it, as luacheck does, so the rest of the file is still
+// checked.
 type NewSyntax struct {
 	Span
 	// What names the construct ("goto", "the // operator", ...).
@@ -17,10 +20,18 @@ type NewSyntax struct {
 	// NotLua is set for syntax no Lua version has (luacheck's compound
 	// assignment "x += 1").
 	NotLua bool
+	// Nested is set for a "[[" inside a "[[...]]" string or comment, which
+	// Lua 5.1 built with LUA_COMPAT_LSTR 1 (every upstream Redis and
+	// Valkey) refuses: "nesting of [[...]] is deprecated near '['".
+	Nested bool
 }
 
-// Message is how lint's E931 and the registry word the construct.
+// Message is how lint's E931 and E932 and the registry word the construct.
 func (n NewSyntax) Message() string {
+	if n.Nested {
+		return nestedLongMsg + " near '[': Redis and Valkey build Lua 5.1 with LUA_COMPAT_LSTR 1, which refuses " +
+			n.What + "; open the outer one with [=[ and close it with ]=]"
+	}
 	if n.NotLua {
 		return n.What + " is not Lua syntax; Redis runs Lua 5.1, which rejects the script"
 	}
@@ -89,7 +100,13 @@ func Parse(name string, src []byte) (*File, *SyntaxError) {
 		}
 		return nil, p.syntaxError(name)
 	}
-	f := &File{Name: name, Src: string(src), Block: block, Comments: p.lx.comments, lx: p.lx, news: p.news}
+	news := p.news
+	if len(p.lx.nested) > 0 {
+		// The lexer's records join the parser's in source order.
+		news = append(append([]NewSyntax{}, p.lx.nested...), news...)
+		sort.SliceStable(news, func(i, j int) bool { return news[i].Pos.Offset < news[j].Pos.Offset })
+	}
+	f := &File{Name: name, Src: string(src), Block: block, Comments: p.lx.comments, lx: p.lx, news: news}
 	f.Main = &FunctionExpr{Span: block.Span, IsVararg: true, Body: block}
 	return f, nil
 }
