@@ -21,12 +21,10 @@ func main() {
 		log.Fatal(err)
 	}
 	defer lc.Close()
-	// The watchdog renews the lease every TTL/3 while it is held.
-	m, _ := lc.Mutex("invoice:42", locks.WithWatchdog(locks.DefaultRenewFraction))
-	// Do waits in line (a release hands the lock to the next waiter), runs the function, and
-	// releases the lock however it returns, even when ctx was cancelled meanwhile.
+	m, _ := lc.Mutex("invoice:42", locks.WithWatchdog(locks.DefaultRenewFraction)) // renews every TTL/3
+	// Do waits in line, runs the function with a context that ends (cause ErrLockLost) if the
+	// lease is lost, then releases the lock however it returns, even if ctx was cancelled.
 	err = m.Do(ctx, func(work context.Context, lease *locks.Lease) error {
-		// work is cancelled, with ErrLockLost as cause, if the lease is lost.
 		fmt.Println("holding invoice:42 with fencing token", lease.Token(), "work ctx err:", work.Err())
 		return nil
 	})
