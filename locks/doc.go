@@ -11,10 +11,22 @@
 //	lc, err := locks.New(client, locks.WithTTL(30*time.Second))
 //	m, err := lc.Mutex("invoice:42", locks.WithWatchdog(locks.DefaultRenewFraction))
 //	lease, err := m.Lock(ctx)          // waits in line; errors.Is(err, ctx.Err()) works
-//	defer lease.Unlock(ctx)
+//	defer lease.Unlock(ctx)            // releases even when ctx is cancelled first
 //	work, stop := lease.Context(ctx)   // cancelled, with ErrLockLost as cause, if the lease is lost
 //	defer stop()
 //	store.Write(work, data, lease.Token())
+//
+// or, scoped, with the release's error in the result:
+//
+//	err = m.Do(ctx, func(work context.Context, lease *locks.Lease) error {
+//		return store.Write(work, data, lease.Token())
+//	})
+//
+// Unlock is cleanup: it keeps ctx's values but not its cancellation, and
+// waits at most WithReleaseTimeout (DefaultReleaseTimeout, 5s), so a
+// deferred Unlock in a request handler releases the lock even when the
+// request was cancelled first. An Unlock that could not release returns
+// ErrNotReleased, which also matches ErrLockLost.
 //
 // # Leases
 //
@@ -42,7 +54,10 @@
 // Callers branch on ErrNotAcquired (TryLock: held by another), ErrNotHeld
 // (unlocking what this lease never held, or twice), ErrLockLost (held, then
 // expired, taken or revoked; a revocation by ForceUnlock also matches
-// ErrForced), ErrNotReplicated, ErrWrongKind and ErrNoQuorum. Every error of a call whose context ended wraps ctx.Err().
+// ErrForced; an Unlock that could not release also matches ErrNotReleased),
+// ErrNotReplicated, ErrWrongKind and ErrNoQuorum. Every error of a call
+// whose context ended wraps ctx.Err(), except Unlock's, which does not
+// stop when ctx ends.
 // A value beyond a documented limit (MaxNameBytes, MaxPermits, MaxTTL and
 // the others in limits.go), an invalid option or a forged lease is refused
 // before any round trip with ErrInvalidArgument: one caller's bad argument

@@ -18,6 +18,15 @@ var (
 	// expired, another owner holds the lock now, its local deadline passed
 	// (for example while the process was paused), or Unlock failed.
 	ErrLockLost = errors.New("lock lost")
+	// ErrNotReleased reports that an Unlock could not release the lock: the
+	// release got no answer within WithReleaseTimeout, or its connection
+	// failed. It always comes together with ErrLockLost (errors.Is matches
+	// both), as ErrLockLost's doc promises for a failed Unlock: the holder
+	// can no longer be sure it owns the lock. The lock frees itself when
+	// its lease runs out, or at once when a later Unlock of the same lease
+	// gets through. Test for it before ErrLockLost to tell a release that
+	// failed from a lease that had already ended on the server.
+	ErrNotReleased = errors.New("lock not released")
 	// ErrForced reports that a forced unlock (Client.ForceUnlock, `redlua
 	// unlock --force`) revoked the lease. It always comes together with
 	// ErrLockLost (errors.Is matches both): the holder must stop using

@@ -41,6 +41,59 @@ func ExampleMutex() {
 	// <nil>
 }
 
+// Do runs a function under the lock, with the lease's context and its
+// fencing token, and releases the lock however the function returns.
+func ExampleMutex_Do() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	ctx := context.Background()
+
+	m, _ := c.Mutex("invoice:42")
+	err := m.Do(ctx, func(work context.Context, lease *locks.Lease) error {
+		// Pass work to the guarded calls: it ends if the lease is lost.
+		fmt.Println("holding", lease.Name(), work.Err())
+		return nil
+	})
+	fmt.Println(err)
+	// Released: another caller takes it at once.
+	lease, err := m.TryLock(ctx)
+	fmt.Println(err)
+	_ = lease.Unlock(ctx)
+	// Output:
+	// holding invoice:42 <nil>
+	// <nil>
+	// <nil>
+}
+
+// A deferred Unlock releases the lock even when the request's context was
+// cancelled before the handler returned: Unlock keeps the context's values,
+// not its cancellation, and has a timeout of its own (WithReleaseTimeout).
+func ExampleLease_Unlock() {
+	c, done := newExampleClient(locks.WithTTL(10 * time.Second))
+	defer done()
+	m, _ := c.Mutex("invoice:42")
+
+	ctx, clientGone := context.WithCancel(context.Background())
+	handle := func(ctx context.Context) error {
+		lease, err := m.Lock(ctx)
+		if err != nil {
+			return err
+		}
+		defer lease.Unlock(ctx)
+		clientGone() // the request is cancelled while the handler works
+		return ctx.Err()
+	}
+	fmt.Println(handle(ctx))
+
+	// The next request takes the lock at once.
+	lease, err := m.TryLock(context.Background())
+	fmt.Println(err)
+	_ = lease.Unlock(context.Background())
+	// Output:
+	// context canceled
+	// <nil>
+}
+
 // In fair mode waiters acquire in arrival order; the release hands the lock
 // straight to the next one.
 func ExampleWithFair() {

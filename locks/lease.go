@@ -405,17 +405,29 @@ func (l *Lease) extend(ctx context.Context, ttl time.Duration) error {
 }
 
 // Unlock releases this hold. The watchdog, if any, has stopped before the
-// release is sent, so no renewal can follow it. It returns ErrNotHeld when
-// the lease was already unlocked, and ErrLockLost when the lease had ended
-// on the server (expired or taken by another owner); for a resumed lease
-// that no server has confirmed yet, see Client.Resume. When the release
-// itself fails (network, context), the lease still ends here, with
-// ErrLockLost: the holder can no longer be sure it owns the lock, which
-// frees itself when its lease runs out. Calling Unlock again retries: it
-// returns nil when the lock is then free (the failed call's release
-// landed after all, as a quorum's does once started, or the lease ran
-// out: either way no one holds it), and ErrLockLost when another owner
-// holds it.
+// release is sent, so no renewal can follow it.
+//
+// Unlock is cleanup, and runs after the caller's context ended more often
+// than not (a deferred Unlock in a request handler): it keeps ctx's values
+// (trace ids) but not its cancellation or deadline, and waits for the
+// release at most WithReleaseTimeout (DefaultReleaseTimeout, 5s). So
+//
+//	defer lease.Unlock(ctx)
+//
+// releases the lock even when ctx was cancelled first. (Mutex.Do runs a
+// function under the lock and releases it however the function returns.)
+//
+// It returns ErrNotHeld when the lease was already unlocked, and
+// ErrLockLost when the lease had ended on the server (expired or taken by
+// another owner); for a resumed lease that no server has confirmed yet,
+// see Client.Resume. When the release itself fails (no answer within the
+// release timeout, a broken connection), the error matches ErrNotReleased
+// and ErrLockLost, and the lease still ends here: the holder can no longer
+// be sure it owns the lock, which frees itself when its lease runs out.
+// Calling Unlock again retries: it returns nil when the lock is then free
+// (the failed call's release landed after all, as a quorum's does once
+// started, or the lease ran out: either way no one holds it), and
+// ErrLockLost when another owner holds it.
 //
 // A lease that a forced unlock revoked (Err matches ErrForced) still sends
 // its release: that is the holder's confirmation that it stopped, which
@@ -426,6 +438,8 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, l.k.text, "Unlock"); err != nil {
 		return err
 	}
+	ctx, cancel := releaseContext(ctx, l.s)
+	defer cancel()
 	l.stopWatchdog()
 	l.mu.Lock()
 	ended, retry := l.err, l.unlockFailed
@@ -444,11 +458,11 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		return ended
 	}
 	if err != nil {
-		err = wrapCtx(ctx, "locks: "+l.k.text+": unlock", err)
+		err = notReleased(ctx, l.k.text, l.s, err)
 		l.mu.Lock()
 		l.unlockFailed = true
 		l.mu.Unlock()
-		l.lost(fmt.Sprintf("unlock failed (%v); the lock frees itself when its lease runs out", err))
+		l.lost(fmt.Sprintf("unlock failed (%v)", err))
 		return err
 	}
 	switch {
@@ -473,6 +487,23 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		return err
 	}
 	return l.missing(ctx, result)
+}
+
+// releaseContext is the context of a release: parent's values, not its
+// cancellation or deadline, and s's release timeout (see WithReleaseTimeout).
+func releaseContext(parent context.Context, s *settings) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(parent), s.releaseTimeout)
+}
+
+// notReleased is the error of a release that failed with err under the
+// release context ctx: it matches ErrNotReleased, ErrLockLost and err.
+func notReleased(ctx context.Context, name string, s *settings, err error) error {
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("no answer within the release timeout, %v (WithReleaseTimeout): %w (%w)", s.releaseTimeout, ctx.Err(), err)
+	} else if ctx.Err() != nil {
+		err = fmt.Errorf("no answer within the release timeout, %v (WithReleaseTimeout): %w", s.releaseTimeout, err)
+	}
+	return fmt.Errorf("locks: %s: unlock: %w: %w: %w; the lock frees itself when its lease runs out", name, ErrNotReleased, ErrLockLost, err)
 }
 
 // unlockedError is a lease's end after its Unlock: ErrNotHeld, with the

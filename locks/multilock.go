@@ -304,16 +304,19 @@ func (ml *MultiLock) rollback(ctx context.Context, held []*Lease) error {
 	return errors.Join(errs...)
 }
 
-// Unlock releases every lock; it reports every failure, joined.
+// Unlock releases every lock, all at once, and reports every failure,
+// joined. As Lease.Unlock, it releases even after ctx ended, each release
+// within the release timeout (WithReleaseTimeout), so a deferred Unlock
+// works in a request handler whose context was cancelled first.
 func (ml *MultiLease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, "multilock", "Unlock"); err != nil {
 		return err
 	}
-	var errs []error
-	for _, l := range ml.Leases {
-		if err := l.Unlock(ctx); err != nil {
-			errs = append(errs, err)
-		}
+	errs := make([]error, len(ml.Leases))
+	var wg sync.WaitGroup
+	for i, l := range ml.Leases {
+		wg.Go(func() { errs[i] = l.Unlock(ctx) })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -271,4 +272,40 @@ func (l *Lease) confirmLater(first time.Duration) {
 // isWrapped reports whether err already carries a "locks: " prefix.
 func isWrapped(err error) bool {
 	return len(err.Error()) > 7 && err.Error()[:7] == "locks: "
+}
+
+// Do takes the lock (Lock: it waits while ctx lasts), runs fn with the
+// lease and a context that ends when ctx does or when the lease is lost
+// (its cause is then the lease's error), and releases the lock however fn
+// returns, panics included, and even when ctx ended meanwhile (see
+// Lease.Unlock). Pass that context to the guarded work, so that it stops
+// when the lock is no longer held, and the lease's Token to a resource
+// that checks fencing tokens.
+//
+// It returns Lock's error when the lock was not taken (fn does not run),
+// and otherwise fn's error joined with Unlock's: an Unlock error matching
+// ErrLockLost says the lease ended before fn returned (or the release
+// failed, ErrNotReleased), so fn's work may not have been protected to its
+// end.
+func (m *Mutex) Do(ctx context.Context, fn func(ctx context.Context, lease *Lease) error) error {
+	if fn == nil {
+		return invalidf("locks: %s: Do(ctx, nil): pass the function to run under the lock", m.k.text)
+	}
+	l, err := m.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	return l.do(ctx, fn)
+}
+
+// do runs fn under the lease's context and unlocks however fn returns.
+func (l *Lease) do(ctx context.Context, fn func(ctx context.Context, lease *Lease) error) (err error) {
+	lctx, cancel := l.Context(ctx)
+	defer func() {
+		cancel()
+		// Unlock keeps ctx's values, not its cancellation: it releases
+		// even when ctx ended while fn ran.
+		err = errors.Join(err, l.Unlock(ctx))
+	}()
+	return fn(lctx, l)
 }

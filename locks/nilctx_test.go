@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -59,7 +60,8 @@ func TestNilContextIsRefusedEverywhere(t *testing.T) {
 // locks that takes a context (the list is checked against the package
 // source, so a new call fails the test until it is added) with a nil
 // context and with a cancelled one: each returns an error that says which,
-// the cancelled one wrapping context.Canceled, and nothing panics.
+// the cancelled one wrapping context.Canceled, and nothing panics; except
+// that Unlock, which is cleanup, releases with a cancelled context.
 func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 	c, err := locks.NewWithBackend(simulate.New())
 	if err != nil {
@@ -110,11 +112,17 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 		"Semaphore.TryAcquire": func(ctx context.Context) error { _, err := sem.TryAcquire(ctx, 1); return err },
 		"Semaphore.SetPermits": func(ctx context.Context) error { return sem.SetPermits(ctx, 3) },
 	}
-	ctxcheck.Check(t, ".", table)
-	if err := held.Unlock(ctx); err != nil {
-		t.Errorf("the lease after the refused calls: %v", err)
+	table["Mutex.Do"] = func(ctx context.Context) error {
+		return mutex(t, c, "cc-do").Do(ctx, func(context.Context, *locks.Lease) error { return nil })
 	}
-	if err := multi.Unlock(ctx); err != nil {
-		t.Errorf("the multi-lease after the refused calls: %v", err)
+	// Unlock is cleanup: with a cancelled context it still releases.
+	ctxcheck.CheckCleanup(t, ".", table, "Lease.Unlock", "MultiLease.Unlock")
+	if err := held.Err(); !errors.Is(err, locks.ErrNotHeld) {
+		t.Errorf("the lease after Unlock with a cancelled context: Err = %v, want ErrNotHeld (released)", err)
+	}
+	for _, l := range multi.Leases {
+		if err := l.Err(); !errors.Is(err, locks.ErrNotHeld) {
+			t.Errorf("the multi-lease after Unlock with a cancelled context: Err = %v, want ErrNotHeld (released)", err)
+		}
 	}
 }

@@ -23,6 +23,13 @@ const (
 	DefaultRenewFraction = 1.0 / 3
 	// minRenewEvery keeps a tiny watchdog fraction from renewing in a busy loop.
 	minRenewEvery = time.Millisecond
+	// DefaultReleaseTimeout bounds an Unlock when WithReleaseTimeout is not
+	// given: long enough for a release on a loaded network, short enough
+	// that a deferred Unlock does not hold up a request's goroutine for long.
+	DefaultReleaseTimeout = 5 * time.Second
+	// MinReleaseTimeout is the shortest WithReleaseTimeout: a round trip
+	// to Redis needs at least about this much on a busy machine.
+	MinReleaseTimeout = time.Millisecond
 )
 
 // Option configures a Client (as defaults for its locks) or one lock. An
@@ -47,13 +54,14 @@ type settings struct {
 	replicaTimeout time.Duration
 	clock          Clock
 	maxTTL         time.Duration // the longest lease or Extend; 0: no bound (see WithMaxTTL)
+	releaseTimeout time.Duration // how long an Unlock may take (see WithReleaseTimeout)
 
 	given []string // per-lock options, by name, for the kind check
 	errs  []error  // invalid option values, reported by validate
 }
 
 func defaults() settings {
-	return settings{ttl: DefaultTTL, renewAt: DefaultRenewFraction, waiterTTL: DefaultWaiterTTL, retryOnError: 50 * time.Millisecond}
+	return settings{ttl: DefaultTTL, renewAt: DefaultRenewFraction, waiterTTL: DefaultWaiterTTL, retryOnError: 50 * time.Millisecond, releaseTimeout: DefaultReleaseTimeout}
 }
 
 func (s *settings) note(option string) { s.given = append(s.given, option) }
@@ -123,6 +131,27 @@ func WithWatchdog(fraction float64) Option {
 			s.renewAt = fraction
 		}
 		s.watchdog = true
+	}
+}
+
+// WithReleaseTimeout bounds how long an Unlock waits for its release (at
+// least MinReleaseTimeout, at most MaxTTL; DefaultReleaseTimeout, 5s,
+// without it). Unlock is cleanup: it runs after the caller's context ended
+// more often than not (a deferred Unlock in a request handler), so it keeps
+// that context's values (trace ids) but not its cancellation or deadline,
+// and this timeout is its only bound. A release that gets no answer in time
+// fails with ErrNotReleased (and ErrLockLost); the lock then frees itself
+// when its lease runs out. A quorum's release sends to every server at once,
+// each within its own per-server timeout, and a MultiLease releases its
+// locks at once, so one timeout bounds those too. All kinds.
+func WithReleaseTimeout(d time.Duration) Option {
+	return func(s *settings) {
+		s.note("WithReleaseTimeout")
+		if d < MinReleaseTimeout || d > MaxTTL {
+			s.invalid("WithReleaseTimeout(%v): the timeout must be at least %v and at most MaxTTL (%v), such as the default %v", d, MinReleaseTimeout, MaxTTL, DefaultReleaseTimeout)
+			return
+		}
+		s.releaseTimeout = d
 	}
 }
 

@@ -1,5 +1,5 @@
 // Command lock is the README's first example: it takes a Mutex, works
-// under its lease and releases it. REDIS_ADDR names the server.
+// under its lease and releases it (Mutex.Do). REDIS_ADDR names the server.
 package main
 
 import (
@@ -21,14 +21,14 @@ func main() {
 		log.Fatal(err)
 	}
 	defer lc.Close()
-	// The watchdog renews the lease every TTL/3 while it is held.
-	m, _ := lc.Mutex("invoice:42", locks.WithWatchdog(locks.DefaultRenewFraction))
-	lease, err := m.Lock(ctx) // waits in line: a release hands the lock to the next waiter
-	if err != nil {
+	m, _ := lc.Mutex("invoice:42", locks.WithWatchdog(locks.DefaultRenewFraction)) // renews every TTL/3
+	// Do waits in line, runs the function with a context that ends (cause ErrLockLost) if the
+	// lease is lost, then releases the lock however it returns, even if ctx was cancelled.
+	err = m.Do(ctx, func(work context.Context, lease *locks.Lease) error {
+		fmt.Println("holding invoice:42 with fencing token", lease.Token(), "work ctx err:", work.Err())
+		return nil
+	})
+	if err != nil { // errors.Is(err, locks.ErrLockLost): the work may have run unprotected
 		log.Fatal(err)
 	}
-	defer lease.Unlock(ctx)
-	work, stop := lease.Context(ctx) // cancelled, with ErrLockLost as cause, if the lease is lost
-	defer stop()
-	fmt.Println("holding invoice:42 with fencing token", lease.Token(), "work ctx err:", work.Err())
 }
