@@ -24,6 +24,9 @@ import (
 var redluaBin string
 
 func TestMain(m *testing.M) {
+	if code, ok := guardMain(); ok {
+		os.Exit(code) // the in-process tests of redlua lock run CMD under this binary as guard
+	}
 	dir, err := os.MkdirTemp("", "redlua-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
