@@ -126,6 +126,26 @@ func (b *backend) incr(ctx context.Context, h fence.Holder) (int64, error) {
 	return n, err
 }
 
+// rawSet writes key=value without the fence, as an application that
+// ignores it would: the broken mode the proofs must be able to catch.
+func (b *backend) rawSet(ctx context.Context, key, value string) error {
+	if b.redF != nil {
+		if b.sim != nil {
+			return b.sim.Do(ctx, "SET", b.rkey(key), value).Err()
+		}
+		return b.rdb.Do(ctx, "SET", b.rkey(key), value).Err()
+	}
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := b.upsert(ctx, tx, key, value); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
 // get reads key outside any fence ("" when it is missing).
 func (b *backend) get(ctx context.Context, key string) (string, error) {
 	if b.redF != nil {

@@ -32,17 +32,26 @@ func (b bare) Owner() string { return b.l.Owner() }
 //	write KEY VALUE [bare]  a fenced write with the lease (bare: no lease check) -> wrote (N: transient failures retried)
 //	intx KEY VALUE BARE     a fenced transaction that writes, reports intx, waits for "commit" -> committed
 //	incr NAME N TTL_MS      N times: lock, fenced increment, unlock -> call, op ...; incrdone
+//	connect ADDR            use the lock server at ADDR from now on (a failover moved the primary)
+//	trylock NAME TTL_MS     try the Mutex NAME once (no watchdog) -> trylocked (Err "not acquired" when held)
+//	advance                 raise the fence to the lease's token, no data -> advanced
+//	rawwrite KEY VALUE      write without the fence, as an application that ignores it -> wrote
 func TestWorkerHolder(t *testing.T) {
 	io := faulttest.RunWorker()
 	if io == nil {
 		return
 	}
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Addr: os.Getenv("FENCE_LOCKS")})
-	lc, err := locks.New(rc)
-	if err != nil {
-		io.Fatal("%v", err)
+	connect := func(addr string) (*redis.Client, *locks.Client) {
+		rc := redis.NewClient(&redis.Options{Addr: addr})
+		lc, err := locks.New(rc)
+		if err != nil {
+			io.Fatal("%v", err)
+		}
+		return rc, lc
 	}
+	rc, lc := connect(os.Getenv("FENCE_LOCKS"))
+	var err error
 	retried := 0
 	var opts []fence.Option
 	for _, o := range strings.Fields(os.Getenv("FENCE_OPTS")) {
@@ -105,6 +114,33 @@ func TestWorkerHolder(t *testing.T) {
 			}
 			err := b.set(ctx, h, f[1], f[2])
 			io.Emit(faulttest.Report{Kind: "wrote", Token: l.Token(), Err: errText(err), N: int64(retried)})
+		case "connect":
+			lc.Close()
+			rc.Close()
+			rc, lc = connect(f[1])
+		case "trylock":
+			ms, _ := strconv.Atoi(f[2])
+			m, err := lc.Mutex(f[1], locks.WithTTL(time.Duration(ms)*time.Millisecond))
+			if err != nil {
+				io.Fatal("mutex %s: %v", f[1], err)
+			}
+			got, err := m.TryLock(ctx)
+			switch {
+			case err == nil:
+				l = got
+				io.Emit(faulttest.Report{Kind: "trylocked", Token: l.Token(), Owner: l.Owner()})
+			case errors.Is(err, locks.ErrNotAcquired):
+				io.Emit(faulttest.Report{Kind: "trylocked", Err: "not acquired"})
+			default:
+				io.Fatal("trylock %s: %v", f[1], err)
+			}
+		case "advance":
+			retried = 0
+			err := b.advance(ctx, l)
+			io.Emit(faulttest.Report{Kind: "advanced", Token: l.Token(), Err: errText(err), N: int64(retried)})
+		case "rawwrite":
+			err := b.rawSet(ctx, f[1], f[2])
+			io.Emit(faulttest.Report{Kind: "wrote", Token: l.Token(), Err: errText(err)})
 		case "intx":
 			var h fence.Holder = l
 			if f[3] == "1" {
