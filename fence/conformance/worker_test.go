@@ -31,7 +31,7 @@ func (b bare) Owner() string { return b.l.Owner() }
 //	lock NAME TTL_MS        take the Mutex NAME (no watchdog) -> locked
 //	write KEY VALUE [bare]  a fenced write with the lease (bare: no lease check) -> wrote (N: transient failures retried)
 //	intx KEY VALUE BARE     a fenced transaction that writes, reports intx, waits for "commit" -> committed
-//	incr NAME N TTL_MS      N times: lock, fenced increment, unlock -> call, op ...; incrdone
+//	incr NAME N TTL_MS      N times: lock, fenced increment (with its marker), unlock -> call, op ...; incrdone
 //	connect ADDR            use the lock server at ADDR from now on (a failover moved the primary)
 //	trylock NAME TTL_MS     try the Mutex NAME once (no watchdog) -> trylocked (Err "not acquired" when held)
 //	advance                 raise the fence to the lease's token, no data -> advanced
@@ -53,6 +53,8 @@ func TestWorkerHolder(t *testing.T) {
 	rc, lc := connect(os.Getenv("FENCE_LOCKS"))
 	var err error
 	retried := 0
+	var stopStage string
+	stopAt, incrs := 0, 0
 	var opts []fence.Option
 	for _, o := range strings.Fields(os.Getenv("FENCE_OPTS")) {
 		k, v, _ := strings.Cut(o, "=")
@@ -62,6 +64,13 @@ func TestWorkerHolder(t *testing.T) {
 			opts = append(opts, fence.WithLockTimeout(d))
 		case "idle":
 			opts = append(opts, fence.WithIdleTimeout(d))
+		case "stop":
+			// stop=STAGE:N: the worker parks at its N-th increment, at
+			// STAGE: "read" inside the transaction after the read, "after"
+			// once the increment returned, before it reports the outcome.
+			stage, n, _ := strings.Cut(v, ":")
+			stopStage = stage
+			stopAt, _ = strconv.Atoi(n)
 		case "tries":
 			n, _ := strconv.Atoi(v)
 			opts = append(opts, fence.WithRetries(n))
@@ -78,6 +87,17 @@ func TestWorkerHolder(t *testing.T) {
 	if err != nil {
 		io.Fatal("%v", err)
 	}
+	stopSelf := func(stage string) {
+		if incrs == stopAt && stage == stopStage {
+			// Parked for good: the test kills the worker on this report.
+			// (A SIGSTOP the worker sent itself did not hold: in some runs
+			// the worker went on at once.)
+			io.Emit(faulttest.Report{Kind: "parked", Note: stage})
+			time.Sleep(time.Minute)
+			io.Fatal("parked at %s:%d and not killed within a minute", stage, stopAt)
+		}
+	}
+	b.pause = stopSelf
 	errText := func(err error) string {
 		if err == nil {
 			return ""
@@ -163,9 +183,14 @@ func TestWorkerHolder(t *testing.T) {
 				if err != nil {
 					io.Fatal("lock %s: %v", f[1], err)
 				}
-				io.Emit(faulttest.Report{Kind: "call", Token: l.Token()})
+				// The call's start goes out before the increment begins, so
+				// the test knows of an increment in flight when it kills
+				// this worker.
 				start := time.Now()
-				v, err := b.incr(ctx, bare{l})
+				io.Emit(faulttest.Report{Kind: "call", Token: l.Token(), Start: start})
+				incrs++
+				v, err := b.incr(ctx, bare{l}, marker(l.Token()))
+				stopSelf("after")
 				io.Emit(faulttest.Report{Kind: "op", Token: l.Token(), Start: start, End: time.Now(), N: v, Err: errText(err)})
 				_ = l.Unlock(ctx)
 			}
@@ -173,3 +198,6 @@ func TestWorkerHolder(t *testing.T) {
 		}
 	}
 }
+
+// marker is the key an increment under token writes with the counter.
+func marker(token int64) string { return "op:" + strconv.FormatInt(token, 10) }
