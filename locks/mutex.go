@@ -19,7 +19,7 @@ type Mutex struct {
 
 // Mutex returns the lock called name, with opts on top of the Client's defaults.
 func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}

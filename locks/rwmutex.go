@@ -28,7 +28,7 @@ type RWMutex struct {
 // RWMutex returns the read-write lock called name. A Mutex or Semaphore
 // holding the same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}

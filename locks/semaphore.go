@@ -23,7 +23,7 @@ type Semaphore struct {
 // most MaxPermits (until SetPermits changes the count for everyone). A Mutex or RWMutex holding the
 // same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}
