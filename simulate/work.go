@@ -112,8 +112,9 @@ type meter struct {
 	// rules caches the rule of each spelling of a command name seen
 	// (bounded), so that the usual calls cost no lower-casing.
 	rules map[string]meteredCommand
-	// keys is scratch space for the values a command's keys held before it ran.
+	// keys and call are scratch space for the command being charged.
 	keys []keyBefore
+	call workCall
 }
 
 type meteredCommand struct {
@@ -159,7 +160,8 @@ func (s *Server) execMetered(cc *CallContext, argv []string) Reply {
 	if cc.dbSelected && cc.db != s.ks.db {
 		db = s.ks.others[cc.db] // nil (an empty database) reads as empty
 	}
-	c := workCall{argv: argv, dbKeys: len(db), before: m.snapshot(db, mc.cmd, argv)}
+	c := &m.call
+	*c = workCall{argv: argv, dbKeys: len(db), before: m.snapshot(db, mc.cmd, argv)}
 	if mc.name == "flushall" {
 		c.allKeys = s.ks.allKeys()
 	}
@@ -172,7 +174,7 @@ func (s *Server) execMetered(cc *CallContext, argv []string) Reply {
 	c.db = db
 	n := int64(1)
 	if mc.rule != nil && c.reply.Kind != KindError {
-		n = max(1, mc.rule.cost(&c))
+		n = max(1, mc.rule.cost(c))
 	}
 	if mc.rule == nil || !mc.rule.noFree {
 		n += c.freed()
@@ -185,7 +187,9 @@ func (s *Server) execMetered(cc *CallContext, argv []string) Reply {
 		m.direct.add(mc.name, n)
 	}
 	m.keys = c.before[:0]
-	return c.reply
+	r := c.reply
+	*c = workCall{}
+	return r
 }
 
 // lookup finds argv's command and its rule.
@@ -222,29 +226,31 @@ func (m *meter) snapshot(db map[string]*value, cmd *cmdtable.Command, argv []str
 	if cmd == nil || (cmd.FirstKey == 0 && len(cmd.KeySpecs) == 0) {
 		return out
 	}
-	add := func(pos int) {
-		v := db[argv[pos]]
-		kb := keyBefore{pos: pos, v: v}
-		if v != nil {
-			kb.size = v.size()
-			if v.kind == kindString {
-				kb.size = 1
-			}
-		}
-		out = append(out, kb)
-	}
 	if singleKey(cmd) {
 		if len(argv) > 1 {
-			add(1)
+			out = append(out, keyAt(db, argv, 1))
 		}
 		return out
 	}
 	for _, pos := range cmd.KeyPositionsArgs(argv) {
 		if pos > 0 && pos < len(argv) {
-			add(pos)
+			out = append(out, keyAt(db, argv, pos))
 		}
 	}
 	return out
+}
+
+// keyAt is the value argv[pos] names in db, and its size.
+func keyAt(db map[string]*value, argv []string, pos int) keyBefore {
+	v := db[argv[pos]]
+	kb := keyBefore{pos: pos, v: v}
+	if v != nil {
+		kb.size = 1
+		if v.kind != kindString {
+			kb.size = v.size()
+		}
+	}
+	return kb
 }
 
 // allKeys counts the keys of every database.
