@@ -187,4 +187,9 @@ func TestWorkByScript(t *testing.T) {
 	if w := srv.Work(); w.Total.Commands != 0 || len(w.Scripts) != 0 {
 		t.Errorf("after ResetWork: %+v", w)
 	}
+	var nilServer *Server
+	nilServer.ResetWork()
+	if w := nilServer.Work(); w.Total.Commands != 0 || (&Server{}).Work().Total.Commands != 0 {
+		t.Error("a nil or zero Server reports work")
+	}
 }
