@@ -17,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/internal/keyslot"
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
@@ -54,6 +55,19 @@ func TestHostileArgumentsCannotStallTheServer(t *testing.T) {
 	}
 	srv := redistest.Standalone(t)
 	others := []*redistest.Server{redistest.Standalone(t), redistest.Standalone(t)}
+	// Every server holds every script before the calls, as a server in
+	// use does: otherwise the first call's NOSCRIPT makes the client load
+	// the whole set in the background (evalsha.WithCompanions), and those
+	// compiles would count as the work of the call beside them.
+	reg, err := registry.New(lua.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append([]*redistest.Server{srv}, others...) {
+		if err := evalsha.Load(context.Background(), s.Client(), reg); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := newHostile(t, append([]*redistest.Server{srv}, others...))
 	defer h.finish()
 
