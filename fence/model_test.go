@@ -179,29 +179,12 @@ func mfScript(id string) *registry.Script {
 // mfBreak is the script with one condition changed.
 func mfBreak(t *testing.T, s *registry.Script, from, to string) *registry.Script {
 	t.Helper()
-	if !strings.Contains(s.Source, from) {
-		t.Fatalf("%s no longer contains %q; update the mutation", s.ID(), from)
-	}
-	b, err := registry.ParseScript(s.ID()+".broken.lua", []byte(strings.Replace(s.Source, from, to, 1)))
-	if err != nil || b.SHA1 == s.SHA1 {
-		t.Fatalf("could not break %s: %v", s.ID(), err)
-	}
-	return b
+	return explore.Mutate(t, s, from, to)
 }
 
 func mfMustFail(t *testing.T, m *explore.Model, property string) {
 	t.Helper()
-	res, err := explore.Run(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Violation == nil {
-		t.Fatalf("%s passed: %s", m.Name, res)
-	}
-	if res.Violation.Property != property {
-		t.Fatalf("%s failed %q, want %q:\n%s", m.Name, res.Violation.Property, property, res.Violation)
-	}
-	t.Logf("%s fails as it should: a %d-step trace (%d states)\n%s", m.Name, len(res.Violation.Trace), res.States, res.Violation)
+	explore.CheckFails(t, m, property)
 }
 
 func TestModelFenceWrite(t *testing.T) {
