@@ -48,7 +48,7 @@ func cmdDump(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if !ok {
 		return errorReply(errDumpStream)
 	}
-	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
+	b = binary.LittleEndian.AppendUint16(b, ks.profile.facts().rdbVersion)
 	return bulkReply(string(binary.LittleEndian.AppendUint64(b, redisCRC64(b))))
 }
 
@@ -429,7 +429,7 @@ func cmdRestore(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(errRestoreTTL)
 	}
 	p := []byte(a[3])
-	if len(p) < 10 || binary.LittleEndian.Uint16(p[len(p)-10:]) > rdbVersion ||
+	if len(p) < 10 || binary.LittleEndian.Uint16(p[len(p)-10:]) > ks.profile.facts().rdbVersion ||
 		binary.LittleEndian.Uint64(p[len(p)-8:]) != redisCRC64(p[:len(p)-8]) {
 		return errorReply(errRestorePayload)
 	}

@@ -89,12 +89,12 @@ func subcommandSyntax(a []string) Reply {
 }
 
 // helpReply is addReplyHelp: a header, the lines, and HELP's own.
-func helpReply(a []string, lines ...string) Reply {
+func (ks *Keyspace) helpReply(a []string, lines ...string) Reply {
 	out := []Reply{statusReply(strings.ToUpper(a[0]) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")}
 	for _, l := range lines {
 		out = append(out, statusReply(l))
 	}
-	return arrayReply(append(out, statusReply("HELP"), statusReply("    Prints this help.")))
+	return arrayReply(append(out, statusReply("HELP"), statusReply(ks.profile.helpLine())))
 }
 
 // parseStrictID is streamParseStrictIDOrReply without seq_given.
@@ -122,7 +122,7 @@ func cmdXGroup(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *bad
 	}
 	if sub == "help" {
-		return helpReply(a,
+		return ks.helpReply(a,
 			"CREATE <key> <groupname> <id|$> [option]",
 			"    Create a new consumer group. Options are:",
 			"    * MKSTREAM",
@@ -790,7 +790,7 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *bad
 	}
 	if sub == "help" {
-		return helpReply(a,
+		return ks.helpReply(a,
 			"CONSUMERS <key> <groupname>",
 			"    Show consumers of <groupname>.",
 			"GROUPS <key>",

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // streamGroupCases are consumer-group sequences with explicit IDs. Idle
@@ -60,7 +58,7 @@ var streamGroupCases = [][]string{
 }
 
 func TestStreamGroupsMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for i, seq := range streamGroupCases {
@@ -68,7 +66,7 @@ func TestStreamGroupsMatchRedis(t *testing.T) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			sim := New(WithClock(NewVirtualClock(time.Now())))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 			for _, line := range seq {
 				args := splitCommand(strings.TrimSpace(line))
 				if args[0] == "EVAL" {

@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // commandCases are sequences of direct commands; each runs on a fresh
@@ -47,7 +45,7 @@ func TestCommandsMatchRedis(t *testing.T) { runCommandCases(t, commandCases) }
 // final keyspace must agree.
 func runCommandCases(t *testing.T, cases [][]string) {
 	t.Helper()
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for i, seq := range cases {
@@ -55,7 +53,7 @@ func runCommandCases(t *testing.T, cases [][]string) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			sim := New(WithClock(NewVirtualClock(time.Now())))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 			for _, line := range seq {
 				args := splitCommand(line)
 				want := outcomeOf(client.Do(ctx, args...))

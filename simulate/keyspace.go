@@ -28,6 +28,8 @@ type Keyspace struct {
 	// started is when the first command ran (Unix ms): LASTSAVE and INFO's
 	// uptime count from it.
 	started int64
+	// profile is the server line reproduced (see WithServer).
+	profile Profile
 }
 
 type kind uint8

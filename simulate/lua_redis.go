@@ -57,16 +57,17 @@ func (sb *sandbox) installRedis() {
 	for name, v := range map[string]int{
 		"LOG_DEBUG": LogDebug, "LOG_VERBOSE": LogVerbose, "LOG_NOTICE": LogNotice, "LOG_WARNING": LogWarning,
 		"REPL_NONE": replNone, "REPL_AOF": replAOF, "REPL_SLAVE": replRepl, "REPL_REPLICA": replRepl, "REPL_ALL": replAll,
-		"REDIS_VERSION_NUM": redisVersionNum,
+		"REDIS_VERSION_NUM": versionNum(sb.srv.profile.facts().redisVersion),
 	} {
 		t.RawSetString(name, lua.LNumber(v))
 	}
-	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
+	t.RawSetString("REDIS_VERSION", lua.LString(sb.srv.profile.facts().redisVersion))
+	sb.srv.profile.installRedisNames(t)
 	// In the order script_lua.c and eval.c set them, which decides pairs(redis).
 	t = lualib.Reorder(L, t, 0, "call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
 		"REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex", "error_reply", "status_reply", "set_repl",
 		"REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL", "acl_check_cmd",
-		"breakpoint", "debug", "replicate_commands")
+		"breakpoint", "debug", "replicate_commands", "SERVER_NAME", "VALKEY_VERSION_NUM", "VALKEY_VERSION")
 	sb.globals.RawSetString("redis", sb.protect(t, true))
 	sb.globals.RawSetString(concatFn, L.NewFunction(luaConcat))
 }

@@ -51,6 +51,8 @@ type Server struct {
 	trace          ring[TraceEntry]
 	logs           ring[LogLine]
 	subs           subscribers
+	profile        Profile // the server line reproduced (profile.go)
+	configErr      error   // a refused option, returned by every call
 }
 
 // Option configures a Server.
@@ -167,6 +169,9 @@ func (s *Server) checkCall(ctx context.Context, what, name string) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("simulate: %s%s: %w", what, name, err)
+	}
+	if s.configErr != nil {
+		return s.configErr
 	}
 	return nil
 }

@@ -1,0 +1,200 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
+)
+
+// Profile is the server line the simulator reproduces: what a script can
+// see of it (sandbox globals, object encodings, commands and options, error
+// texts, version strings, DUMP's RDB version). Choose one with WithServer;
+// the zero value, Redis70, is the default. The constants are the supported
+// lines; docs/simulator.md lists what each covers and what still differs.
+type Profile int
+
+// The supported server lines, each judged reply for reply against the
+// release named in its comment.
+const (
+	Redis70  Profile = iota // Redis 7.0 (7.0.15), the default
+	Redis72                 // Redis 7.2 (7.2.6)
+	Redis74                 // Redis 7.4 (7.4.1)
+	Redis80                 // Redis 8.0 (8.0-m01, which reports 7.9.224)
+	Valkey72                // Valkey 7.2 (7.2.7)
+	Valkey80                // Valkey 8.0 (8.0.1)
+	profileCount
+)
+
+// profileFacts is what a profile decides, as far as a script can see it.
+type profileFacts struct {
+	name          string // as String and the recordings name the profile
+	redisVersion  string // INFO redis_version, redis.REDIS_VERSION
+	serverName    string // INFO server_name, redis.SERVER_NAME ("" for Redis)
+	valkeyVersion string // INFO valkey_version, redis.VALKEY_VERSION
+	rdbVersion    uint16 // DUMP payloads' RDB version, the newest RESTORE accepts
+	commandCount  int64  // COMMAND COUNT
+}
+
+var profiles = [profileCount]profileFacts{
+	Redis70:  {name: "redis-7.0", redisVersion: RedisVersion, rdbVersion: 10, commandCount: 240},
+	Redis72:  {name: "redis-7.2", redisVersion: "7.2.6", rdbVersion: 11, commandCount: 241},
+	Redis74:  {name: "redis-7.4", redisVersion: "7.4.1", rdbVersion: 12, commandCount: 250},
+	Redis80:  {name: "redis-8.0", redisVersion: "7.9.224", rdbVersion: 12, commandCount: 250},
+	Valkey72: {name: "valkey-7.2", redisVersion: "7.2.4", serverName: "valkey", valkeyVersion: "7.2.7", rdbVersion: 11, commandCount: 241},
+	Valkey80: {name: "valkey-8.0", redisVersion: "7.2.4", serverName: "valkey", valkeyVersion: "8.0.1", rdbVersion: 11, commandCount: 241},
+}
+
+// String names the profile as "redis-7.4" or "valkey-8.0".
+func (p Profile) String() string {
+	if p.valid() {
+		return profiles[p].name
+	}
+	return fmt.Sprintf("Profile(%d)", int(p))
+}
+
+func (p Profile) valid() bool { return p >= 0 && p < profileCount }
+
+func (p Profile) facts() *profileFacts {
+	if !p.valid() {
+		p = Redis70
+	}
+	return &profiles[p]
+}
+
+// valkey reports a Valkey line.
+func (p Profile) valkey() bool { return p == Valkey72 || p == Valkey80 }
+
+// since72 reports a line with Redis 7.2's changes (Valkey forked from 7.2):
+// getfenv and newproxy in scripts, listpack sets and lists, RDB 11.
+func (p Profile) since72() bool { return p != Redis70 }
+
+// since74 reports Redis 7.4 or later (not Valkey).
+func (p Profile) since74() bool { return p == Redis74 || p == Redis80 }
+
+// hasOS reports whether scripts see the os table (os.clock only): Redis 7.4
+// and Valkey 8.0 added it.
+func (p Profile) hasOS() bool { return p.since74() || p == Valkey80 }
+
+// versionNum is a version's REDIS_VERSION_NUM form, 0x00MMmmpp.
+func versionNum(v string) int {
+	var maj, min, patch int
+	fmt.Sscanf(v, "%d.%d.%d", &maj, &min, &patch)
+	return maj<<16 | min<<8 | patch
+}
+
+// WithServer makes the server reproduce a server line (default Redis70).
+// A value that is not one of the Profile constants makes every call on the
+// server fail with an error naming the supported profiles.
+func WithServer(p Profile) Option {
+	return func(s *Server) {
+		if !p.valid() {
+			names := make([]string, 0, profileCount)
+			for q := Profile(0); q < profileCount; q++ {
+				names = append(names, q.String())
+			}
+			s.configErr = fmt.Errorf("simulate: WithServer(%v): no such server profile; use one of the simulate profile constants (%s)", p, strings.Join(names, ", "))
+			return
+		}
+		s.profile = p
+		s.ks.profile = p
+	}
+}
+
+// Profile returns the server line the server reproduces.
+func (s *Server) Profile() Profile {
+	if s == nil {
+		return Redis70
+	}
+	return s.profile
+}
+
+// helpLine is the line HELP subcommands end with: 7.2 changed its verb.
+func (p Profile) helpLine() string {
+	if p.since72() {
+		return "    Print this help."
+	}
+	return "    Prints this help."
+}
+
+// lolwutVersion is the version LOLWUT prints (Valkey prints its own).
+func (p Profile) lolwutVersion() string {
+	if f := p.facts(); f.valkeyVersion != "" {
+		return f.valkeyVersion
+	}
+	return p.facts().redisVersion
+}
+
+// infoServer adds to INFO server's fields the line's own: Valkey names
+// itself and its version, and Valkey 8 calls redis_mode server_mode.
+func (p Profile) infoServer(fields [][2]string) [][2]string {
+	f := p.facts()
+	if f.serverName == "" {
+		return fields
+	}
+	out := make([][2]string, 0, len(fields)+2)
+	for _, kv := range fields {
+		if kv[0] == "redis_mode" && p == Valkey80 {
+			kv[0] = "server_mode"
+		}
+		out = append(out, kv)
+		if kv[0] == "redis_version" {
+			out = append(out, [2]string{"server_name", f.serverName}, [2]string{"valkey_version", f.valkeyVersion})
+		}
+	}
+	return out
+}
+
+// commandCount is COMMAND COUNT: the line's, where the simulator's
+// command table (Redis 7.0's, n commands) is not the line's.
+func (p Profile) commandCount(n int64) int64 {
+	if p == Redis70 {
+		return n
+	}
+	return p.facts().commandCount
+}
+
+// timeoutRangeError is a blocking command's error for a timeout past
+// what the server can wait: 7.2 tells it from a negative one.
+func (p Profile) timeoutRangeError() string {
+	if p.since72() {
+		return "ERR timeout is out of range"
+	}
+	return errTimeoutNegative
+}
+
+// installRedisNames sets the redis table's Valkey names: SERVER_NAME,
+// VALKEY_VERSION and VALKEY_VERSION_NUM.
+func (p Profile) installRedisNames(t *lua.LTable) {
+	f := p.facts()
+	if f.serverName == "" {
+		return
+	}
+	t.RawSetString("SERVER_NAME", lua.LString(f.serverName))
+	t.RawSetString("VALKEY_VERSION", lua.LString(f.valkeyVersion))
+	t.RawSetString("VALKEY_VERSION_NUM", lua.LNumber(versionNum(f.valkeyVersion)))
+}
+
+// installProfileGlobals adds the globals later lines allow scripts:
+// getfenv and newproxy from 7.2, a read-only os holding only clock from
+// Redis 7.4 and Valkey 8.0. g holds gopher-lua's base functions.
+func (sb *sandbox) installProfileGlobals(g *lua.LTable) {
+	p := sb.srv.profile
+	if p.since72() {
+		sb.globals.RawSetString("getfenv", g.RawGetString("getfenv"))
+		sb.globals.RawSetString("newproxy", g.RawGetString("newproxy"))
+	}
+	if p.hasOS() {
+		L := sb.L
+		start := sb.srv.clock.Now()
+		os := L.NewTable()
+		// os.clock is the process's CPU seconds; the simulator's is the
+		// server clock's time since the interpreter started, so a script
+		// timing itself reads the virtual clock.
+		os.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LNumber(sb.srv.clock.Now().Sub(start).Seconds()))
+			return 1
+		}))
+		sb.globals.RawSetString("os", sb.protect(os, true))
+	}
+}
