@@ -116,7 +116,7 @@ func cmdLMPop(block bool) handler {
 			count = 1
 		}
 		if block {
-			if bad := blockTimeout(ks.profile, a[1]); bad != nil {
+			if bad := blockTimeout(ks.profile, cc, a[1]); bad != nil {
 				return *bad
 			}
 		}
@@ -200,7 +200,7 @@ func cmdPop(left bool) handler {
 
 func cmdBPop(left bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		if bad := blockTimeout(ks.profile, a[len(a)-1]); bad != nil {
+		if bad := blockTimeout(ks.profile, cc, a[len(a)-1]); bad != nil {
 			return *bad
 		}
 		for _, key := range a[1 : len(a)-1] {
@@ -446,7 +446,7 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 // reads it) made milliseconds rounded up, so -0.0001 is 0; one too large
 // for int64 milliseconds converts, on x86, to the most negative and is
 // refused as negative.
-func blockTimeout(p Profile, arg string) *Reply {
+func blockTimeout(p Profile, cc *CallContext, arg string) *Reply {
 	f, ok := parseLongDouble(arg)
 	if !ok {
 		body := strings.TrimLeft(strings.ToLower(arg), "+-")
@@ -465,6 +465,14 @@ func blockTimeout(p Profile, arg string) *Reply {
 	if ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 || ms.Cmp(big.NewFloat(-1)) <= 0 {
 		r := errorReply(p.timeoutRangeError())
 		return &r
+	}
+	if p.since72() {
+		// 7.2 also refuses a deadline (now plus the timeout) past int64.
+		whole, _ := new(big.Float).Add(ms, big.NewFloat(0.999999)).Int64()
+		if whole > 0 && whole > math.MaxInt64-cc.Now.UnixMilli() {
+			r := errorReply(p.timeoutRangeError())
+			return &r
+		}
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func (sb *sandbox) installRedis() {
 		"sha1hex":            redisSHA1Hex,
 		"log":                sb.redisLog,
 		"setresp":            sb.redisSetResp,
-		"set_repl":           redisSetRepl,
+		"set_repl":           func(L *lua.LState) int { return redisSetRepl(L, sb.srv.profile) },
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
 		"debug":              func(L *lua.LState) int { return 0 },
@@ -155,7 +155,7 @@ func (sb *sandbox) redisLog(L *lua.LState) int {
 	}
 	level := int(lv)
 	if level < LogDebug || level > LogWarning {
-		raise(L, "Invalid debug level.")
+		raise(L, sb.srv.profile.logLevelError())
 	}
 	parts := make([]string, 0, argc-1)
 	for i := 2; i <= argc; i++ {
@@ -181,9 +181,9 @@ func (sb *sandbox) redisSetResp(L *lua.LState) int {
 	return 0
 }
 
-func redisSetRepl(L *lua.LState) int {
+func redisSetRepl(L *lua.LState, p Profile) int {
 	if L.GetTop() != 1 {
-		raise(L, "redis.set_repl() requires two arguments.")
+		raise(L, p.setReplArgsError())
 	}
 	flags := int(lua.LVAsNumber(L.Get(1)))
 	if flags&^replAll != 0 {

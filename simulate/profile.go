@@ -183,6 +183,7 @@ func (sb *sandbox) installProfileGlobals(g *lua.LTable) {
 	if p.since72() {
 		sb.globals.RawSetString("getfenv", g.RawGetString("getfenv"))
 		sb.globals.RawSetString("newproxy", g.RawGetString("newproxy"))
+		sb.globals.RawSetString("setfenv", g.RawGetString("setfenv"))
 	}
 	if p.hasOS() {
 		L := sb.L
@@ -197,4 +198,81 @@ func (sb *sandbox) installProfileGlobals(g *lua.LTable) {
 		}))
 		sb.globals.RawSetString("os", sb.protect(os, true))
 	}
+}
+
+// setReplArgsError is redis.set_repl's error for a wrong argument count:
+// 7.2 fixed the count it names.
+func (p Profile) setReplArgsError() string {
+	if p.since72() {
+		return "redis.set_repl() requires one argument."
+	}
+	return "redis.set_repl() requires two arguments."
+}
+
+// scriptMayBlock reports whether a script may call a blocking command
+// (which then never blocks): 7.2 dropped these commands' noscript flag.
+func (p Profile) scriptMayBlock(name string) bool {
+	switch name {
+	case "blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax":
+		return p.since72()
+	}
+	return false
+}
+
+// logLevelError is redis.log's error for a level out of range: 7.4 and
+// Valkey 8 call it a log level.
+func (p Profile) logLevelError() string {
+	if p.since74() || p == Valkey80 {
+		return "Invalid log level."
+	}
+	return "Invalid debug level."
+}
+
+// valkeyTexts are the error texts Valkey 8 reworded to drop "Redis".
+var valkeyTexts = strings.NewReplacer(
+	"Unknown Redis command called from script", "Unknown command called from script",
+	"Wrong number of args calling Redis command from script", "Wrong number of args calling command from script",
+	"Please specify at least one argument for this redis lib call", "Please specify at least one argument for this call",
+	"Lua redis lib command arguments must be strings or integers", "Command arguments must be strings or integers",
+	"redis.register_function", "server.register_function",
+)
+
+// text is an error text as the line words it.
+func (p Profile) text(s string) string {
+	if p == Valkey80 {
+		return valkeyTexts.Replace(s)
+	}
+	return s
+}
+
+// hasNoValues reports whether HSCAN takes NOVALUES (Redis 7.4, Valkey 8.0).
+func (p Profile) hasNoValues() bool { return p.since74() || p == Valkey80 }
+
+// dropNoValues removes HSCAN's NOVALUES flags from its options (a flag
+// where an option's value is due is that value), reporting whether any was
+// there.
+func dropNoValues(opts []string) ([]string, bool) {
+	out, found := make([]string, 0, len(opts)), false
+	for i := 0; i < len(opts); i++ {
+		if strings.EqualFold(opts[i], "novalues") {
+			found = true
+			continue
+		}
+		out = append(out, opts[i])
+		if i+1 < len(opts) {
+			i++
+			out = append(out, opts[i])
+		}
+	}
+	return out, found
+}
+
+// knownTypeName reports whether SCAN's TYPE names a type Valkey 8 knows.
+func knownTypeName(name string) bool {
+	for _, k := range kindNames {
+		if k != "" && strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }

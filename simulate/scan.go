@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
@@ -144,6 +145,9 @@ func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
+	if ks.profile == Valkey80 && o.typeName != "" && !knownTypeName(o.typeName) {
+		return errorReply(fmt.Sprintf("ERR unknown type name '%s'", o.typeName))
+	}
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
 		names = append(names, k)
@@ -178,7 +182,11 @@ func cmdCollectionScan(k kind) handler {
 		if v == nil {
 			return scanReply(0, []Reply{}) // Redis answers before it reads the options
 		}
-		o, bad := parseScanOptions(a[3:], false)
+		opts, noValues := a[3:], false
+		if k == kindHash && ks.profile.hasNoValues() {
+			opts, noValues = dropNoValues(opts)
+		}
+		o, bad := parseScanOptions(opts, false)
 		if bad != nil {
 			return *bad
 		}
@@ -191,6 +199,10 @@ func cmdCollectionScan(k kind) handler {
 			}
 			switch k {
 			case kindHash:
+				if noValues {
+					group = append(group, []Reply{bulkReply(e)})
+					continue
+				}
 				group = append(group, []Reply{bulkReply(e), bulkReply(v.hash[e])})
 			case kindZSet:
 				group = append(group, []Reply{bulkReply(e), bulkReply(formatDouble(v.zset[e]))})
