@@ -44,7 +44,7 @@ func cmdDump(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if v == nil {
 		return nilReply()
 	}
-	b, ok := dumpObject(v)
+	b, ok := dumpObject(v, ks.profile)
 	if !ok {
 		return errorReply(errDumpStream)
 	}
@@ -54,7 +54,7 @@ func cmdDump(ks *Keyspace, cc *CallContext, a []string) Reply {
 
 // dumpObject is rdbSaveObjectType and rdbSaveObject for v; ok is false
 // for a stream.
-func dumpObject(v *value) ([]byte, bool) {
+func dumpObject(v *value, p Profile) ([]byte, bool) {
 	switch v.kind {
 	case kindString:
 		return appendDumpString(append([]byte(nil), rdbTypeString), v.str), true
@@ -90,7 +90,7 @@ func dumpObject(v *value) ([]byte, bool) {
 			var lp listpack
 			for _, m := range ms {
 				lp.add(m.Member)
-				lp.add(zsetScoreString(m.Score))
+				lp.add(zsetScoreString(m.Score, p))
 			}
 			return appendDumpString([]byte{rdbTypeZSetListpack}, string(lp.bytes())), true
 		}
@@ -129,7 +129,7 @@ func dumpList(list []string) []byte {
 
 // zsetScoreString is how a listpack sorted set stores a score: an integer
 // when the double holds one (within ±2^62), else "%.17g".
-func zsetScoreString(f float64) string {
+func zsetScoreString(f float64, p Profile) string {
 	if f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f) {
 		return strconv.FormatInt(int64(f), 10)
 	}
@@ -139,7 +139,7 @@ func zsetScoreString(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return p.formatDouble(f)
 }
 
 // appendDumpString is rdbSaveRawString: a string of up to 11 bytes that

@@ -81,6 +81,7 @@ type CallContext struct {
 	// holds for the rest of that script only, as in Redis.
 	db         int
 	dbSelected bool
+	profile    Profile // the server line, for what varies below the keyspace
 }
 
 // KeyDump is one key as Dump reports it.

@@ -32,7 +32,7 @@ func (sb *sandbox) command(L *lua.LState, raiseErr bool) int {
 	if r.Kind == KindError {
 		return commandFailed(L, raiseErr, errorReplyText("-"+r.Str))
 	}
-	L.Push(toLua(L, r, sb.resp))
+	L.Push(toLua(L, r, sb.resp, sb.srv.profile))
 	return 1
 }
 

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
@@ -275,4 +277,71 @@ func knownTypeName(name string) bool {
 		}
 	}
 	return false
+}
+
+// formatDouble formats a double for a RESP2 reply, a listpack score and
+// ZSCAN: Redis 7.0 prints "%.17g"; 7.2 (and Valkey) print the shortest
+// digits that read back the same (fpconv_dtoa), plain up to 10^18 and
+// down to 10^-6, else as d.ddde±x.
+func (p Profile) formatDouble(f float64) string {
+	if !p.since72() {
+		return formatDouble(f)
+	}
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	case f == 0:
+		return "0"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // [-]d.ddde±xx
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	mant, e, _ := strings.Cut(s, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	e10, _ := strconv.Atoi(e)
+	nd := len(digits)
+	k := e10 - (nd - 1) // f = digits × 10^k
+	exp := e10
+	if exp < 0 {
+		exp = -exp
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	switch {
+	case k >= 0 && exp < 19:
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", k))
+	case k < 0 && (k > -7 || exp < 4):
+		if off := nd + k; off <= 0 {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -off))
+			b.WriteString(digits)
+		} else {
+			b.WriteString(digits[:off])
+			b.WriteByte('.')
+			b.WriteString(digits[off:])
+		}
+	default:
+		b.WriteByte(digits[0])
+		if nd > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if e10 < 0 {
+			b.WriteByte('-')
+		} else {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(exp))
+	}
+	return b.String()
 }

@@ -205,7 +205,7 @@ func cmdCollectionScan(k kind) handler {
 				}
 				group = append(group, []Reply{bulkReply(e), bulkReply(v.hash[e])})
 			case kindZSet:
-				group = append(group, []Reply{bulkReply(e), bulkReply(formatDouble(v.zset[e]))})
+				group = append(group, []Reply{bulkReply(e), bulkReply(ks.profile.formatDouble(v.zset[e]))})
 			default:
 				group = append(group, []Reply{bulkReply(e)})
 			}

@@ -338,7 +338,7 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 	reply, err := s.locked(commandPanic, argv[0], func() (Reply, error) {
 		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
 		if !ok {
-			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
+			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol, profile: s.profile}
 			reply = s.ks.Exec(&cc, argv)
 		}
 		return reply, err
@@ -366,7 +366,7 @@ func (s *Server) complete(cmd *redis.Cmd, r Reply, err error) *redis.Cmd {
 		return cmd
 	}
 	if s.protocol == 2 {
-		r = Downgrade(r)
+		r = downgrade(r, s.profile)
 	}
 	if r.Kind == KindNil {
 		cmd.SetErr(redis.Nil)
