@@ -86,7 +86,7 @@ func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	switch sub {
 	case "encoding":
-		return bulkReply(v.encoding())
+		return bulkReply(v.encodingIn(ks.profile))
 	case "freq":
 		return errorReply(errNoLFU)
 	case "idletime":

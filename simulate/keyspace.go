@@ -63,6 +63,11 @@ type value struct {
 	// big records that a hash, set or sorted set was converted to its
 	// large encoding (hashtable, skiplist): Redis never converts back.
 	big bool
+	// setLP marks a set kept as a listpack (7.2 and later, see
+	// profile_set.go); setOrder lists its members as the listpack holds
+	// them, with stale entries for members removed since.
+	setLP    bool
+	setOrder []string
 	// strEnc is a string's encoding when a command fixed it (APPEND and
 	// SETRANGE leave "raw", INCRBYFLOAT "embstr" or "raw"); empty means
 	// the encoding SET would pick for the content (see encoding.go).

@@ -294,6 +294,8 @@ func (p Profile) formatDouble(f float64) string {
 		return "-inf"
 	case math.IsNaN(f):
 		return "nan"
+	case f == 0 && math.Signbit(f):
+		return "-0"
 	case f == 0:
 		return "0"
 	}

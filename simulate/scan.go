@@ -228,6 +228,9 @@ func collectionElems(v *value, cursor uint64, count int64) ([]string, uint64) {
 		case kindHash:
 			return v.fields, 0
 		case kindSet:
+			if v.setLP {
+				return v.listpackSetMembers(), 0
+			}
 			ms := sortedSet(v.set)
 			intsetOrder(ms)
 			return ms, 0
