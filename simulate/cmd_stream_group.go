@@ -392,6 +392,9 @@ func (s *stream) readNew(g *streamGroup, c *streamConsumer, start streamID, coun
 			break
 		}
 	}
+	if c != nil && len(out) > 0 {
+		c.activeTime = now
+	}
 	return out
 }
 
@@ -632,6 +635,7 @@ func cmdXClaim(ks *Keyspace, cc *CallContext, a []string) Reply {
 			p.deliveryCount++
 		}
 		p.assign(c)
+		c.activeTime = now
 		if justID {
 			out = append(out, bulkReply(id.String()))
 		} else {
@@ -711,6 +715,7 @@ func cmdXAutoClaim(ks *Keyspace, cc *CallContext, a []string) Reply {
 			c = g.lookupOrCreateConsumer(a[3], now)
 		}
 		p.assign(c)
+		c.activeTime = now
 		p.deliveryTime = now
 		if !justID {
 			p.deliveryCount++
@@ -812,7 +817,15 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		out := make([]Reply, 0, len(g.consumers))
 		for _, c := range g.consumers {
-			out = append(out, mapReply("name", bulkReply(c.name), "pending", intReply(int64(c.pending)), "idle", intReply(max(now-c.seenTime, 0))))
+			info := mapReply("name", bulkReply(c.name), "pending", intReply(int64(c.pending)), "idle", intReply(max(now-c.seenTime, 0)))
+			if ks.profile.since72() {
+				inactive := int64(-1)
+				if c.activeTime != 0 {
+					inactive = max(now-c.activeTime, 0)
+				}
+				info.Elems = append(info.Elems, bulkReply("inactive"), intReply(inactive))
+			}
+			out = append(out, info)
 		}
 		return arrayReply(out)
 	case "groups":
@@ -823,7 +836,7 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		return arrayReply(out)
 	}
-	return xinfoStream(s, a)
+	return xinfoStream(ks.profile, s, a)
 }
 
 func entriesReadReply(g *streamGroup) Reply {
@@ -843,7 +856,7 @@ func mapReply(kv ...any) Reply {
 }
 
 // xinfoStream is XINFO STREAM key [FULL [COUNT count]].
-func xinfoStream(s *stream, a []string) Reply {
+func xinfoStream(p Profile, s *stream, a []string) Reply {
 	full, count := false, int64(10)
 	switch opts := a[3:]; {
 	case len(opts) == 0:
@@ -901,7 +914,15 @@ func xinfoStream(s *stream, a []string) Reply {
 					own = append(own, arrayReply([]Reply{bulkReply(p.id.String()), intReply(p.deliveryTime), intReply(int64(p.deliveryCount))}))
 				}
 			}
-			consumers = append(consumers, mapReply("name", bulkReply(c.name), "seen-time", intReply(c.seenTime), "pel-count", intReply(int64(c.pending)), "pending", arrayReply(own)))
+			info := mapReply("name", bulkReply(c.name), "seen-time", intReply(c.seenTime), "pel-count", intReply(int64(c.pending)), "pending", arrayReply(own))
+			if p.since72() {
+				active := c.activeTime
+				if active == 0 {
+					active = -1
+				}
+				info.Elems = append(info.Elems[:4], append([]Reply{bulkReply("active-time"), intReply(active)}, info.Elems[4:]...)...)
+			}
+			consumers = append(consumers, info)
 		}
 		groups = append(groups, mapReply("name", bulkReply(g.name), "last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g),
 			"lag", s.lag(g), "pel-count", intReply(int64(len(g.pel))), "pending", arrayReply(pel), "consumers", arrayReply(consumers)))

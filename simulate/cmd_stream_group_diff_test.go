@@ -136,6 +136,9 @@ func alignStreamTimes(t *testing.T, args []any, want, got *outcome) {
 			gm, _ := ga[i].(map[any]any)
 			if wm != nil && gm != nil {
 				gm["idle"] = align(wm["idle"], gm["idle"])
+				if _, ok := gm["inactive"]; ok { // 7.2's
+					gm["inactive"] = align(wm["inactive"], gm["inactive"])
+				}
 			}
 		}
 	case name == "XINFO" && sub == "STREAM":
@@ -160,6 +163,9 @@ func alignStreamTimes(t *testing.T, args []any, want, got *outcome) {
 				gcm, _ := gc[j].(map[any]any)
 				if wcm != nil && gcm != nil {
 					gcm["seen-time"] = align(wcm["seen-time"], gcm["seen-time"])
+					if _, ok := gcm["active-time"]; ok { // 7.2's
+						gcm["active-time"] = align(wcm["active-time"], gcm["active-time"])
+					}
 					alignColumn(wcm["pending"], gcm["pending"], 1, align)
 				}
 			}

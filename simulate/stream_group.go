@@ -36,6 +36,9 @@ type streamConsumer struct {
 	name     string
 	seenTime int64
 	pending  int // entries of the group's PEL it owns
+	// activeTime (Unix ms) is when it last got entries (read or claimed),
+	// 0 before it did: 7.2's XINFO reports it as active-time and inactive.
+	activeTime int64
 }
 
 // group finds a consumer group by name.
