@@ -487,6 +487,9 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if len(a) == 1 {
 		return arrayReply(commandInfos(topCommands()))
 	}
+	if ks.profile.getKeysOfBareCommand(a) {
+		return commandGetKeys(a[2:], strings.EqualFold(a[1], "getkeysandflags"))
+	}
 	sub, bad := subcommand(a)
 	if bad != nil {
 		return *bad

@@ -68,7 +68,7 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 	switch {
 	case !ok:
 		r = errorReply(sb.srv.profile.text(errUnknownCmd))
-	case !cmd.ArityOK(len(argv)):
+	case !cmd.ArityOK(len(argv)) && !sb.srv.profile.getKeysOfBareCommand(argv):
 		r = errorReply(sb.srv.profile.text(errScriptArity))
 	case cmd.DeniedInScripts() && !sb.srv.profile.scriptMayBlock(cmd.Name):
 		r = errorReply(errNoScript)

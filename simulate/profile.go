@@ -347,3 +347,11 @@ func (p Profile) formatDouble(f float64) string {
 	}
 	return b.String()
 }
+
+// getKeysOfBareCommand reports COMMAND GETKEYS or GETKEYSANDFLAGS of a
+// command named without arguments, which 7.2 takes (its arity is -3) and
+// answers itself, where 7.0 refuses the arity.
+func (p Profile) getKeysOfBareCommand(argv []string) bool {
+	return p.since72() && len(argv) == 3 && strings.EqualFold(argv[0], "command") &&
+		(strings.EqualFold(argv[1], "getkeys") || strings.EqualFold(argv[1], "getkeysandflags"))
+}
