@@ -14,8 +14,8 @@ const errClusterDisabled = "ERR This instance has cluster support disabled"
 
 func init() {
 	disabled := func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		if ks.profile == Valkey80 && strings.EqualFold(a[0], "readonly") {
-			return okReply() // Valkey 8 accepts READONLY outside a cluster
+		if ks.profile == Valkey80 && (strings.EqualFold(a[0], "readonly") || strings.EqualFold(a[0], "readwrite")) {
+			return okReply() // Valkey 8 accepts READONLY and READWRITE outside a cluster
 		}
 		return errorReply(errClusterDisabled)
 	}

@@ -90,6 +90,13 @@ func subcommandSyntax(a []string) Reply {
 
 // helpReply is addReplyHelp: a header, the lines, and HELP's own.
 func (ks *Keyspace) helpReply(a []string, lines ...string) Reply {
+	if own, ok := profileHelp[ks.profile][strings.ToLower(a[0])]; ok {
+		out := make([]Reply, len(own))
+		for i, l := range own {
+			out[i] = statusReply(l)
+		}
+		return arrayReply(out)
+	}
 	out := []Reply{statusReply(strings.ToUpper(a[0]) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")}
 	for _, l := range lines {
 		out = append(out, statusReply(l))

@@ -348,7 +348,11 @@ func cmdSetEx(name string, seconds bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[3], exp: at}
+		v := &value{kind: kindString, lru: lruClock(cc.Now), str: a[3], exp: at}
+		if ks.profile.since72() && v.refcount() == sharedRefcount {
+			v.lru = 0 // 7.2 stores the shared integer, which SETEX does not stamp
+		}
+		ks.keys[a[1]] = v
 		return okReply()
 	}
 }
