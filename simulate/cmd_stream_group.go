@@ -240,7 +240,7 @@ func cmdXRead(group bool) handler {
 			more := len(a) - i - 1
 			switch o := a[i]; {
 			case strings.EqualFold(o, "block") && more > 0:
-				if cc.InScript {
+				if cc.InScript && !ks.profile.since74Valkey8() {
 					return errorReply(fmt.Sprintf(errStreamBlockInScript, a[0]))
 				}
 				i++
@@ -317,6 +317,14 @@ func cmdXRead(group bool) handler {
 				}
 				ids[j] = maxStreamID
 				continue
+			case "+":
+				if !group && ks.profile.since74Valkey8() {
+					// XREAD's "+" reads the last entry: from just before it.
+					if v != nil {
+						ids[j] = v.stream.last.prev()
+					}
+					continue
+				}
 			}
 			id, ok := parseStrictID(a[i])
 			if !ok {

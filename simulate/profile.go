@@ -237,7 +237,18 @@ var valkeyTexts = strings.NewReplacer(
 	"Please specify at least one argument for this redis lib call", "Please specify at least one argument for this call",
 	"Lua redis lib command arguments must be strings or integers", "Command arguments must be strings or integers",
 	"redis.register_function", "server.register_function",
+	"redis.log()", "server.log()",
+	"redis.setresp()", "server.setresp()",
+	"redis.set_repl()", "server.set_repl()",
+	"redis.acl_check_cmd()", "server.acl_check_cmd()",
 )
+
+// valkeyRedisOrder is an order of setting the redis table's fields that
+// gives the table Valkey's (7.2 and 8.0) iteration order under pairs.
+var valkeyRedisOrder = []string{"SERVER_NAME", "call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE",
+	"VALKEY_VERSION_NUM", "VALKEY_VERSION", "LOG_WARNING", "REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex",
+	"error_reply", "status_reply", "set_repl", "REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL",
+	"acl_check_cmd", "breakpoint", "debug", "replicate_commands"}
 
 // text is an error text as the line words it.
 func (p Profile) text(s string) string {
@@ -354,4 +365,29 @@ func (p Profile) formatDouble(f float64) string {
 func (p Profile) getKeysOfBareCommand(argv []string) bool {
 	return p.since72() && len(argv) == 3 && strings.EqualFold(argv[0], "command") &&
 		(strings.EqualFold(argv[1], "getkeys") || strings.EqualFold(argv[1], "getkeysandflags"))
+}
+
+// since74Valkey8 reports Redis 7.4 or later or Valkey 8.0, which share
+// these changes: BITCOUNT and BITPOS read their arguments before the key,
+// XREAD takes "+" for the last entry, and a script may pass XREAD BLOCK
+// (which does not block).
+func (p Profile) since74Valkey8() bool { return p.since74() || p == Valkey80 }
+
+// prev is the ID just before id (streamDecrID), 0-0 for 0-0.
+func (id streamID) prev() streamID {
+	switch {
+	case id.seq > 0:
+		return streamID{id.ms, id.seq - 1}
+	case id.ms > 0:
+		return streamID{id.ms - 1, math.MaxUint64}
+	}
+	return id
+}
+
+// parseScanCursor reads a SCAN cursor as the line does.
+func (p Profile) parseScanCursor(s string) (uint64, bool) {
+	if p.since74Valkey8() {
+		return parseScanCursor74(s)
+	}
+	return parseScanCursor(s)
 }

@@ -30,6 +30,17 @@ func parseScanCursor(s string) (uint64, bool) {
 	if s != "" && isCSpace(s[0]) {
 		return 0, false
 	}
+	return parseScanCursorDigits(s)
+}
+
+// parseScanCursor74 is 7.4's and Valkey 8's cursor parsing: strtoull,
+// which skips leading white space.
+func parseScanCursor74(s string) (uint64, bool) {
+	return parseScanCursorDigits(strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) }))
+}
+
+// parseScanCursorDigits reads a cursor after any leading space.
+func parseScanCursorDigits(s string) (uint64, bool) {
 	digits, neg := s, false
 	if digits != "" && (digits[0] == '+' || digits[0] == '-') {
 		neg, digits = digits[0] == '-', digits[1:]
@@ -137,7 +148,7 @@ func scanReply(cursor uint64, elems []Reply) Reply {
 
 // cmdScan implements SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
-	cursor, ok := parseScanCursor(a[1])
+	cursor, ok := ks.profile.parseScanCursor(a[1])
 	if !ok {
 		return errorReply(errInvalidCursor)
 	}
@@ -171,7 +182,7 @@ func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
 // encoding's order; a hash table pages as scanPage does.
 func cmdCollectionScan(k kind) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		cursor, ok := parseScanCursor(a[2])
+		cursor, ok := ks.profile.parseScanCursor(a[2])
 		if !ok {
 			return errorReply(errInvalidCursor)
 		}
