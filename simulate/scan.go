@@ -33,10 +33,17 @@ func parseScanCursor(s string) (uint64, bool) {
 	return parseScanCursorDigits(s)
 }
 
-// parseScanCursor74 is 7.4's and Valkey 8's cursor parsing: strtoull,
-// which skips leading white space.
+// parseScanCursor74 is 7.4's and Valkey 8's cursor parsing: leading
+// white space and a plus sign are skipped, digits must follow, and a
+// negative cursor is refused.
 func parseScanCursor74(s string) (uint64, bool) {
-	return parseScanCursorDigits(strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) }))
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+	s = strings.TrimPrefix(s, "+")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false // no digits, or a sign Redis does not wrap
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
 }
 
 // parseScanCursorDigits reads a cursor after any leading space.
