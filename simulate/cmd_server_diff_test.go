@@ -70,6 +70,9 @@ func TestServerCommandsMatchRedis(t *testing.T) {
 // key specs' notes and command tips.
 func TestCommandInfoMatchesRedis(t *testing.T) {
 	srv := diffStandalone(t)
+	if p := diffNewProfile(t); p != Redis70 {
+		t.Skipf("COMMAND describes Redis 7.0.15's command table under every profile; %s's differs (docs/simulator.md)", p)
+	}
 	client := srv.Client()
 	ctx := context.Background()
 	sim := diffNew(t)

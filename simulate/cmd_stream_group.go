@@ -847,7 +847,7 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		out := make([]Reply, 0, len(s.groups))
 		for _, g := range s.groups {
 			out = append(out, mapReply("name", bulkReply(g.name), "consumers", intReply(int64(len(g.consumers))), "pending", intReply(int64(len(g.pel))),
-				"last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g), "lag", s.lag(g)))
+				"last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g), "lag", s.lag(g, ks.profile)))
 		}
 		return arrayReply(out)
 	}
@@ -940,7 +940,7 @@ func xinfoStream(p Profile, s *stream, a []string) Reply {
 			consumers = append(consumers, info)
 		}
 		groups = append(groups, mapReply("name", bulkReply(g.name), "last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g),
-			"lag", s.lag(g), "pel-count", intReply(int64(len(g.pel))), "pending", arrayReply(pel), "consumers", arrayReply(consumers)))
+			"lag", s.lag(g, p), "pel-count", intReply(int64(len(g.pel))), "pending", arrayReply(pel), "consumers", arrayReply(consumers)))
 	}
 	return mapReply(append(head, "entries", arrayReply(entries), "groups", arrayReply(groups))...)
 }

@@ -247,6 +247,9 @@ func cmdGetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return bulkReply("")
 	}
 	if end < 0 && end+n < 0 {
+		if ks.profile == Redis80 {
+			return bulkReply("") // 8.0: an end before the string's start is an empty range
+		}
 		end = 0 // unlike LRANGE's, GETRANGE's end before the start means the first byte
 	}
 	lo, hi, ok := span(start, end, n)

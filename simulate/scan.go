@@ -163,7 +163,7 @@ func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if bad != nil {
 		return *bad
 	}
-	if ks.profile == Valkey80 && o.typeName != "" && !knownTypeName(o.typeName) {
+	if (ks.profile == Valkey80 || ks.profile == Redis80) && o.typeName != "" && !knownTypeName(o.typeName) {
 		return errorReply(fmt.Sprintf("ERR unknown type name '%s'", o.typeName))
 	}
 	names := make([]string, 0, len(ks.keys))
