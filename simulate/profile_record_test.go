@@ -254,9 +254,34 @@ var knownDifferences = []struct{ test, prefix, why string }{
 	// malloc, Debian's 7.0.15 jemalloc; the simulator reports jemalloc's
 	// size classes.
 	{"TestServerCommandsMatchRedis", "MEMORY USAGE", "sizes follow the allocator the server was built with"},
-	// From 7.2 PFCOUNT of several keys accepts a sparse HLL whose runs
-	// fall short of 16,384 registers; the simulator still calls it corrupt.
-	{"TestHLLCommandsMatchRedis", "PFCOUNT c c", "7.2's merge of a short sparse HLL"},
+}
+
+// knownDifferentCases are whole cases (subtests, by name after the
+// differential test's) a profile other than Redis70 does not reproduce.
+var knownDifferentCases = []struct{ name, why string }{
+	// From 7.2 PFCOUNT and PFMERGE accept some sparse HLLs whose runs fall
+	// short of 16,384 registers; the simulator still calls them corrupt.
+	{"TestHLLCommandsMatchRedis/12_", "7.2's merge of a short sparse HyperLogLog"},
+}
+
+// skipKnownDifferentCase skips t, a case of a differential test, when it
+// is a known difference under its profile. Call it before the case sends
+// anything, so that recording and replay skip alike.
+func skipKnownDifferentCase(t *testing.T) {
+	t.Helper()
+	p := diffNewProfile(t)
+	if p == Redis70 {
+		return
+	}
+	name := t.Name()
+	if _, replayed, _ := testPath(t); replayed {
+		name = strings.Join(strings.Split(name, "/")[2:], "/")
+	}
+	for _, k := range knownDifferentCases {
+		if strings.HasPrefix(name, k.name) {
+			t.Skipf("known difference under %s: %s (docs/simulator.md)", p, k.why)
+		}
+	}
 }
 
 // knownDifference reports whether line's reply is a known difference
