@@ -66,7 +66,7 @@ func TestObjectMatchesRedis(t *testing.T) {
 			for _, line := range seq {
 				args := splitCommand(line)
 				want := outcomeOf(client.Do(ctx, args...))
-				clock.Set(time.Now())
+				clock.Set(diffNow(t))
 				got := outcomeOf(sim.Do(ctx, args...))
 				if isIdleTime(args) {
 					if w, ok := want.Val.(int64); ok {

@@ -236,14 +236,24 @@ func diffNew(t testing.TB, opts ...Option) *Server {
 	// A virtual clock the test started at time.Now() goes back to when
 	// the recorded server answered last, which the test's clock stands for.
 	if vc, ok := s.Clock().(*VirtualClock); ok {
-		prefix := strings.Join(strings.Split(t.Name(), "/")[:3], "/")
-		if v, ok := replayers.Load(prefix); ok {
-			if at, ok := v.(*replayer).lastReply(); ok {
-				vc.Set(at)
-			}
-		}
+		vc.Set(diffNow(t))
 	}
 	return s
+}
+
+// diffNow is the server's present for a test that follows its clock:
+// time.Now() live, when the recorded server answered last in replay.
+func diffNow(t testing.TB) time.Time {
+	if !replaying(t) {
+		return time.Now()
+	}
+	prefix := strings.Join(strings.Split(t.Name(), "/")[:3], "/")
+	if v, ok := replayers.Load(prefix); ok {
+		if at, ok := v.(*replayer).lastReply(); ok {
+			return at
+		}
+	}
+	return time.Now()
 }
 
 // knownDifferences are commands whose replies a profile other than
