@@ -31,6 +31,19 @@ func ExampleConfig() {
 	// 0
 }
 
+// Config.Server checks a script against one server line's sandbox: os
+// exists from Redis 7.4 and in Valkey 8, not in what every server has.
+func ExampleConfig_server() {
+	src := []byte("return os.clock()\n")
+	fmt.Println(lint.Check("any.lua", src, nil))
+	fmt.Println(lint.Check("new.lua", src, &lint.Config{Server: lint.Redis74}))
+	fmt.Println(lint.ServerLines())
+	// Output:
+	// [any.lua:1:8: (W113) accessing undefined variable 'os']
+	// []
+	// [redis70 redis72 redis74 redis80 valkey72 valkey80]
+}
+
 // Layered options, as a driver with a config file and a command line has
 // them: the most specific layer's rules come first, and the first enable
 // or ignore that matches decides.

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -107,7 +108,7 @@ var serverStds = func() map[string]map[string]*stdGlobal {
 			}
 			m[name] = g
 		}
-		if adds != nil && containsString(adds, "server") {
+		if slices.Contains(adds, "server") {
 			// server is the redis library under another name.
 			m["server"] = m["redis"]
 		}
@@ -115,15 +116,6 @@ var serverStds = func() map[string]map[string]*stdGlobal {
 	}
 	return out
 }()
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // ServerLines returns the server lines Config.Server accepts besides
 // AnyServer, sorted: "redis70", "redis72", ..., "valkey80".

@@ -181,19 +181,34 @@ func (c *Client) backend() Backend { return c.nodes[0] }
 type keys struct {
 	name            string
 	text            string // the name as error texts show it (shortText)
-	lock            string // "{N}", the name's hash (docs/layout.md)
+	lock            string // "{N}", the name's hash (docs/layout.md); every key and channel starts with the Client's WithKeyPrefix
 	queue, semQueue string // "{N}:queue" and "{N}:squeue": a Mutex's and a Semaphore's queue
 	channel         string // "{N}:released": callers that wait without queueing hear releases there
 	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants, wake-ups and revocations
 }
 
-func keysFor(name string) (keys, error) {
+// keysFor returns the keys of the lock name, under the Client's key prefix
+// (WithKeyPrefix).
+func (c *Client) keysFor(name string) (keys, error) { return prefixedKeys(c.defaults.keyPrefix, name) }
+
+// keysFor returns the keys of the lock name without a key prefix.
+func keysFor(name string) (keys, error) { return prefixedKeys("", name) }
+
+// prefixedKeys returns the keys of the lock name under prefix: prefix, then
+// "{name}", then each key's suffix.
+func prefixedKeys(prefix, name string) (keys, error) {
 	if name == "" {
 		return keys{}, invalidf("locks: empty lock name; name the resource the lock guards, such as \"orders:42\"")
 	}
 	if len(name) > MaxNameBytes {
 		return keys{}, invalidf("locks: lock name %s is longer than MaxNameBytes (%d); name the resource with a shorter key, such as a hash of it",
 			shortQuote(name), MaxNameBytes)
+	}
+	if len(prefix)+len(name) > MaxNameBytes {
+		// The scripts refuse a key longer than a name of MaxNameBytes in
+		// braces: the prefix takes its share.
+		return keys{}, invalidf("locks: lock name %s with the key prefix %s is longer than MaxNameBytes (%d); name the resource with a shorter key, such as a hash of it",
+			shortQuote(name), shortQuote(prefix), MaxNameBytes)
 	}
 	if strings.ContainsAny(name, "{}") {
 		return keys{}, invalidf("locks: lock name %s contains '{' or '}'; locks add their own hash tag, so drop the braces", shortQuote(name))
@@ -202,9 +217,10 @@ func keysFor(name string) (keys, error) {
 	// one string, since a concatenation per key was 5% of a contended
 	// client's CPU.
 	var b strings.Builder
-	b.Grow(len(keySuffixes)*(len(name)+2) + keySuffixBytes)
+	b.Grow(len(keySuffixes)*(len(prefix)+len(name)+2) + keySuffixBytes)
 	var ends [len(keySuffixes)]int
 	for i, suffix := range keySuffixes {
+		b.WriteString(prefix)
 		b.WriteByte('{')
 		b.WriteString(name)
 		b.WriteByte('}')

@@ -78,7 +78,7 @@ func (c *Client) ForceUnlock(ctx context.Context, name string, opts ...ForceOpti
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))
 	}
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return false, err
 	}

@@ -111,7 +111,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if ctx == nil { // the name's short form is built only then
 		return LockInfo{}, checkCtx(ctx, "inspect", shortText(name))
 	}
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return LockInfo{}, err
 	}

@@ -230,13 +230,19 @@ func (f *keeperFixture) collect(t *testing.T, n int, within time.Duration) {
 // once the holder releases, every one of them gets the lock. Without the
 // keeper the waiters' own refreshes, on wall time, would not keep up with
 // the virtual clock, and their places would run out.
+//
+// The waiter TTL is a minute: a refresh gives up after a third of it on
+// wall time (after that it would be no use to a real waiter), and on a
+// busy machine, or under the race detector, a script run can take longer
+// than the third of a shorter one.
 func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
-	const n, waiterTTL = 50, 300 * time.Millisecond
+	const n, waiterTTL = 50, time.Minute
 	f := newKeeperFixture(t, n, waiterTTL)
 	f.keptForTenWaiterTTLs(t, n, waiterTTL, "mutex")
 	if err := f.srv.Do(context.Background(), "HDEL", f.k.lock, "h").Err(); err != nil {
-		t.Fatal(err) // the release is not announced: the head's own timer gets it
+		t.Fatal(err) // the release is not announced: the keeper's next refresh sees no holder
 	}
+	f.clock.Advance(waiterTTL / 3)
 	f.collect(t, n, 20*time.Second)
 }
 
@@ -299,13 +305,16 @@ func newSemKeeperFixture(t *testing.T, n int, waiterTTL time.Duration) *keeperFi
 // sem.keepqueued: 20 calls queued behind a permit held for an hour stay
 // queued for ten waiter TTLs on one script run per refresh period, and all
 // are served once the permit is free.
+// The waiter TTL is a minute, as in
+// TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod.
 func TestKeeperKeepsQueuedSemaphoreWaiters(t *testing.T) {
-	const n, waiterTTL = 20, 300 * time.Millisecond
+	const n, waiterTTL = 20, time.Minute
 	f := newSemKeeperFixture(t, n, waiterTTL)
 	f.keptForTenWaiterTTLs(t, n, waiterTTL, "sem")
 	if err := f.srv.Do(context.Background(), "DEL", f.k.lock).Err(); err != nil {
 		t.Fatal(err)
 	}
+	f.clock.Advance(waiterTTL / 3) // the keeper's next refresh finds the permit free
 	f.collect(t, n, 20*time.Second)
 }
 

@@ -438,6 +438,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	if err := checkCtx(ctx, l.k.text, "Unlock"); err != nil {
 		return err
 	}
+	start := time.Now()
 	ctx, cancel := releaseContext(ctx, l.s)
 	defer cancel()
 	l.stopWatchdog()
@@ -453,7 +454,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		// stopped, which frees the name (or hands it to the next waiter)
 		// before the grace period ends. The lease stays revoked.
 		if confirmedAnswer(result, nil) {
-			l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
+			l.c.emitCall(ctx, start, l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		}
 		return ended
 	}
@@ -462,7 +463,10 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		l.mu.Lock()
 		l.unlockFailed = true
 		l.mu.Unlock()
-		l.lost(fmt.Sprintf("unlock failed (%v)", err))
+		if l.end(err) { // it matches ErrLockLost too
+			// EventLost, ended by this Unlock call: with its context.
+			l.c.emitCall(ctx, start, l.s, Event{Kind: EventLost, Name: l.k.name, Owner: l.owner, Token: l.token, Err: err})
+		}
 		return err
 	}
 	switch {
@@ -477,7 +481,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		// Also after a failed Unlock or a local expiry: the server says the
 		// hold was still ours, and now it is released.
 		l.forceEnd(unlockedError{l.k.text})
-		l.c.emit(l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
+		l.c.emitCall(ctx, start, l.s, Event{Kind: EventReleased, Name: l.k.name, Owner: l.owner, Token: l.token})
 		return nil
 	case retry:
 		// Another owner holds the lock now: this call's own finding

@@ -86,7 +86,7 @@ func (c *Client) Resume(s string) (*Lease, error) {
 		}
 		name = string(b)
 	}
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, fmt.Errorf("locks: Resume: %w", err)
 	}

@@ -3,7 +3,6 @@ package locks_test
 import (
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -67,34 +66,17 @@ func mcScripts(t testing.TB) func(id string) *registry.Script {
 	}
 }
 
-// mcBreak returns a copy of s with the first occurrence of from replaced
-// by to (one condition changed), failing the test if from is absent.
+// mcBreak returns a copy of s with one condition changed (explore.Mutate).
 func mcBreak(t testing.TB, s *registry.Script, from, to string) *registry.Script {
 	t.Helper()
-	if !strings.Contains(s.Source, from) {
-		t.Fatalf("%s no longer contains %q; update the mutation", s.ID(), from)
-	}
-	b, err := registry.ParseScript(s.ID()+".broken.lua", []byte(strings.Replace(s.Source, from, to, 1)))
-	if err != nil || b.SHA1 == s.SHA1 {
-		t.Fatalf("could not break %s: %v", s.ID(), err)
-	}
-	return b
+	return explore.Mutate(t, s, from, to)
 }
 
-// mcMustFail explores m and fails the test unless a property is violated.
+// mcMustFail explores m and fails the test unless property is violated
+// (explore.CheckFails).
 func mcMustFail(t *testing.T, m *explore.Model, property string) {
 	t.Helper()
-	res, err := explore.Run(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Violation == nil {
-		t.Fatalf("the broken copy passed: %s", res)
-	}
-	if res.Violation.Property != property {
-		t.Fatalf("the broken copy failed %q, want %q:\n%s", res.Violation.Property, property, res.Violation)
-	}
-	t.Logf("the broken copy fails as it should: a %d-step trace (%d states)", len(res.Violation.Trace), res.States)
+	explore.CheckFails(t, m, property)
 }
 
 // mcTaken reports whether a script's reply says "taken": {1, ...}, or (a

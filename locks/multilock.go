@@ -54,7 +54,7 @@ func (c *Client) MultiLock(names []string, opts ...Option) (*MultiLock, error) {
 	seen := make(map[string]bool, len(names))
 	bySlot := map[int][]keys{}
 	for _, n := range names {
-		k, err := keysFor(n)
+		k, err := c.keysFor(n)
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ type Mutex struct {
 
 // Mutex returns the lock called name, with opts on top of the Client's defaults.
 func (c *Client) Mutex(name string, opts ...Option) (*Mutex, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
 			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
-			l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
+			l, err, settled := m.outcome(ctx, a, replicated, err, owner, att, start, sent)
 			if settled {
 				lease = l
 				return true, "", 0, err
@@ -148,7 +148,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 			}
 			// Granted while this process was stopped, the grant may be gone
 			// (ok false): the next attempt claims it if it is still ours.
-			l, ok := m.handedOver(owner, att, token, start, queuedAt)
+			l, ok := m.handedOver(ctx, owner, att, token, start, queuedAt)
 			lease = l
 			return ok
 		},
@@ -162,7 +162,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 // settle turns an attempt into a lease or an error; settled is false when
 // the caller should wait.
 func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
-	l, err, settled := m.outcome(a, replicated, err, owner, att, start, sent)
+	l, err, settled := m.outcome(ctx, a, replicated, err, owner, att, start, sent)
 	if err != nil {
 		return nil, m.giveUp(ctx, owner, att, start, err), true
 	}
@@ -171,7 +171,7 @@ func (m *Mutex) settle(ctx context.Context, a attempt, replicated bool, err erro
 
 // outcome is settle without the give-up: Lock's wait gives up once, after
 // the loop, whatever ended it.
-func (m *Mutex) outcome(a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
+func (m *Mutex) outcome(ctx context.Context, a attempt, replicated bool, err error, owner, att string, start, sent time.Time) (*Lease, error, bool) {
 	if err == nil {
 		err = a.refusal(&m.s, replicated)
 	}
@@ -180,7 +180,7 @@ func (m *Mutex) outcome(a attempt, replicated bool, err error, owner, att string
 		return nil, err, true
 	case a.acquired:
 		l := newLease(m.c, &m.k, &m.s, mutexHold{attempt: m.holdAttempt(att)}, owner, a.token, 0, sent, m.s.ttl)
-		m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 		return l, nil, true
 	}
 	return nil, nil, false
@@ -195,7 +195,7 @@ func (m *Mutex) giveUp(ctx context.Context, owner, att string, start time.Time, 
 	if ctx.Err() != nil || !isWrapped(cause) {
 		err = wrapCtx(ctx, "locks: "+m.k.text, cause)
 	}
-	m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+	m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 	return err
 }
 
@@ -213,7 +213,7 @@ func (m *Mutex) undo(ctx context.Context, owner, att string) {
 // Client.leaseFromGrant); ok is false when the next attempt must claim it
 // instead. A reentrant owner always claims it, so that its hold count is
 // right.
-func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.Time) (*Lease, bool) {
+func (m *Mutex) handedOver(ctx context.Context, owner, att string, token int64, start, queuedAt time.Time) (*Lease, bool) {
 	if m.s.reentrant {
 		return nil, false // the next attempt claims it, with a round trip
 	}
@@ -221,7 +221,7 @@ func (m *Mutex) handedOver(owner, att string, token int64, start, queuedAt time.
 	if l == nil {
 		return nil, false
 	}
-	m.c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
+	m.c.emitCall(ctx, start, &m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 	return l, true
 }
 

@@ -55,6 +55,17 @@ type Event struct {
 	// other kinds, a quorum). Waiters ahead of it whose waiter lease runs
 	// out are skipped, so it is an upper bound of the turns it waits for.
 	Position int64
+	// Context is the context of the call that the event ends: Lock,
+	// TryLock, RLock, TryRLock, Acquire or TryAcquire for EventAcquired and
+	// EventWaitFailed, Unlock for EventReleased; it carries the caller's
+	// trace, so a hook can record the call as a span in it (the otel
+	// module's Tracing does). nil for the events no call ends: contention,
+	// renewal failures, lost leases.
+	Context context.Context
+	// Start is when the call that Context belongs to began (zero without
+	// Context); Time is when the event happened. A span of the call runs
+	// from Start to Time.
+	Start, Time time.Time
 }
 
 // Stats are a Client's counters since it was created.
@@ -73,7 +84,27 @@ type counters struct {
 
 func (c *Client) emit(s *settings, e Event) {
 	e.Owner = ownerToken(e.Owner)
-	switch e.Kind {
+	if s.observer == nil {
+		c.count(e.Kind)
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	c.count(e.Kind)
+	s.observer(e)
+}
+
+// emitCall emits e, the end of the call that began at start under ctx:
+// the event carries both, for a hook that records the call as a span.
+func (c *Client) emitCall(ctx context.Context, start time.Time, s *settings, e Event) {
+	e.Context, e.Start = ctx, start
+	c.emit(s, e)
+}
+
+// count adds an event of kind k to the Client's Stats.
+func (c *Client) count(k EventKind) {
+	switch k {
 	case EventAcquired:
 		c.counts.acquired.Add(1)
 	case EventContended:
@@ -86,9 +117,6 @@ func (c *Client) emit(s *settings, e Event) {
 		c.counts.lost.Add(1)
 	case EventReleased:
 		c.counts.released.Add(1)
-	}
-	if s.observer != nil {
-		s.observer(e)
 	}
 }
 

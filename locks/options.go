@@ -55,6 +55,7 @@ type settings struct {
 	clock          Clock
 	maxTTL         time.Duration // the longest lease or Extend; 0: no bound (see WithMaxTTL)
 	releaseTimeout time.Duration // how long an Unlock may take (see WithReleaseTimeout)
+	keyPrefix      string        // before every key and channel (see WithKeyPrefix)
 
 	given []string // per-lock options, by name, for the kind check
 	errs  []error  // invalid option values, reported by validate
@@ -152,6 +153,37 @@ func WithReleaseTimeout(d time.Duration) Option {
 			return
 		}
 		s.releaseTimeout = d
+	}
+}
+
+// MaxKeyPrefixBytes is the longest WithKeyPrefix.
+const MaxKeyPrefixBytes = 64
+
+// WithKeyPrefix puts prefix before every key and channel of the Client's
+// locks: the lock "orders:42" lives at "app:{orders:42}" (and
+// "app:{orders:42}:queue" and so on), so a Redis ACL user limited to the
+// key pattern ~app:* (and the channel pattern &app:*, for wake-ups) can
+// use them. The hash tag is unchanged: a lock's keys still share one
+// cluster slot, chosen by its name alone. Every Client of the same locks
+// (and Resume of their leases, Inspect and ForceUnlock, redlua
+// --key-prefix) must use the same prefix. The prefix is at most
+// MaxKeyPrefixBytes, has no '{' or '}', and counts towards MaxNameBytes
+// together with each name. Client only.
+func WithKeyPrefix(prefix string) Option {
+	return func(s *settings) {
+		s.note("WithKeyPrefix")
+		switch {
+		case prefix == "":
+			s.invalid("WithKeyPrefix(\"\"): the prefix is empty; pass one such as \"app:\", or leave the option out")
+			return
+		case len(prefix) > MaxKeyPrefixBytes:
+			s.invalid("WithKeyPrefix(%s): the prefix is longer than MaxKeyPrefixBytes (%d); use a shorter one, such as \"app:\"", shortQuote(prefix), MaxKeyPrefixBytes)
+			return
+		case strings.ContainsAny(prefix, "{}"):
+			s.invalid("WithKeyPrefix(%s): the prefix contains '{' or '}', which would change the keys' hash tag (each lock's keys share the slot of {name}); drop the braces", shortQuote(prefix))
+			return
+		}
+		s.keyPrefix = prefix
 	}
 }
 
@@ -319,11 +351,11 @@ const (
 
 // notFor lists, per kind, the options that make no sense for it.
 var notFor = map[lockKind][]string{
-	kindMutexK:  {"WithReaderPreference", "WithClock", "WithMaxTTL"},
-	kindRWK:     {"WithFair", "WithClock", "WithMaxTTL"},
-	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL"},
-	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL"},
-	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock", "WithMaxTTL"},
+	kindMutexK:  {"WithReaderPreference", "WithClock", "WithMaxTTL", "WithKeyPrefix"},
+	kindRWK:     {"WithFair", "WithClock", "WithMaxTTL", "WithKeyPrefix"},
+	kindSemK:    {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL", "WithKeyPrefix"},
+	kindMultiK:  {"WithFair", "WithReentrant", "WithOwner", "WithReaderPreference", "WithClock", "WithMaxTTL", "WithKeyPrefix"},
+	kindQuorumK: {"WithFair", "WithReaderPreference", "WithWaiterTTL", "WithReplicas", "WithClock", "WithMaxTTL", "WithKeyPrefix"},
 }
 
 // apply builds the settings of one lock of kind from the Client's defaults
@@ -411,7 +443,7 @@ func hint(option string, kind lockKind) string {
 		return " (an RWMutex has writer preference instead)"
 	case option == "WithClock":
 		return " (give it to locks.New or NewWithBackend)"
-	case option == "WithMaxTTL":
+	case option == "WithMaxTTL", option == "WithKeyPrefix":
 		return " (give it to the Client: locks.New, NewQuorum)"
 	case option == "WithReplicas" && kind == kindQuorumK:
 		return " (a quorum of independent primaries replaces replicas)"

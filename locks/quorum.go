@@ -236,7 +236,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	if granted >= c.majority() && validity > 0 {
 		hold := quorumHold{attempt: m.holdAttempt(att), landing: land}
 		l := newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl)
-		c.emit(&m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
+		c.emitCall(ctx, start, &m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
 		return l, 0, nil
 	}
 	// Undo everywhere, also where the attempt seemed to fail: it may have
@@ -295,7 +295,7 @@ func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
 	l, _, err := m.quorumAttempt(ctx, owner, start, tryOnce)
 	switch {
 	case err != nil:
-		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	case l == nil:
 		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
@@ -374,7 +374,7 @@ func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
 		failed: waiting,
 	}.wait(ctx, m.k.channel, 0, false)
 	if err != nil {
-		m.c.emit(&m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
 	return lease, nil

@@ -28,7 +28,7 @@ type RWMutex struct {
 // RWMutex returns the read-write lock called name. A Mutex or Semaphore
 // holding the same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) RWMutex(name string, opts ...Option) (*RWMutex, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +160,11 @@ func (rw *RWMutex) acquire(ctx context.Context, hold holdKind, try rwTry, wait b
 	if err != nil {
 		rw.undo(ctx, hold, owner, att)
 		err = wrapCtx(ctx, "locks: "+rw.k.text, err)
-		rw.c.emit(&rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		rw.c.emitCall(ctx, start, &rw.s, Event{Kind: EventWaitFailed, Name: rw.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
 	l := newLease(rw.c, &rw.k, &rw.s, hold, owner, a.token, 0, sent, rw.s.ttl)
-	rw.c.emit(&rw.s, Event{Kind: EventAcquired, Name: rw.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+	rw.c.emitCall(ctx, start, &rw.s, Event{Kind: EventAcquired, Name: rw.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
 }
 

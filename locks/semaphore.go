@@ -23,7 +23,7 @@ type Semaphore struct {
 // most MaxPermits (until SetPermits changes the count for everyone). A Mutex or RWMutex holding the
 // same name makes its acquisitions fail with ErrWrongKind.
 func (c *Client) Semaphore(name string, permits int, opts ...Option) (*Semaphore, error) {
-	k, err := keysFor(name)
+	k, err := c.keysFor(name)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		var handed *Lease
 		a, sent, handed, err = sem.wait(ctx, owner, n, channel, grants, subscribed, a, sent, step)
 		if handed != nil {
-			sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: handed.token, Wait: time.Since(start)})
+			sem.c.emitCall(ctx, start, &sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: handed.token, Wait: time.Since(start)})
 			return handed, nil
 		}
 	} else if subscribed {
@@ -145,11 +145,11 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	if err != nil {
 		sem.undo(ctx, owner)
 		err = wrapCtx(ctx, "locks: semaphore "+sem.k.text, err)
-		sem.c.emit(&sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
+		sem.c.emitCall(ctx, start, &sem.s, Event{Kind: EventWaitFailed, Name: sem.k.name, Owner: owner, Wait: time.Since(start), Err: err})
 		return nil, err
 	}
 	l := newLease(sem.c, &sem.k, &sem.s, permitHold{}, owner, a.token, n, sent, sem.s.ttl)
-	sem.c.emit(&sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
+	sem.c.emitCall(ctx, start, &sem.s, Event{Kind: EventAcquired, Name: sem.k.name, Owner: owner, Token: a.token, Wait: time.Since(start)})
 	return l, nil
 }
 

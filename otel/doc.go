@@ -1,5 +1,6 @@
 // Package otel reports redlua's locks and script calls as OpenTelemetry
-// metrics. It is a module of its own (github.com/redlua/redlua/otel), so
+// metrics, and traces lock calls (Tracing: a span per Lock and Unlock, in
+// the caller's trace, from the times and context locks.Event carries). It is a module of its own (github.com/redlua/redlua/otel), so
 // programs that do not use OpenTelemetry do not depend on it.
 //
 // Metrics.LockHook is a locks hook (locks.WithHook) and Metrics.ScriptHook an

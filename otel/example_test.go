@@ -9,10 +9,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/redlua/redlua/evalsha"
 	"github.com/redlua/redlua/locks"
 	redluaotel "github.com/redlua/redlua/otel"
+	"github.com/redlua/redlua/simulate"
 )
 
 // Wire the metrics into a locks Client: its Runner's hook and counters,
@@ -49,4 +52,27 @@ func Example() {
 	// redlua.lock.acquisitions 1
 	// redlua.lock.releases 1
 	// redlua.lock.held 0
+}
+
+// Trace lock calls: each Lock and Unlock becomes a span, a child of the
+// caller's span. In a program, pass otel.GetTracerProvider().
+func ExampleTracing() {
+	rec := tracetest.NewSpanRecorder()
+	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tracing, _ := redluaotel.NewTracing(provider)
+	c, _ := locks.NewWithBackend(simulate.New(), locks.WithHook(tracing.LockHook()))
+	defer c.Close()
+
+	ctx, request := provider.Tracer("app").Start(context.Background(), "request")
+	m, _ := c.Mutex("invoice:42")
+	_ = m.Do(ctx, func(ctx context.Context, lease *locks.Lease) error { return nil })
+	request.End()
+
+	for _, s := range rec.Ended() {
+		fmt.Println(s.Name(), s.Parent().SpanID() == request.SpanContext().SpanID())
+	}
+	// Output:
+	// redlua.lock true
+	// redlua.unlock true
+	// request false
 }

@@ -83,7 +83,7 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 				L.Error(errorTable(L, "ERR "+run.violation.Error()), 0)
 			}
 		}
-		r = sb.srv.ks.Exec(&sb.cc, argv)
+		r = sb.srv.execMetered(&sb.cc, argv)
 	}
 	sb.srv.addTrace(TraceEntry{Script: run.id, Args: argv, Reply: r})
 	return r

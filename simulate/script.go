@@ -147,6 +147,8 @@ func (s *Server) invokeLocked(ctx context.Context, inv invocation, keys, args []
 			return Reply{}, nil, err
 		}
 	}
+	s.work.beginRun(inv.id)
+	defer s.work.endRun()
 	sb := inv.sb
 	L := sb.L
 	run := &sb.runBuf

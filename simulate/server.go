@@ -51,6 +51,7 @@ type Server struct {
 	trace          ring[TraceEntry]
 	logs           ring[LogLine]
 	subs           subscribers
+	work           meter
 	profile        Profile // the server line reproduced (profile.go)
 	configErr      error   // a refused option, returned by every call
 }
@@ -339,7 +340,7 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
 		if !ok {
 			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol, profile: s.profile}
-			reply = s.ks.Exec(&cc, argv)
+			reply = s.execMetered(&cc, argv)
 		}
 		return reply, err
 	})

@@ -207,7 +207,45 @@ func queued(ctx context.Context, admin *redis.Client, key string, n int) error {
 
 // scaleMutexGiveUp: one holder, n waiters whose contexts end together.
 func scaleMutexGiveUp(ctx context.Context, c, holder *locks.Client, admin *redis.Client, n int) error {
-	const name = "scale-giveup"
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return queueBehindHolder(ctx, c, holder, admin, "scale-giveup", n,
+		func(m *locks.Mutex) error {
+			l, err := m.Lock(waitCtx)
+			if err == nil {
+				l.Unlock(ctx)
+				return errors.New("a waiter got a lock that was held all along")
+			}
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
+		func(held *locks.Lease) error {
+			cancel()
+			return nil
+		})
+}
+
+// scaleMutexInTurn: n waiters queue behind a holder, which releases; they
+// are served in turn, each releasing at once.
+func scaleMutexInTurn(ctx context.Context, c, holder *locks.Client, admin *redis.Client, n int) error {
+	return queueBehindHolder(ctx, c, holder, admin, "scale-inturn", n,
+		func(m *locks.Mutex) error {
+			l, err := m.Lock(ctx)
+			if err != nil {
+				return err
+			}
+			return l.Unlock(ctx)
+		},
+		func(held *locks.Lease) error { return held.Unlock(ctx) })
+}
+
+// queueBehindHolder takes the Mutex name through holder, starts n callers
+// of wait on it through c, and once all n are queued calls then with the
+// holder's lease; it returns when every caller has.
+func queueBehindHolder(ctx context.Context, c, holder *locks.Client, admin *redis.Client, name string, n int,
+	wait func(*locks.Mutex) error, then func(held *locks.Lease) error) error {
 	hm, err := holder.Mutex(name)
 	if err != nil {
 		return err
@@ -221,72 +259,18 @@ func scaleMutexGiveUp(ctx context.Context, c, holder *locks.Client, admin *redis
 	if err != nil {
 		return err
 	}
-	waitCtx, cancel := context.WithCancel(ctx)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for range n {
+	for i := range n {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if l, err := m.Lock(waitCtx); err == nil {
-				l.Unlock(ctx)
-				errs <- errors.New("a waiter got a lock that was held all along")
-			} else if !errors.Is(err, context.Canceled) {
-				errs <- err
-			}
-		}()
+		go func() { defer wg.Done(); errs[i] = wait(m) }()
 	}
 	err = queued(ctx, admin, "{"+name+"}:queue", n)
-	cancel()
-	wg.Wait()
-	close(errs)
-	if err != nil {
-		return err
-	}
-	return <-errs
-}
-
-// scaleMutexInTurn: n waiters queue behind a holder, then are served in
-// turn, each releasing at once.
-func scaleMutexInTurn(ctx context.Context, c, holder *locks.Client, admin *redis.Client, n int) error {
-	const name = "scale-inturn"
-	hm, err := holder.Mutex(name)
-	if err != nil {
-		return err
-	}
-	lease, err := hm.Lock(ctx)
-	if err != nil {
-		return err
-	}
-	m, err := c.Mutex(name)
-	if err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l, err := m.Lock(ctx)
-			if err == nil {
-				err = l.Unlock(ctx)
-			}
-			if err != nil {
-				errs <- err
-			}
-		}()
-	}
-	err = queued(ctx, admin, "{"+name+"}:queue", n)
-	if uerr := lease.Unlock(ctx); err == nil {
-		err = uerr
+	if thenErr := then(lease); err == nil {
+		err = thenErr
 	}
 	wg.Wait()
-	close(errs)
-	if err != nil {
-		return err
-	}
-	return <-errs
+	return errors.Join(append([]error{err}, errs...)...)
 }
 
 // scaleReaders: n readers take the read lock, then all release it.

@@ -37,7 +37,10 @@ func (d *demo) watchdogAndFencing(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	m, err := c.Mutex(name, locks.WithTTL(300*time.Millisecond), locks.WithWatchdog(locks.DefaultRenewFraction), locks.WithLabel("nightly report"))
+	// A 2s lease renewed every 667ms: a busy machine would have to stall
+	// the watchdog for over a second to lose it (a 300ms lease was lost
+	// once in 43 runs under load).
+	m, err := c.Mutex(name, locks.WithTTL(2*time.Second), locks.WithWatchdog(locks.DefaultRenewFraction), locks.WithLabel("nightly report"))
 	if err != nil {
 		return err
 	}
@@ -45,14 +48,14 @@ func (d *demo) watchdogAndFencing(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.say("   Lock took %s with fencing token %d and a 300ms lease.", name, lease.Token())
+	d.say("   Lock took %s with fencing token %d and a 2s lease.", name, lease.Token())
 	info, err := c.Inspect(ctx, name)
 	if err != nil {
 		return err
 	}
 	d.say("   Inspect, as an operator would run it: held=%v, label %q, pid %d.", info.Held, info.Holder.Label, info.Holder.PID)
-	time.Sleep(700 * time.Millisecond)
-	d.say("   After 700ms of work, more than twice the lease: still held=%v (the watchdog renewed it).", lease.Err() == nil)
+	time.Sleep(5 * time.Second)
+	d.say("   After 5s of work, more than twice the lease: still held=%v (the watchdog renewed it).", lease.Err() == nil)
 	if err := lease.Unlock(ctx); err != nil {
 		return err
 	}

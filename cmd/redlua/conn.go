@@ -28,6 +28,7 @@ type connFlags struct {
 	sentinelUser              string // --sentinel-user: the ACL user at the Sentinels
 	sentinelPassword          string // --sentinel-password (default $REDLUA_SENTINEL_AUTH)
 	quorum                    bool   // --quorum (lock, inspect, unlock): --addr lists independent primaries
+	keyPrefix                 string // --key-prefix: before every lock key (locks.WithKeyPrefix)
 
 	set    map[string]bool // flags given explicitly
 	getenv func(string) string
@@ -46,6 +47,7 @@ func addConnFlags(fs *flag.FlagSet, getenv func(string) string) *connFlags {
 	fs.StringVar(&c.sentinel, "sentinel", "", "connect through Redis Sentinel to the primary it monitors as this name; --addr lists the Sentinels (comma-separated)")
 	fs.StringVar(&c.sentinelUser, "sentinel-user", "", "ACL user name at the Sentinels (--user and --password are the primary's)")
 	fs.StringVar(&c.sentinelPassword, "sentinel-password", "", "password at the Sentinels (default $REDLUA_SENTINEL_AUTH; a flag is visible in ps)")
+	fs.StringVar(&c.keyPrefix, "key-prefix", "", "put this before every lock key, as the application's locks.WithKeyPrefix does (for an ACL user limited to ~PREFIX*); lock, inspect and unlock")
 	return c
 }
 
@@ -268,6 +270,9 @@ func (c *connFlags) ping(ctx context.Context, client redis.UniversalClient, addr
 // (if not nil) runs on the Client before anything connects, so bad input
 // it finds (a lock name, an option) is refused without a connection.
 func lockClient(ctx context.Context, c *command, check func(*locks.Client) error, opts ...locks.Option) (*locks.Client, func(), error) {
+	if c.conn.keyPrefix != "" {
+		opts = append(opts, locks.WithKeyPrefix(c.conn.keyPrefix))
+	}
 	if c.conn.quorum {
 		return quorumClient(ctx, c.conn, check, opts)
 	}

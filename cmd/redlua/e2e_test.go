@@ -24,6 +24,9 @@ import (
 var redluaBin string
 
 func TestMain(m *testing.M) {
+	if code, ok := guardMain(); ok {
+		os.Exit(code) // the in-process tests of redlua lock run CMD under this binary as guard
+	}
 	dir, err := os.MkdirTemp("", "redlua-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -442,5 +445,39 @@ func TestRedisURLWithACLUser(t *testing.T) {
 	}
 	if r := redlua(t, serverURL(srv), "inspect", "--user", "ops", "--password", "s3cret", "acl"); r.code != 0 {
 		t.Fatalf("--user/--password over the URL: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// --key-prefix puts the lock's keys where an ACL user limited to ~app:*
+// may write them; without it the same user is refused.
+func TestLockKeyPrefixUnderACLUser(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	if err := srv.Do(ctx, "ACL", "SETUSER", "app", "on", ">s3cret", "resetkeys", "~app:*", "resetchannels", "&app:*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := "redis://app:s3cret@" + srv.Addr
+	dir := t.TempDir()
+	started, proceed := filepath.Join(dir, "started"), filepath.Join(dir, "proceed")
+	p := start(t, url, "lock", "--key-prefix", "app:", "nightly", "--",
+		"sh", "-c", "echo started > "+started+"; i=0; while [ ! -e "+proceed+" ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done")
+	waitForFile(t, started, "started")
+	if n, err := srv.Do(ctx, "EXISTS", "app:{nightly}").Int(); err != nil || n != 1 {
+		t.Errorf("while the command ran, EXISTS app:{nightly} = %d, %v; want 1", n, err)
+	}
+	if err := os.WriteFile(proceed, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.wait(t); r.code != 0 {
+		t.Fatalf("lock --key-prefix app: under the ACL user: exit %d: %s", r.code, r.stderr)
+	}
+	if r := redlua(t, url, "inspect", "--key-prefix", "app:", "nightly"); r.code != 0 {
+		t.Fatalf("inspect --key-prefix app: exit %d: %s", r.code, r.stderr)
+	}
+	if r := redlua(t, url, "lock", "nightly", "--", "true"); r.code == 0 || !strings.Contains(r.stderr, "NOPERM") {
+		t.Fatalf("lock without --key-prefix under the ACL user: exit %d, stderr %q; want it refused (NOPERM)", r.code, r.stderr)
+	}
+	if r := redlua(t, url, "lock", "--key-prefix", "{app}", "nightly", "--", "true"); r.code != exitUsage {
+		t.Fatalf("--key-prefix {app}: exit %d, want %d (usage): %s", r.code, exitUsage, r.stderr)
 	}
 }

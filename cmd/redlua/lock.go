@@ -49,6 +49,8 @@ gets SIGTERM, then SIGKILL after --grace; redlua waits for CMD to exit and
 only then releases the lock (after a forced unlock, that release hands the
 lock to the next waiter), and exits 124. Keep --grace shorter than the
 forced unlock's own --grace, or the next holder may start while CMD runs.
+If redlua dies, even by SIGKILL, a guard kills CMD's process group (on Linux
+at once, on other unix systems within 250ms; not on Windows).
 
 Flags may stand before or after NAME. CMD starts at "--", or without it at
 the first argument after NAME that is not a flag; use "--" when CMD's first
@@ -119,6 +121,7 @@ func cmdLock(ctx context.Context, args []string, io stdio, getenv func(string) s
 		{"--ttl " + f.ttl.String(), locks.WithTTL(f.ttl)},
 		{"--ttl " + f.ttl.String() + " (renewed every third of it)", locks.WithWatchdog(locks.DefaultRenewFraction)},
 		{"--label " + strconv.Quote(f.label), locks.WithLabel(f.label)},
+		{"(the release timeout)", locks.WithReleaseTimeout(releaseTimeout)},
 	}
 	switch {
 	case c.conn.quorum: // waiters on a quorum do not queue
@@ -332,12 +335,14 @@ func holderText(ctx context.Context, lc *locks.Client, name string) string {
 // runHolding runs argv (argv[0] found at path) while the lease is held,
 // stops it if the lease is lost, and releases the lock when it exits.
 func runHolding(lease *locks.Lease, path string, argv []string, f lockFlags, io stdio, sigs <-chan os.Signal) error {
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.Args[0] = argv[0] // CMD sees the name it was given, as from a shell
+	// CMD sees the name it was given, as from a shell. On unix a guard
+	// runs it, so that it dies with redlua (see guarded).
+	cmd := guarded(path, argv)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = io.in, io.out, io.err
-	cmd.Env = append(os.Environ(), envLockName+"="+lease.Name(), envToken+"="+strconv.FormatInt(lease.Token(), 10))
+	cmd.Env = append(cmd.Environ(), envLockName+"="+lease.Name(), envToken+"="+strconv.FormatInt(lease.Token(), 10))
 	inOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	exited, err := startLocked(cmd)
+	if err != nil {
 		// resolveCmd found it; it changed since.
 		release(lease)
 		code := exitCannotRun
@@ -346,8 +351,6 @@ func runHolding(lease *locks.Lease, path string, argv []string, f lockFlags, io 
 		}
 		return exitWith(code, fmt.Errorf("%s: cannot run %s: %w (the lock was released)", lease.Name(), argv[0], err))
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 
 	var lost error
 	var kill <-chan time.Time
@@ -378,7 +381,7 @@ wait:
 		// already reported.
 		_ = releaseErr(lease)
 	} else {
-		if err := releaseErr(lease); errors.Is(err, locks.ErrLockLost) {
+		if err := releaseErr(lease); errors.Is(err, locks.ErrLockLost) && !errors.Is(err, locks.ErrNotReleased) {
 			lost = libErr(err, lease.Name())
 		} else if err != nil {
 			// CMD ran under the lock; only the release failed, and the
@@ -410,10 +413,8 @@ func exitStatus(cmd *exec.Cmd, waitErr error) int {
 	return exitFailed
 }
 
-func releaseErr(lease *locks.Lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
-	defer cancel()
-	return lease.Unlock(ctx)
-}
+// releaseErr releases the lock, waiting at most releaseTimeout (the
+// Mutex's WithReleaseTimeout).
+func releaseErr(lease *locks.Lease) error { return lease.Unlock(context.Background()) }
 
 func release(lease *locks.Lease) { _ = releaseErr(lease) }

@@ -82,6 +82,9 @@ type quietLogger struct{}
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
 func main() {
+	if code, ok := guardMain(); ok {
+		os.Exit(code) // redlua lock's guard of CMD (proc_unix.go)
+	}
 	// go-redis logs dial failures itself; redlua reports them once, in its
 	// own words, so its log is switched off for this process.
 	redis.SetLogger(quietLogger{})

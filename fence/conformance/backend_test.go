@@ -73,6 +73,7 @@ type backend struct {
 	redF  *fence.Redis
 	sim   *simulate.Server
 	close func()
+	pause func(stage string) // incr calls it between its read and its write ("read")
 }
 
 const counterKey = "counter"
@@ -99,10 +100,19 @@ func (b *backend) setIn(ctx context.Context, h fence.Holder, key, value string, 
 }
 
 // incr adds one to the counter under h, reading and writing it in one
-// fenced transaction (script call), and returns the new value.
-func (b *backend) incr(ctx context.Context, h fence.Holder) (int64, error) {
+// fenced transaction (script call), and returns the new value. With a
+// marker it also writes the key marker in the same transaction, so that
+// whether an increment whose caller died committed can be read afterwards.
+// Between reading and writing (on Redis, whose script reads and writes in
+// one call, before the call) it calls b.pause("read") when set.
+func (b *backend) incr(ctx context.Context, h fence.Holder, marker string) (int64, error) {
 	if b.redF != nil {
-		r, err := b.redF.Write(ctx, h, b.Prefix, fence.IncrBy(b.rkey(counterKey), 1))
+		b.pauseAt("read")
+		cmds := []fence.Cmd{fence.IncrBy(b.rkey(counterKey), 1)}
+		if marker != "" {
+			cmds = append(cmds, fence.Set(b.rkey(marker), "1"))
+		}
+		r, err := b.redF.Write(ctx, h, b.Prefix, cmds...)
 		if err != nil {
 			return 0, err
 		}
@@ -121,9 +131,41 @@ func (b *backend) incr(ctx context.Context, h fence.Holder) (int64, error) {
 			}
 		}
 		n++
+		b.pauseAt("read")
+		if marker != "" {
+			if err := b.upsert(ctx, tx, marker, "1"); err != nil {
+				return err
+			}
+		}
 		return b.upsert(ctx, tx, counterKey, strconv.FormatInt(n, 10))
 	})
 	return n, err
+}
+
+func (b *backend) pauseAt(stage string) {
+	if b.pause != nil {
+		b.pause(stage)
+	}
+}
+
+// rawSet writes key=value without the fence, as an application that
+// ignores it would: the broken mode the proofs must be able to catch.
+func (b *backend) rawSet(ctx context.Context, key, value string) error {
+	if b.redF != nil {
+		if b.sim != nil {
+			return b.sim.Do(ctx, "SET", b.rkey(key), value).Err()
+		}
+		return b.rdb.Do(ctx, "SET", b.rkey(key), value).Err()
+	}
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := b.upsert(ctx, tx, key, value); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // get reads key outside any fence ("" when it is missing).

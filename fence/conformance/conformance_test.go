@@ -121,7 +121,7 @@ func TestConformanceSQLIsolationLevels(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for range each {
-						_, err := b.incr(ctx, l)
+						_, err := b.incr(ctx, l, "")
 						mu.Lock()
 						if err == nil {
 							ok++

@@ -3,12 +3,9 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/redlua/redlua/internal/faulttest"
 	"github.com/redlua/redlua/internal/redistest"
@@ -186,133 +183,6 @@ func TestFrozenInsideTransaction(t *testing.T) {
 			t.Logf("%s: %d trials: A's commit failed in all, B wrote in all under its own token after %d lock timeouts in all", kind, trials, retries)
 			a.Stop(5 * time.Second)
 			b.Stop(5 * time.Second)
-		})
-	}
-}
-
-// counterOut is one operation's outcome in the linearizability history.
-type counterOut struct {
-	ok, unknown bool
-	n           int64
-}
-
-var counterModel = porcupine.NondeterministicModel{
-	Init: func() []any { return []any{int64(0)} },
-	Step: func(state, input, output any) []any {
-		s, o := state.(int64), output.(counterOut)
-		switch {
-		case input == "read":
-			if o.n == s {
-				return []any{s}
-			}
-			return nil
-		case o.unknown:
-			return []any{s, s + 1}
-		case !o.ok:
-			return []any{s} // refused: nothing written
-		case o.n == s+1:
-			return []any{o.n}
-		}
-		return nil
-	},
-}
-
-// Three holders increment one counter, each increment a fenced
-// read-modify-write under its own short lease (no watchdog), while the
-// test freezes holders at random for up to four TTLs. The final value
-// equals the increments that committed (plus, at most, those whose outcome
-// was lost), and the history of increments and the test's reads is
-// linearizable (porcupine).
-func TestCounterUnderRandomFreezes(t *testing.T) {
-	const holders, each = 3, 15
-	for _, kind := range frozenKinds {
-		t.Run(kind, func(t *testing.T) {
-			s := newSpec(t, kind)
-			lockSrv := redistest.Standalone(t)
-			reader := mustOpenShared(t, s)
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 46))
-			ws := make([]*faulttest.Worker, holders)
-			for i := range ws {
-				ws[i] = startHolder(t, s, lockSrv.Addr, "lock=300ms idle=1s tries=40")
-				ws[i].Send(fmt.Sprintf("incr counter %d 60", each))
-			}
-			var history []porcupine.Operation
-			accepted, refused, unknown, freezes := 0, 0, 0, 0
-			done := 0
-			deadline := time.Now().Add(3 * time.Minute) // a bound for a stuck run
-			reports := make(chan struct {
-				w int
-				r faulttest.Report
-			}, 256)
-			for i, w := range ws {
-				go func() {
-					for r := range w.Reports() {
-						reports <- struct {
-							w int
-							r faulttest.Report
-						}{i, r}
-					}
-				}()
-			}
-			nextFreeze := time.After(time.Duration(5+rng.IntN(25)) * time.Millisecond)
-			for done < holders && time.Now().Before(deadline) {
-				select {
-				case x := <-reports:
-					switch x.r.Kind {
-					case "op":
-						out := counterOut{ok: x.r.Err == "", n: x.r.N}
-						switch {
-						case out.ok:
-							accepted++
-						case strings.HasPrefix(x.r.Err, "stale: "):
-							refused++
-						default:
-							out.unknown = true
-							unknown++
-						}
-						history = append(history, porcupine.Operation{ClientId: x.w, Input: "incr", Call: x.r.Start.UnixNano(), Output: out, Return: x.r.End.UnixNano()})
-					case "incrdone":
-						done++
-					case "fatal":
-						t.Fatalf("worker %d: %s", x.w, x.r.Err)
-					}
-				case <-nextFreeze:
-					nextFreeze = time.After(time.Duration(5+rng.IntN(25)) * time.Millisecond)
-					// A random holder frozen for up to four TTLs, then a read.
-					w := ws[rng.IntN(holders)]
-					w.Freeze()
-					freezes++
-					time.Sleep(time.Duration(rng.IntN(240)) * time.Millisecond)
-					w.Thaw()
-					start := time.Now()
-					v, err := reader.get(context.Background(), counterKey)
-					if err == nil {
-						var n int64
-						fmt.Sscan(v, &n)
-						history = append(history, porcupine.Operation{ClientId: holders, Input: "read", Call: start.UnixNano(), Output: counterOut{n: n}, Return: time.Now().UnixNano()})
-					}
-				}
-			}
-			if done < holders {
-				t.Fatalf("only %d of %d holders finished within the bound", done, holders)
-			}
-			v, err := reader.get(context.Background(), counterKey)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var final int
-			fmt.Sscan(v, &final)
-			if final < accepted || final > accepted+unknown {
-				t.Fatalf("counter %d, but %d increments committed and %d had unknown outcomes", final, accepted, unknown)
-			}
-			if res := porcupine.CheckOperationsTimeout(counterModel.ToModel(), history, time.Minute); res != porcupine.Ok {
-				t.Fatalf("the history of %d operations is not linearizable (%v)", len(history), res)
-			}
-			t.Logf("%s: %d increments: %d committed, %d refused as stale, %d unknown; counter %d; %d freezes; %d operations linearizable",
-				kind, holders*each, accepted, refused, unknown, final, freezes, len(history))
-			for _, w := range ws {
-				w.Stop(5 * time.Second)
-			}
 		})
 	}
 }

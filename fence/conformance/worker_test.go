@@ -31,19 +31,30 @@ func (b bare) Owner() string { return b.l.Owner() }
 //	lock NAME TTL_MS        take the Mutex NAME (no watchdog) -> locked
 //	write KEY VALUE [bare]  a fenced write with the lease (bare: no lease check) -> wrote (N: transient failures retried)
 //	intx KEY VALUE BARE     a fenced transaction that writes, reports intx, waits for "commit" -> committed
-//	incr NAME N TTL_MS      N times: lock, fenced increment, unlock -> call, op ...; incrdone
+//	incr NAME N TTL_MS      N times: lock, fenced increment (with its marker), unlock -> call, op ...; incrdone
+//	connect ADDR            use the lock server at ADDR from now on (a failover moved the primary)
+//	trylock NAME TTL_MS     try the Mutex NAME once (no watchdog) -> trylocked (Err "not acquired" when held)
+//	advance                 raise the fence to the lease's token, no data -> advanced
+//	rawwrite KEY VALUE      write without the fence, as an application that ignores it -> wrote
 func TestWorkerHolder(t *testing.T) {
 	io := faulttest.RunWorker()
 	if io == nil {
 		return
 	}
 	ctx := context.Background()
-	rc := redis.NewClient(&redis.Options{Addr: os.Getenv("FENCE_LOCKS")})
-	lc, err := locks.New(rc)
-	if err != nil {
-		io.Fatal("%v", err)
+	connect := func(addr string) (*redis.Client, *locks.Client) {
+		rc := redis.NewClient(&redis.Options{Addr: addr})
+		lc, err := locks.New(rc)
+		if err != nil {
+			io.Fatal("%v", err)
+		}
+		return rc, lc
 	}
+	rc, lc := connect(os.Getenv("FENCE_LOCKS"))
+	var err error
 	retried := 0
+	var stopStage string
+	stopAt, incrs := 0, 0
 	var opts []fence.Option
 	for _, o := range strings.Fields(os.Getenv("FENCE_OPTS")) {
 		k, v, _ := strings.Cut(o, "=")
@@ -53,6 +64,13 @@ func TestWorkerHolder(t *testing.T) {
 			opts = append(opts, fence.WithLockTimeout(d))
 		case "idle":
 			opts = append(opts, fence.WithIdleTimeout(d))
+		case "stop":
+			// stop=STAGE:N: the worker parks at its N-th increment, at
+			// STAGE: "read" inside the transaction after the read, "after"
+			// once the increment returned, before it reports the outcome.
+			stage, n, _ := strings.Cut(v, ":")
+			stopStage = stage
+			stopAt, _ = strconv.Atoi(n)
 		case "tries":
 			n, _ := strconv.Atoi(v)
 			opts = append(opts, fence.WithRetries(n))
@@ -69,6 +87,17 @@ func TestWorkerHolder(t *testing.T) {
 	if err != nil {
 		io.Fatal("%v", err)
 	}
+	stopSelf := func(stage string) {
+		if incrs == stopAt && stage == stopStage {
+			// Parked for good: the test kills the worker on this report.
+			// (A SIGSTOP the worker sent itself did not hold: in some runs
+			// the worker went on at once.)
+			io.Emit(faulttest.Report{Kind: "parked", Note: stage})
+			time.Sleep(time.Minute)
+			io.Fatal("parked at %s:%d and not killed within a minute", stage, stopAt)
+		}
+	}
+	b.pause = stopSelf
 	errText := func(err error) string {
 		if err == nil {
 			return ""
@@ -105,6 +134,33 @@ func TestWorkerHolder(t *testing.T) {
 			}
 			err := b.set(ctx, h, f[1], f[2])
 			io.Emit(faulttest.Report{Kind: "wrote", Token: l.Token(), Err: errText(err), N: int64(retried)})
+		case "connect":
+			lc.Close()
+			rc.Close()
+			rc, lc = connect(f[1])
+		case "trylock":
+			ms, _ := strconv.Atoi(f[2])
+			m, err := lc.Mutex(f[1], locks.WithTTL(time.Duration(ms)*time.Millisecond))
+			if err != nil {
+				io.Fatal("mutex %s: %v", f[1], err)
+			}
+			got, err := m.TryLock(ctx)
+			switch {
+			case err == nil:
+				l = got
+				io.Emit(faulttest.Report{Kind: "trylocked", Token: l.Token(), Owner: l.Owner()})
+			case errors.Is(err, locks.ErrNotAcquired):
+				io.Emit(faulttest.Report{Kind: "trylocked", Err: "not acquired"})
+			default:
+				io.Fatal("trylock %s: %v", f[1], err)
+			}
+		case "advance":
+			retried = 0
+			err := b.advance(ctx, l)
+			io.Emit(faulttest.Report{Kind: "advanced", Token: l.Token(), Err: errText(err), N: int64(retried)})
+		case "rawwrite":
+			err := b.rawSet(ctx, f[1], f[2])
+			io.Emit(faulttest.Report{Kind: "wrote", Token: l.Token(), Err: errText(err)})
 		case "intx":
 			var h fence.Holder = l
 			if f[3] == "1" {
@@ -127,9 +183,14 @@ func TestWorkerHolder(t *testing.T) {
 				if err != nil {
 					io.Fatal("lock %s: %v", f[1], err)
 				}
-				io.Emit(faulttest.Report{Kind: "call", Token: l.Token()})
+				// The call's start goes out before the increment begins, so
+				// the test knows of an increment in flight when it kills
+				// this worker.
 				start := time.Now()
-				v, err := b.incr(ctx, bare{l})
+				io.Emit(faulttest.Report{Kind: "call", Token: l.Token(), Start: start})
+				incrs++
+				v, err := b.incr(ctx, bare{l}, marker(l.Token()))
+				stopSelf("after")
 				io.Emit(faulttest.Report{Kind: "op", Token: l.Token(), Start: start, End: time.Now(), N: v, Err: errText(err)})
 				_ = l.Unlock(ctx)
 			}
@@ -137,3 +198,6 @@ func TestWorkerHolder(t *testing.T) {
 		}
 	}
 }
+
+// marker is the key an increment under token writes with the counter.
+func marker(token int64) string { return "op:" + strconv.FormatInt(token, 10) }

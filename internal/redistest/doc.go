@@ -9,5 +9,9 @@
 // Environment:
 //
 //	REDLUA_REQUIRE_SERVER=1   a missing redis-server fails the test instead of skipping it (CI sets it)
-//	REDLUA_REDIS_SERVER=path  the redis-server binary to run (default: found on PATH)
+//	REDLUA_REDIS_SERVER=path  the redis-server binary to run (default: found on PATH); a
+//	                          valkey-server works too, for Sentinel and cluster as well
+//
+// .ci/matrix runs the suite once per binary; docs/servers.md has its last
+// results.
 package redistest

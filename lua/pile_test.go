@@ -1,0 +1,642 @@
+package lua_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/registry"
+	"github.com/redlua/redlua/simulate"
+)
+
+// The pile test (issue 45, item 3): what other callers pile on one name
+// (waiters, readers, permit holders, given-up attempts) must not make a
+// script call do more work. Each path below runs once on a pile of
+// pileSmall and once on a pile of pileBig, built by running the real
+// scripts in the simulator, and the simulator's work meter (elements each
+// command touched, by Redis's documented complexity; simulate.Work)
+// compares the two.
+
+const (
+	pileSmall = 10
+	pileBig   = 10_000
+	// pileLock is the name's hash and its queues, as the locks package names them.
+	pileLock   = "{pile}"
+	pileQueue  = "{pile}:queue"
+	pileSQueue = "{pile}:squeue"
+	pileOther  = "{pile}:other" // a second Mutex in the slot, for multi.acquire
+	// The locks package's defaults: TTL, waiter TTL, and the given-up
+	// records' TTL (2 * max of both).
+	pileTTL       = 30_000
+	pileWaiterTTL = 5_000
+	pileGoneTTL   = 60_000
+)
+
+// pileGrows is how much more work at pileBig than at pileSmall makes a
+// path grow with the pile: more than twice, plus 20 elements. A logarithmic
+// term (a sorted set's descent: 4 elements at 10, 14 at 10,000) stays
+// within it.
+func pileGrows(small, big int64) bool { return big > 2*small+20 }
+
+// pileKnownGrowth holds the paths whose work grows with the pile today,
+// each with its work at pileSmall and pileBig (elements), as measured. The
+// test fails when a path not listed grows, when a listed path no longer
+// grows (take it out: the table only shrinks), and when a listed path
+// does more work at pileBig than recorded here.
+var pileKnownGrowth = map[string][2]int64{
+	"mutex.release no hand-over, n given up":      {21, 10011}, // HKEYS of the lock hash
+	"mutex.undo, n waiting":                       {21, 10021}, // HGETALL of the lock hash
+	"mutex.undo, n given up":                      {20, 10010}, // HGETALL of the lock hash
+	"lock.inspect, n waiting":                     {31, 20021}, // the whole hash and queue (issue 45 item 4: pages)
+	"rw.runlock, n readers, writer waiting":       {20, 10010}, // HGETALL
+	"rw.lock waits, n readers":                    {22, 10012}, // HGETALL
+	"rw.leave writer, n readers, writer waiting":  {24, 10014}, // HGETALL
+	"rw.unlock wakes a writer, n writers waiting": {19, 10009}, // HGETALL
+	"rw.leave writer, n writers waiting":          {23, 10013}, // HGETALL
+	"lock.forceunlock rw, n readers":              {27, 20007}, // HGETALL, and an HDEL of every reader
+	"lock.forceunlock sem, n holders":             {27, 20007}, // HGETALL, and an HDEL of every holder
+}
+
+// pileEnv runs scripts and commands on one simulator with a virtual clock.
+type pileEnv struct {
+	t     testing.TB
+	srv   *simulate.Server
+	clock *simulate.VirtualClock
+	reg   *registry.Registry
+	// swap replaces a script by ID (a broken copy, to show the check fails).
+	swap map[string]*registry.Script
+}
+
+var pileStart = time.Unix(1_800_000_000, 0)
+
+func newPileEnv(t testing.TB, reg *registry.Registry) *pileEnv {
+	clock := simulate.NewVirtualClock(pileStart)
+	return &pileEnv{t: t, srv: simulate.New(simulate.WithClock(clock)), clock: clock, reg: reg, swap: map[string]*registry.Script{}}
+}
+
+// run runs script id and fails the test on an error reply.
+func (e *pileEnv) run(id string, keys []string, args ...any) any {
+	e.t.Helper()
+	s := e.swap[id]
+	if s == nil {
+		var err error
+		if s, err = e.reg.Lookup(id); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	r, err := e.srv.Run(context.Background(), s, keys, args...).Result()
+	if err != nil && err != redis.Nil {
+		e.t.Fatalf("%s %v: %v", id, args, err)
+	}
+	return r
+}
+
+// The calls, with the arguments the locks package passes (locks/scripts.go).
+
+// mutexAttempt is an attempt id as the locks package makes one: "<id>/<waiter_ttl_ms>/<flags>".
+func mutexAttempt(id string) string { return id + "/" + fmt.Sprint(pileWaiterTTL) + "/-" }
+
+func (e *pileEnv) mutexAcquire(owner string) any {
+	att := mutexAttempt("a-" + owner)
+	return e.run("mutex.acquire@12", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+att+"\t"+owner+"\t{}")
+}
+
+func (e *pileEnv) mutexRelease(owner string) any {
+	return e.run("mutex.release@9", []string{pileLock, pileQueue}, "\t"+mutexAttempt("a-"+owner)+"\t"+owner+"\t")
+}
+
+func (e *pileEnv) mutexUndo(owner string) any {
+	return e.run("mutex.undo@4", []string{pileLock, pileQueue}, owner, mutexAttempt("a-"+owner), pileGoneTTL, "PUBLISH")
+}
+
+func (e *pileEnv) multiAcquire(owner string) any {
+	return e.run("multi.acquire@6", []string{pileLock, pileOther}, owner, pileTTL, "a-"+owner, "c1", "{}")
+}
+
+// rwSpec is rw.rlock's and rw.lock's spec: writer preference, waits when
+// refused, not reentrant, PUBLISH; for a writer the waiter TTL and its token.
+func rwSpec(owner string, writer bool) string {
+	if writer {
+		return fmt.Sprintf("wq--%08d", pileWaiterTTL) + "c1\ta-" + owner + "\t" + owner + "\t{}"
+	}
+	return "wq--c1\ta-" + owner + "\t{}"
+}
+
+func (e *pileEnv) rlock(owner string) any {
+	return e.run("rw.rlock@5", []string{pileLock}, "r:"+owner, pileTTL, "g:a-"+owner, rwSpec(owner, false))
+}
+
+func (e *pileEnv) wlock(owner string) any {
+	return e.run("rw.lock@6", []string{pileLock}, owner, pileTTL, "g:a-"+owner, rwSpec(owner, true))
+}
+
+func (e *pileEnv) rwLeave(owner, hold string) any {
+	return e.run("rw.leave@5", []string{pileLock}, owner, "a-"+owner, pileGoneTTL, hold, "PUBLISH")
+}
+
+// semTake takes 1 permit of limit permits.
+func (e *pileEnv) semTake(owner string, limit int) any {
+	return e.run("sem.take@3", []string{pileLock}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
+}
+
+// semAcquire asks for 1 permit of limit, queueing when none is free.
+func (e *pileEnv) semAcquire(owner string, limit int) any {
+	return e.run("sem.acquire@9", []string{pileLock, pileSQueue}, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
+}
+
+func (e *pileEnv) forceUnlock(graceMs int) any {
+	return e.run("lock.forceunlock@2", []string{pileLock}, graceMs, "PUBLISH", pileLock+":released", pileLock+":grant:")
+}
+
+// member is the i-th of a pile's owners.
+func member(prefix string, i int) string { return fmt.Sprintf("%s%05d", prefix, i) }
+
+// buildMutexWaiters makes a Mutex held by "holder" with n queued waiters.
+func buildMutexWaiters(e *pileEnv, n int) {
+	if _, ok := e.mutexAcquire("holder").(int64); !ok {
+		e.t.Fatal("holder did not take the mutex")
+	}
+	for i := 0; i < n; i++ {
+		if r, ok := e.mutexAcquire(member("w", i)).([]any); !ok || r[2] == int64(0) {
+			e.t.Fatalf("waiter %d was not queued: %v", i, r)
+		}
+	}
+}
+
+// buildReaders makes n readers of an RWMutex.
+func buildReaders(e *pileEnv, n int) {
+	for i := 0; i < n; i++ {
+		if _, ok := e.rlock(member("r", i)).(int64); !ok {
+			e.t.Fatalf("reader %d was refused", i)
+		}
+	}
+}
+
+// pileScripted make the piles on one name, n callers each, through the
+// scripts.
+var pileScripted = map[string]func(e *pileEnv, n int){
+	// A Mutex held by "holder" with n queued waiters.
+	"mutex waiters": buildMutexWaiters,
+	// The same, after every waiter gave up (n given-up records).
+	"mutex given up": buildMutexGivenUp,
+	// n readers of an RWMutex.
+	"rw readers": buildReaders,
+	// n readers and a writer waiting for them.
+	"rw readers, writer waiting": func(e *pileEnv, n int) {
+		buildReaders(e, n)
+		if _, ok := e.wlock("writer").([]any); !ok {
+			e.t.Fatal("the writer was not made to wait")
+		}
+	},
+	// An RWMutex written by "writer" with n writers waiting.
+	"rw writers": func(e *pileEnv, n int) {
+		if _, ok := e.wlock("writer").(int64); !ok {
+			e.t.Fatal("writer did not take the write hold")
+		}
+		for i := 0; i < n; i++ {
+			if _, ok := e.wlock(member("W", i)).([]any); !ok {
+				e.t.Fatalf("writer %d did not wait", i)
+			}
+		}
+	},
+	// A Semaphore of 1,000,000 permits with n holders of 1.
+	"sem holders": func(e *pileEnv, n int) {
+		for i := 0; i < n; i++ {
+			if t, ok := e.semTake(member("p", i), 1_000_000).(int64); !ok || t == 0 {
+				e.t.Fatalf("holder %d did not take a permit", i)
+			}
+		}
+	},
+	// A Semaphore of 1 permit, held, with n calls queued.
+	"sem waiters": buildSemWaiters,
+}
+
+// pileBuilders are the builders the measurement uses: the scripted ones,
+// but where building 10,000 through the scripts takes too long (minutes:
+// the simulator sorts a sorted set at every range read, and mutex.undo
+// reads the whole hash today, so those builds are quadratic), a copy of
+// the scripts' records for a pile of 1, one per caller (replicated).
+// TestScriptWorkPileBuildersMatchTheScripts shows that they write what
+// the scripts write, byte for byte.
+var pileBuilders = func() map[string]func(e *pileEnv, n int) {
+	m := map[string]func(e *pileEnv, n int){}
+	for k, v := range pileScripted {
+		m[k] = v
+	}
+	m["mutex waiters"] = replicated(buildMutexWaiters, "w")
+	m["mutex given up"] = replicated(buildMutexGivenUp, "w")
+	m["sem waiters"] = replicated(buildSemWaiters, "w")
+	return m
+}()
+
+func buildMutexGivenUp(e *pileEnv, n int) {
+	buildMutexWaiters(e, n)
+	for i := 0; i < n; i++ {
+		e.mutexUndo(member("w", i))
+	}
+}
+
+func buildSemWaiters(e *pileEnv, n int) {
+	if t, ok := e.semTake("holder", 1).(int64); !ok || t == 0 {
+		e.t.Fatal("holder did not take the permit")
+	}
+	for i := 0; i < n; i++ {
+		if r, ok := e.semAcquire(member("w", i), 1).([]any); !ok || len(r) < 4 || r[3] == int64(0) {
+			e.t.Fatalf("waiter %d was not queued: %v", i, r)
+		}
+	}
+}
+
+// replicated builds a pile of n from the pile of 1 that seed builds
+// through the scripts: every hash field that names the first caller
+// (member(prefix, 0)) is written again for callers 1 to n-1 with the
+// caller's name in place of the first's, in its name and its value, and
+// every sorted-set member of that name again with its score plus i. The
+// virtual clock stands still, so the scripts would write the same times.
+func replicated(seed func(e *pileEnv, n int), prefix string) func(e *pileEnv, n int) {
+	return func(e *pileEnv, n int) {
+		e.t.Helper()
+		seed(e, 1)
+		first := member(prefix, 0)
+		ctx := context.Background()
+		flush := func(args []any) []any {
+			if len(args) > 2 {
+				if err := e.srv.Do(ctx, args...).Err(); err != nil {
+					e.t.Fatal(err)
+				}
+			}
+			return args[:2]
+		}
+		for _, d := range e.srv.Dump() {
+			switch d.Type {
+			case "hash":
+				var names []string
+				for f := range d.Value.(map[string]string) {
+					if strings.Contains(f, first) {
+						names = append(names, f)
+					}
+				}
+				sort.Strings(names)
+				args := []any{"HSET", d.Key}
+				for i := 1; i < n; i++ {
+					for _, f := range names {
+						v := d.Value.(map[string]string)[f]
+						args = append(args, strings.ReplaceAll(f, first, member(prefix, i)), strings.ReplaceAll(v, first, member(prefix, i)))
+					}
+					if len(args) >= 2000 {
+						args = flush(args)
+					}
+				}
+				flush(args)
+			case "zset":
+				for _, z := range d.Value.([]simulate.ZMember) {
+					if z.Member != first {
+						continue
+					}
+					args := []any{"ZADD", d.Key}
+					for i := 1; i < n; i++ {
+						args = append(args, z.Score+float64(i), member(prefix, i))
+						if len(args) >= 2000 {
+							args = flush(args)
+						}
+					}
+					flush(args)
+				}
+			}
+		}
+	}
+}
+
+// pilePath is one script call on a pile: prep runs first, unmetered; act
+// is the call whose work is compared.
+type pilePath struct {
+	name string
+	pile string
+	prep func(e *pileEnv, n int)
+	act  func(e *pileEnv, n int)
+}
+
+// afterWaiterTTL lets the waiters' deadlines (q) pass while the given-up
+// records and holds stay live.
+func afterWaiterTTL(e *pileEnv, n int) { e.clock.Advance(2 * pileWaiterTTL * time.Millisecond) }
+
+var pilePaths = []pilePath{
+	// Mutex.
+	{name: "mutex.acquire fast, n given up", pile: "mutex given up",
+		prep: func(e *pileEnv, n int) { e.mutexRelease("holder"); afterWaiterTTL(e, n) },
+		act:  func(e *pileEnv, n int) { e.mutexAcquire("new") }},
+	{name: "mutex.acquire queued, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.mutexAcquire("new") }},
+	{name: "mutex.release hand-over, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.mutexRelease("holder") }},
+	{name: "mutex.release no hand-over, n given up", pile: "mutex given up",
+		act: func(e *pileEnv, n int) { e.mutexRelease("holder") }},
+	{name: "mutex.undo, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.mutexUndo(member("w", n-1)) }},
+	{name: "mutex.undo, n given up", pile: "mutex given up",
+		prep: func(e *pileEnv, n int) { e.mutexAcquire("new") },
+		act:  func(e *pileEnv, n int) { e.mutexUndo("new") }},
+	{name: "mutex.extend, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) {
+			e.run("mutex.extend@4", []string{pileLock}, "holder", pileTTL, mutexAttempt("a-holder"))
+		}},
+	{name: "mutex.keepqueued, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) {
+			e.run("mutex.keepqueued@5", []string{pileLock, pileQueue}, member("w", n-1))
+		}},
+	{name: "multi.acquire held, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.multiAcquire("new") }},
+	{name: "multi.acquire free, n given up", pile: "mutex given up",
+		prep: func(e *pileEnv, n int) { e.mutexRelease("holder"); afterWaiterTTL(e, n) },
+		act:  func(e *pileEnv, n int) { e.multiAcquire("new") }},
+	{name: "lock.inspect, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.run("lock.inspect@2", []string{pileLock, pileQueue, pileSQueue}) }},
+	{name: "lock.forceunlock mutex, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
+	{name: "lock.forceunlock mutex grace, n waiting", pile: "mutex waiters",
+		act: func(e *pileEnv, n int) { e.forceUnlock(1000) }},
+
+	// RWMutex.
+	{name: "rw.rlock, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.rlock("new") }},
+	{name: "rw.runlock, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@6", []string{pileLock}, "r:"+member("r", n-1)) }},
+	{name: "rw.runlock, n readers, writer waiting", pile: "rw readers, writer waiting",
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@6", []string{pileLock}, "r:"+member("r", n-1)) }},
+	{name: "rw.rextend reader, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.run("rw.rextend@3", []string{pileLock}, member("r", n-1), pileTTL, "r") }},
+	{name: "rw.lock waits, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.wlock("new") }},
+	{name: "rw.leave reader, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.rwLeave(member("r", n-1), "r") }},
+	{name: "rw.leave writer, n readers, writer waiting", pile: "rw readers, writer waiting",
+		act: func(e *pileEnv, n int) { e.rwLeave("writer", "w") }},
+	{name: "rw.rlock refused, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) { e.rlock("new") }},
+	{name: "rw.lock waits, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) { e.wlock("new") }},
+	{name: "rw.unlock wakes a writer, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) { e.run("rw.unlock@3", []string{pileLock}, "writer") }},
+	{name: "rw.rextend writer, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) { e.run("rw.rextend@3", []string{pileLock}, "writer", pileTTL, "w") }},
+	{name: "mutex.extend writer, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) {
+			e.run("mutex.extend@4", []string{pileLock}, "writer", pileTTL, "a-writer")
+		}},
+	{name: "rw.leave writer, n writers waiting", pile: "rw writers",
+		act: func(e *pileEnv, n int) { e.rwLeave(member("W", n-1), "w") }},
+	{name: "lock.forceunlock rw, n readers", pile: "rw readers",
+		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
+
+	// Semaphore.
+	{name: "sem.take, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.semTake("new", 1_000_000) }},
+	{name: "sem.acquire, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.semAcquire("new", 1_000_000) }},
+	{name: "sem.release, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, member("p", n-1)) }},
+	{name: "sem.extend, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.run("sem.extend@3", []string{pileLock}, member("p", n-1), pileTTL) }},
+	{name: "sem.undo holder, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) {
+			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("p", n-1), pileGoneTTL)
+		}},
+	{name: "sem.setlimit, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2_000_000) }},
+	{name: "lock.forceunlock sem, n holders", pile: "sem holders",
+		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
+	{name: "sem.take refused, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) { e.semTake("new", 1) }},
+	{name: "sem.acquire queued, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
+	{name: "sem.release hand-over, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, "holder") }},
+	{name: "sem.undo waiter, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) {
+			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("w", n-1), pileGoneTTL)
+		}},
+	{name: "sem.keepqueued, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@4", []string{pileLock, pileSQueue}, member("w", n-1)) }},
+	{name: "sem.setlimit serves one, n waiting", pile: "sem waiters",
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2) }},
+}
+
+// pileFigure is one path's work at both sizes.
+type pileFigure struct {
+	name       string
+	small, big int64
+	top        string // the commands that touched most at pileBig
+}
+
+// measurePiles runs every path at both sizes and returns the figures.
+// Each pile is built once per size through the scripts and restored
+// before each path.
+func measurePiles(t *testing.T, reg *registry.Registry, swap map[string]*registry.Script, paths []pilePath) []pileFigure {
+	figures := make([]pileFigure, len(paths))
+	for i, p := range paths {
+		figures[i].name = p.name
+	}
+	for _, n := range []int{pileSmall, pileBig} {
+		e := newPileEnv(t, reg)
+		built := map[string]*simulate.Snapshot{}
+		for i, p := range paths {
+			sn, ok := built[p.pile]
+			if !ok {
+				start := time.Now()
+				e.srv.Restore(nil)
+				e.clock.Set(pileStart)
+				pileBuilders[p.pile](e, n)
+				sn = e.srv.Snapshot()
+				built[p.pile] = sn
+				t.Logf("pile %q of %d built in %v", p.pile, n, time.Since(start).Round(time.Millisecond))
+			}
+			e.srv.Restore(sn)
+			e.clock.Set(pileStart)
+			e.swap = swap
+			if p.prep != nil {
+				p.prep(e, n)
+			}
+			e.srv.ResetWork()
+			p.act(e, n)
+			e.swap = nil
+			w := e.srv.Work()
+			if n == pileSmall {
+				figures[i].small = w.Total.Elements
+			} else {
+				figures[i].big = w.Total.Elements
+				figures[i].top = topCommands(w.Total.ByCommand)
+			}
+		}
+	}
+	return figures
+}
+
+// topCommands names the three commands that touched most elements.
+func topCommands(by map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var all []kv
+	for k, v := range by {
+		all = append(all, kv{k, v})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v || all[i].v == all[j].v && all[i].k < all[j].k })
+	var parts []string
+	for i, x := range all {
+		if i == 3 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", x.k, x.v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pileProblems is what the ratchet reports of the figures.
+func pileProblems(figures []pileFigure, known map[string][2]int64) []string {
+	var out []string
+	for _, f := range figures {
+		rec, listed := known[f.name]
+		grows := pileGrows(f.small, f.big)
+		switch {
+		case grows && !listed:
+			out = append(out, fmt.Sprintf("%s: %d elements at %d, %d at %d: its work grows with the pile (%s)",
+				f.name, f.small, pileSmall, f.big, pileBig, f.top))
+		case !grows && listed:
+			out = append(out, fmt.Sprintf("%s: %d elements at %d, %d at %d: it no longer grows with the pile; take it out of pileKnownGrowth",
+				f.name, f.small, pileSmall, f.big, pileBig))
+		case listed && f.big > rec[1]:
+			out = append(out, fmt.Sprintf("%s: %d elements at %d, more than the %d recorded in pileKnownGrowth (%s)",
+				f.name, f.big, pileBig, rec[1], f.top))
+		}
+	}
+	return out
+}
+
+func logFigures(t *testing.T, figures []pileFigure) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "work per call (elements touched), pile of %d -> %d:\n", pileSmall, pileBig)
+	for _, f := range figures {
+		mark := ""
+		if pileGrows(f.small, f.big) {
+			mark = "  GROWS"
+		}
+		fmt.Fprintf(&b, "  %-48s %7d %9d%s  [%s]\n", f.name, f.small, f.big, mark, f.top)
+	}
+	t.Log(b.String())
+}
+
+// TestScriptWorkDoesNotGrowWithThePile runs every lock script's paths on a
+// pile of 10 and of 10,000 callers on one name and fails when a path's
+// work grows with the pile, but for the paths pileKnownGrowth lists.
+func TestScriptWorkDoesNotGrowWithThePile(t *testing.T) {
+	reg := scripts(t)
+	figures := measurePiles(t, reg, nil, pilePaths)
+	logFigures(t, figures)
+	for _, p := range pileProblems(figures, pileKnownGrowth) {
+		t.Error(p)
+	}
+	for name := range pileKnownGrowth {
+		found := false
+		for _, p := range pilePaths {
+			found = found || p.name == name
+		}
+		if !found {
+			t.Errorf("pileKnownGrowth lists %q, which is no path", name)
+		}
+	}
+}
+
+// The piles written directly (replicated) hold what the scripts write for
+// the same callers, byte for byte (keys, fields, values, expiry), at two
+// small sizes.
+func TestScriptWorkPileBuildersMatchTheScripts(t *testing.T) {
+	reg := scripts(t)
+	for name, build := range pileBuilders {
+		for _, n := range []int{pileSmall, 37} {
+			direct, scripted := newPileEnv(t, reg), newPileEnv(t, reg)
+			build(direct, n)
+			pileScripted[name](scripted, n)
+			a := direct.srv.Snapshot().AppendCanonical(nil)
+			b := scripted.srv.Snapshot().AppendCanonical(nil)
+			if string(a) != string(b) {
+				t.Errorf("pile %q of %d: the builder writes\n%v\nthe scripts\n%v", name, n, direct.srv.Dump(), scripted.srv.Dump())
+			}
+		}
+	}
+}
+
+// The check catches a scan: mutex.extend given back an HGETALL of the lock
+// hash (a copy of the script, changed as locks/model_test.go's mcBreak
+// changes one) makes both of its paths grow, and the ratchet says so.
+func TestScriptWorkPileCatchesAScan(t *testing.T) {
+	reg := scripts(t)
+	extend, err := reg.Lookup("mutex.extend@4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "local h = redis.call('HGET', lock, 'h')"
+	if !strings.Contains(extend.Source, from) {
+		t.Fatalf("%s no longer contains %q; update the mutation", extend.ID(), from)
+	}
+	broken, err := registry.ParseScript(extend.File, []byte(strings.Replace(extend.Source, from,
+		"local h = redis.call('HGETALL', lock) and redis.call('HGET', lock, 'h')", 1)))
+	if err != nil || broken.SHA1 == extend.SHA1 {
+		t.Fatalf("could not break %s: %v", extend.ID(), err)
+	}
+	var paths []pilePath
+	for _, p := range pilePaths {
+		if strings.HasPrefix(p.name, "mutex.extend") {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) != 2 {
+		t.Fatalf("%d mutex.extend paths, want 2", len(paths))
+	}
+	clean := measurePiles(t, reg, nil, paths)
+	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
+		t.Fatalf("the unbroken script fails the check: %v", problems)
+	}
+	figures := measurePiles(t, reg, map[string]*registry.Script{"mutex.extend@4": broken}, paths)
+	logFigures(t, figures)
+	problems := pileProblems(figures, pileKnownGrowth)
+	if len(problems) != 2 {
+		t.Fatalf("the broken copy: %d problems, want one per path: %v", len(problems), problems)
+	}
+	for _, p := range problems {
+		if !strings.Contains(p, "grows with the pile") || !strings.Contains(p, "hgetall") {
+			t.Errorf("the broken copy's problem %q does not name the growth and the HGETALL", p)
+		}
+		t.Logf("the broken copy fails as it should: %s", p)
+	}
+}
+
+// The ratchet's three refusals: a path that grows and is not listed, a
+// listed path that no longer grows, a listed path that grew further.
+func TestScriptWorkPileRatchet(t *testing.T) {
+	known := map[string][2]int64{"listed": {20, 10010}, "fixed": {20, 10010}}
+	got := pileProblems([]pileFigure{
+		{name: "flat", small: 8, big: 36},       // within 2x + 20
+		{name: "new scan", small: 8, big: 37},   // just past it
+		{name: "listed", small: 20, big: 10010}, // as recorded
+		{name: "fixed", small: 20, big: 30},
+	}, known)
+	want := []string{"new scan: 8 elements", "fixed: 20 elements"}
+	if len(got) != len(want) {
+		t.Fatalf("problems %q, want %d", got, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %q, want it to start %q", got[i], want[i])
+		}
+	}
+	worse := pileProblems([]pileFigure{{name: "listed", small: 20, big: 10011}}, known)
+	if len(worse) != 1 || !strings.Contains(worse[0], "more than the 10010 recorded") {
+		t.Errorf("a listed path that grew further: %q", worse)
+	}
+}
