@@ -144,6 +144,26 @@ func bitUnit(word string) (isBit, ok bool) {
 // looks the key up before it parses the range, so a missing key answers 0
 // whatever the range says.
 func cmdBitCount(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if ks.profile == Valkey80 && len(a) == 3 {
+		a = append(a[:3:3], "-1") // Valkey 8: a start alone counts to the end
+	}
+	if ks.profile.since74Valkey8() {
+		// 7.4 and Valkey 8 read the arguments before they look the key up.
+		switch len(a) {
+		case 2:
+		case 4, 5:
+			if _, _, bad := parseIndexes(a[2], a[3]); bad != nil {
+				return *bad
+			}
+			if len(a) == 5 {
+				if _, ok := bitUnit(a[4]); !ok {
+					return errorReply(errSyntax)
+				}
+			}
+		default:
+			return errorReply(errSyntax)
+		}
+	}
 	v, done, ok := ks.lookupOrReply(cc, a[1], kindString, intReply(0))
 	if !ok {
 		return done
@@ -202,6 +222,22 @@ func cmdBitPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	if bit != 0 && bit != 1 {
 		return errorReply(errBitposBit)
+	}
+	if ks.profile.since74Valkey8() {
+		// 7.4 and Valkey 8 read the range before they look the key up.
+		for i := 3; i < len(a) && i < 5; i++ {
+			if _, ok := parseInt(a[i]); !ok {
+				return errorReply(errNotInteger)
+			}
+		}
+		if len(a) == 6 {
+			if _, ok := bitUnit(a[5]); !ok {
+				return errorReply(errSyntax)
+			}
+		}
+		if len(a) > 6 {
+			return errorReply(errSyntax)
+		}
 	}
 	v, wrong := ks.getTyped(cc.Now, a[1], kindString)
 	if wrong != nil {

@@ -1,6 +1,10 @@
 package simulate
 
-import "github.com/redlua/redlua/internal/cmdtable"
+import (
+	"strings"
+
+	"github.com/redlua/redlua/internal/cmdtable"
+)
 
 // The cluster commands a script may call. The simulator is one
 // redis-server without cluster support, so they answer as such a server
@@ -9,7 +13,12 @@ import "github.com/redlua/redlua/internal/cmdtable"
 const errClusterDisabled = "ERR This instance has cluster support disabled"
 
 func init() {
-	disabled := func(ks *Keyspace, cc *CallContext, a []string) Reply { return errorReply(errClusterDisabled) }
+	disabled := func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		if ks.profile == Valkey80 && (strings.EqualFold(a[0], "readonly") || strings.EqualFold(a[0], "readwrite")) {
+			return okReply() // Valkey 8 accepts READONLY and READWRITE outside a cluster
+		}
+		return errorReply(errClusterDisabled)
+	}
 	for _, name := range []string{"asking", "readonly", "readwrite"} {
 		commands[name] = disabled
 	}

@@ -35,6 +35,7 @@ const (
 	rdbTypeZSetListpack   = 17
 	rdbTypeListQuicklist2 = 18
 	rdbTypeStream2        = 19
+	rdbTypeSetListpack    = 20 // 7.2
 )
 
 const listMaxListpackSize = 8192 // list-max-listpack-size -2: 8 kB per quicklist node
@@ -44,23 +45,30 @@ func cmdDump(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if v == nil {
 		return nilReply()
 	}
-	b, ok := dumpObject(v)
+	b, ok := dumpObject(v, ks.profile)
 	if !ok {
 		return errorReply(errDumpStream)
 	}
-	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
+	b = binary.LittleEndian.AppendUint16(b, ks.profile.facts().rdbVersion)
 	return bulkReply(string(binary.LittleEndian.AppendUint64(b, redisCRC64(b))))
 }
 
 // dumpObject is rdbSaveObjectType and rdbSaveObject for v; ok is false
 // for a stream.
-func dumpObject(v *value) ([]byte, bool) {
+func dumpObject(v *value, p Profile) ([]byte, bool) {
 	switch v.kind {
 	case kindString:
 		return appendDumpString(append([]byte(nil), rdbTypeString), v.str), true
 	case kindList:
 		return dumpList(v.list), true
 	case kindSet:
+		if v.setLP {
+			var lp listpack
+			for _, m := range v.listpackSetMembers() {
+				lp.add(m)
+			}
+			return appendDumpString([]byte{rdbTypeSetListpack}, string(lp.bytes())), true
+		}
 		members := sortedSet(v.set)
 		if !v.big {
 			return appendDumpString([]byte{rdbTypeSetIntset}, string(intsetBlob(members))), true
@@ -90,7 +98,7 @@ func dumpObject(v *value) ([]byte, bool) {
 			var lp listpack
 			for _, m := range ms {
 				lp.add(m.Member)
-				lp.add(zsetScoreString(m.Score))
+				lp.add(zsetScoreString(m.Score, p))
 			}
 			return appendDumpString([]byte{rdbTypeZSetListpack}, string(lp.bytes())), true
 		}
@@ -129,7 +137,7 @@ func dumpList(list []string) []byte {
 
 // zsetScoreString is how a listpack sorted set stores a score: an integer
 // when the double holds one (within ±2^62), else "%.17g".
-func zsetScoreString(f float64) string {
+func zsetScoreString(f float64, p Profile) string {
 	if f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f) {
 		return strconv.FormatInt(int64(f), 10)
 	}
@@ -139,7 +147,7 @@ func zsetScoreString(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return p.formatDouble(f)
 }
 
 // appendDumpString is rdbSaveRawString: a string of up to 11 bytes that
@@ -429,11 +437,11 @@ func cmdRestore(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return errorReply(errRestoreTTL)
 	}
 	p := []byte(a[3])
-	if len(p) < 10 || binary.LittleEndian.Uint16(p[len(p)-10:]) > rdbVersion ||
+	if len(p) < 10 || binary.LittleEndian.Uint16(p[len(p)-10:]) > ks.profile.facts().rdbVersion ||
 		binary.LittleEndian.Uint64(p[len(p)-8:]) != redisCRC64(p[:len(p)-8]) {
 		return errorReply(errRestorePayload)
 	}
-	v, errText := undumpObject(p[:len(p)-10])
+	v, errText := undumpObject(p[:len(p)-10], ks.profile)
 	if errText != "" {
 		return errorReply(errText)
 	}
@@ -529,7 +537,7 @@ func (r *dumpReader) str() string {
 // undumpObject reads a DUMP payload's object (without the footer) into a
 // value encoded as Redis's rdbLoadObject would leave it, or returns the
 // error text.
-func undumpObject(b []byte) (*value, string) {
+func undumpObject(b []byte, p Profile) (*value, string) {
 	if len(b) == 0 {
 		return nil, errRestoreBadData
 	}
@@ -539,9 +547,14 @@ func undumpObject(b []byte) (*value, string) {
 	switch typ {
 	case rdbTypeString:
 		v = &value{kind: kindString, str: r.str()}
-	case rdbTypeSet, rdbTypeSetIntset:
+	case rdbTypeSet, rdbTypeSetIntset, rdbTypeSetListpack:
+		if typ == rdbTypeSetListpack && !p.since72() {
+			return nil, errRestoreBadData // 7.0 knows no listpack sets
+		}
 		var members []string
-		if typ == rdbTypeSet {
+		if typ == rdbTypeSetListpack {
+			members = parseListpack([]byte(r.str()), r)
+		} else if typ == rdbTypeSet {
 			for n := r.length(); n > 0 && !r.bad; n-- {
 				members = append(members, r.str())
 			}
@@ -556,10 +569,16 @@ func undumpObject(b []byte) (*value, string) {
 			v.set[m] = struct{}{}
 		}
 		for _, m := range members {
-			v.noteSetMember(m)
+			v.noteSetMember(m, p)
+		}
+		if typ == rdbTypeSetListpack && !v.big && !v.setLP && len(members) > 0 {
+			v.setLP, v.setOrder = true, append([]string(nil), members...) // a listpack of integers stays one
 		}
 		if typ == rdbTypeSet && len(members) > setMaxIntsetEntries {
 			v.big = true
+		}
+		if v.big {
+			v.setLP, v.setOrder = false, nil
 		}
 	case rdbTypeHash, rdbTypeHashListpack:
 		var pairs []string

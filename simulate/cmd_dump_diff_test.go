@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // dumpSetups build one key of each type and encoding; the simulator
@@ -40,14 +38,14 @@ var dumpSetups = [][]string{
 var dumpUnordered = map[int]bool{20: true, 21: true}
 
 func TestDumpMatchesRedis(t *testing.T) {
-	client := redistest.Standalone(t).Client()
+	client := diffStandalone(t).Client()
 	ctx := context.Background()
 	for i, setup := range dumpSetups {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			sim := New(WithClock(NewVirtualClock(time.Now())))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 			for _, line := range setup {
 				compareDo(t, t.Fatalf, client, sim, splitCommand(line)...)
 			}

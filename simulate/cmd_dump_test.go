@@ -52,7 +52,7 @@ func TestRestoreSurvivesCorruptPayloads(t *testing.T) {
 	ks := NewKeyspace()
 	cc := &CallContext{}
 	for i := 0; i < 3000; i++ {
-		body, _ := dumpObject(vals[r.Intn(len(vals))])
+		body, _ := dumpObject(vals[r.Intn(len(vals))], Redis70)
 		for n := 1 + r.Intn(3); n > 0 && len(body) > 0; n-- {
 			switch r.Intn(3) {
 			case 0:

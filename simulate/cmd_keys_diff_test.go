@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // keyCases cover the keyspace commands: TOUCH, RENAMENX, COPY, RANDOMKEY,
@@ -37,14 +35,14 @@ type scriptStep struct {
 // database and a fresh simulator; replies, errors and database 0 must agree.
 func runScriptCases(t *testing.T, cases [][]scriptStep) {
 	t.Helper()
-	client := redistest.Standalone(t).Client()
+	client := diffStandalone(t).Client()
 	ctx := context.Background()
 	for i, seq := range cases {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			sim := New(WithClock(NewVirtualClock(time.Now())))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 			for _, st := range seq {
 				want := outcomeOf(client.Eval(ctx, st.src, st.keys, st.args...))
 				got := outcomeOf(sim.RunSource(ctx, st.src, st.keys, st.args...))

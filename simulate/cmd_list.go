@@ -116,7 +116,7 @@ func cmdLMPop(block bool) handler {
 			count = 1
 		}
 		if block {
-			if bad := blockTimeout(a[1]); bad != nil {
+			if bad := blockTimeout(ks.profile, cc, a[1]); bad != nil {
 				return *bad
 			}
 		}
@@ -200,7 +200,7 @@ func cmdPop(left bool) handler {
 
 func cmdBPop(left bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		if bad := blockTimeout(a[len(a)-1]); bad != nil {
+		if bad := blockTimeout(ks.profile, cc, a[len(a)-1]); bad != nil {
 			return *bad
 		}
 		for _, key := range a[1 : len(a)-1] {
@@ -379,6 +379,9 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 			if n == 0 {
 				return errorReply(errLPosRankZero)
 			}
+			if n == math.MinInt64 && ks.profile.since72() {
+				return errorReply(errCountRange) // 7.2 refuses a rank it cannot negate
+			}
 			rank = n
 		case (opt == "COUNT" || opt == "MAXLEN") && moreArgs:
 			j++
@@ -443,7 +446,7 @@ func cmdLPos(ks *Keyspace, cc *CallContext, a []string) Reply {
 // reads it) made milliseconds rounded up, so -0.0001 is 0; one too large
 // for int64 milliseconds converts, on x86, to the most negative and is
 // refused as negative.
-func blockTimeout(arg string) *Reply {
+func blockTimeout(p Profile, cc *CallContext, arg string) *Reply {
 	f, ok := parseLongDouble(arg)
 	if !ok {
 		body := strings.TrimLeft(strings.ToLower(arg), "+-")
@@ -455,9 +458,21 @@ func blockTimeout(arg string) *Reply {
 		f = new(big.Float).SetPrec(longDoublePrec).SetFloat64(h)
 	}
 	ms := new(big.Float).SetPrec(longDoublePrec).Mul(f, big.NewFloat(1000))
-	if ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 || ms.Cmp(big.NewFloat(-1)) <= 0 {
+	if p.since72() && ms.Cmp(big.NewFloat(-1)) <= 0 {
 		r := errorReply(errTimeoutNegative)
 		return &r
+	}
+	if ms.IsInf() || ms.Cmp(big.NewFloat(math.MaxInt64)) >= 0 || ms.Cmp(big.NewFloat(-1)) <= 0 {
+		r := errorReply(p.timeoutRangeError())
+		return &r
+	}
+	if p.since72() {
+		// 7.2 also refuses a deadline (now plus the timeout) past int64.
+		whole, _ := new(big.Float).Add(ms, big.NewFloat(0.999999)).Int64()
+		if whole > 0 && whole > math.MaxInt64-cc.Now.UnixMilli() {
+			r := errorReply(p.timeoutRangeError())
+			return &r
+		}
 	}
 	return nil
 }

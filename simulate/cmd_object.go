@@ -78,7 +78,7 @@ func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *bad
 	}
 	if sub == "help" {
-		return helpReply(a, objectHelp...)
+		return ks.helpReply(a, objectHelp...)
 	}
 	v := ks.peek(cc.Now, a[2])
 	if v == nil {
@@ -86,7 +86,7 @@ func cmdObject(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	switch sub {
 	case "encoding":
-		return bulkReply(v.encoding())
+		return bulkReply(v.encodingIn(ks.profile))
 	case "freq":
 		return errorReply(errNoLFU)
 	case "idletime":

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // objectCases compare every OBJECT subcommand with redis-server: HELP,
@@ -55,7 +53,7 @@ var objectCases = [][]string{
 // command, so IDLETIME must agree to within the second by which Redis's
 // LRU clock (cached, of 1 s resolution) may round differently.
 func TestObjectMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for i, seq := range objectCases {
@@ -64,11 +62,11 @@ func TestObjectMatchesRedis(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock := NewVirtualClock(time.Now())
-			sim := New(WithClock(clock))
+			sim := diffNew(t, WithClock(clock))
 			for _, line := range seq {
 				args := splitCommand(line)
 				want := outcomeOf(client.Do(ctx, args...))
-				clock.Set(time.Now())
+				clock.Set(diffNow(t))
 				got := outcomeOf(sim.Do(ctx, args...))
 				if isIdleTime(args) {
 					if w, ok := want.Val.(int64); ok {

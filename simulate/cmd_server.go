@@ -70,7 +70,7 @@ func cmdLolwut(ks *Keyspace, cc *CallContext, a []string) Reply {
 			return errorReply(errNotInteger)
 		}
 	}
-	return Reply{Kind: KindVerbatim, Str: "Redis ver. " + cmdtable.ServerVersion + "\n"}
+	return Reply{Kind: KindVerbatim, Str: "Redis ver. " + ks.profile.lolwutVersion() + "\n"}
 }
 
 // serverRunID and replicationID are fixed: the simulator is one server
@@ -139,13 +139,13 @@ func infoFields(ks *Keyspace, cc *CallContext, section string) [][2]string {
 	i := func(n int64) string { return strconv.FormatInt(n, 10) }
 	switch section {
 	case "server":
-		return [][2]string{{"redis_version", cmdtable.ServerVersion}, {"redis_git_sha1", "00000000"}, {"redis_git_dirty", "0"},
+		return ks.profile.infoServer([][2]string{{"redis_version", ks.profile.facts().redisVersion}, {"redis_git_sha1", "00000000"}, {"redis_git_dirty", "0"},
 			{"redis_build_id", "0"}, {"redis_mode", "standalone"}, {"os", "simulate"}, {"arch_bits", "64"},
 			{"monotonic_clock", "simulate"}, {"multiplexing_api", "none"}, {"atomicvar_api", "c11-builtin"}, {"gcc_version", "0.0.0"},
 			{"process_id", "1"}, {"process_supervised", "no"}, {"run_id", serverRunID}, {"tcp_port", "0"},
 			{"server_time_usec", i(now.UnixMicro())}, {"uptime_in_seconds", i(up)}, {"uptime_in_days", i(up / 86400)},
 			{"hz", "10"}, {"configured_hz", "10"}, {"lru_clock", i(now.Unix() & (1<<24 - 1))}, {"executable", ""}, {"config_file", ""},
-			{"io_threads_active", "0"}}
+			{"io_threads_active", "0"}})
 	case "clients":
 		return [][2]string{{"connected_clients", "1"}, {"cluster_connections", "0"}, {"maxclients", "10000"},
 			{"client_recent_max_input_buffer", "0"}, {"client_recent_max_output_buffer", "0"}, {"blocked_clients", "0"},
@@ -241,7 +241,7 @@ func cmdMemory(ks *Keyspace, cc *CallContext, a []string) Reply {
 	}
 	switch sub {
 	case "help":
-		return helpReply(a,
+		return ks.helpReply(a,
 			"DOCTOR",
 			"    Return memory problems reports.",
 			"MALLOC-STATS",
@@ -487,13 +487,16 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 	if len(a) == 1 {
 		return arrayReply(commandInfos(topCommands()))
 	}
+	if ks.profile.getKeysOfBareCommand(a) {
+		return commandGetKeys(a[2:], strings.EqualFold(a[1], "getkeysandflags"))
+	}
 	sub, bad := subcommand(a)
 	if bad != nil {
 		return *bad
 	}
 	switch sub {
 	case "help":
-		return helpReply(a,
+		return ks.helpReply(a,
 			"(no subcommand)",
 			"    Return details about all Redis commands.",
 			"COUNT",
@@ -513,7 +516,7 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 			"GETKEYSANDFLAGS <full-command>",
 			"    Return the keys and the access flags from a full Redis command.")
 	case "count":
-		return intReply(int64(len(topCommands())))
+		return intReply(ks.profile.commandCount(int64(len(topCommands()))))
 	case "list":
 		return commandList(a)
 	case "info":
@@ -837,7 +840,7 @@ func cmdServerContainer(ks *Keyspace, cc *CallContext, a []string) Reply {
 	container := strings.ToLower(a[0])
 	switch {
 	case sub == "help":
-		return helpReply(a, helpTexts[container]...)
+		return ks.helpReply(a, helpTexts[container]...)
 	case container == "slowlog" && sub == "len":
 		return intReply(0)
 	case container == "slowlog" && sub == "reset":

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // serverCases are the server and cluster commands whose replies do not
@@ -39,7 +37,7 @@ var serverCases = [][]string{
 }
 
 func TestServerCommandsMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for i, seq := range serverCases {
@@ -47,7 +45,7 @@ func TestServerCommandsMatchRedis(t *testing.T) {
 			if err := client.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			sim := New(WithClock(NewVirtualClock(time.Now())))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 			for _, line := range seq {
 				args := splitCommand(line)
 				if args[0] == "EVAL" {
@@ -55,6 +53,9 @@ func TestServerCommandsMatchRedis(t *testing.T) {
 				}
 				want := outcomeOf(client.Do(ctx, args...))
 				got := outcomeOf(sim.Do(ctx, args...))
+				if knownDifference(t, line) {
+					continue
+				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("%s: simulator differs from redis-server (-redis +simulator):\n%s", line, diff)
 				}
@@ -68,10 +69,13 @@ func TestServerCommandsMatchRedis(t *testing.T) {
 // specs, subcommands) but for what the command table does not carry:
 // key specs' notes and command tips.
 func TestCommandInfoMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
+	if p := diffNewProfile(t); p != Redis70 {
+		t.Skipf("COMMAND describes Redis 7.0.15's command table under every profile; %s's differs (docs/simulator.md)", p)
+	}
 	client := srv.Client()
 	ctx := context.Background()
-	sim := New()
+	sim := diffNew(t)
 	want, err := client.Do(ctx, "COMMAND").Slice()
 	if err != nil {
 		t.Fatal(err)
@@ -143,11 +147,11 @@ func sortedStrings(x any) []string {
 // each way of asking, only fields the server has too, the server's
 // version, and keyspace lines that count the same keys.
 func TestInfoIsPlausible(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	client.FlushAll(ctx)
-	sim := New(WithClock(NewVirtualClock(time.Now())))
+	sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 	for _, c := range [][]any{{"SET", "a", "1"}, {"SET", "b", "2", "EX", "100"}, {"HSET", "h", "f", "v"}, {"SET", "c", "3", "PX", "5000"}} {
 		client.Do(ctx, c...)
 		sim.Do(ctx, c...)

@@ -51,7 +51,7 @@ func cmdSAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 	for _, m := range a[2:] {
 		if _, ok := v.set[m]; !ok {
 			v.set[m] = struct{}{}
-			v.noteSetMember(m)
+			v.noteSetMember(m, ks.profile)
 			added++
 		}
 	}
@@ -120,6 +120,9 @@ func cmdSPop(ks *Keyspace, cc *CallContext, a []string) Reply {
 // Redis keeps it; for a hash table (whose order Redis leaves undefined)
 // sorted as strings, shuffled under UndefinedOrderShuffled.
 func (ks *Keyspace) setMembers(v *value) []string {
+	if v.setLP {
+		return v.listpackSetMembers()
+	}
 	ms := sortedSet(v.set)
 	if !v.big {
 		intsetOrder(ms)
@@ -151,12 +154,15 @@ const randomSeed = 20261127
 // newSetValue is a set built at once from members, each added as
 // setTypeAdd adds it to a new intset: it stays an intset while every
 // member is an integer and there are at most 512.
-func newSetValue(members []string) *value {
+func newSetValue(members []string, p Profile) *value {
 	v := &value{kind: kindSet, set: make(map[string]struct{}, len(members))}
 	for _, m := range members {
 		v.set[m] = struct{}{}
 	}
 	v.big = !fitsIntset(members)
+	if v.big && p.since72() && fitsSetListpack(members) {
+		v.big, v.setLP, v.setOrder = false, true, append([]string(nil), members...)
+	}
 	return v
 }
 
@@ -256,7 +262,7 @@ func cmdSInter(store bool) handler {
 			members = ks.interSets(sets, 0)
 		}
 		if store {
-			return ks.storeSet(cc.Now, a[1], newSetValue(members))
+			return ks.storeSet(cc.Now, a[1], newSetValue(members, ks.profile))
 		}
 		return setReply(members)
 	}
@@ -357,11 +363,21 @@ func cmdSUnionDiff(op setOp, store bool) handler {
 			big = diffInto(result, sets)
 		}
 		members := make([]string, 0, len(result))
-		for m := range result {
-			members = append(members, m)
+		if ks.profile.since72() {
+			members = ks.setResultOrder(op, sets, result)
+		} else {
+			for m := range result {
+				members = append(members, m)
+			}
 		}
-		v := newSetValue(members)
-		v.big = v.big || big
+		v := newSetValue(members, ks.profile)
+		if big {
+			v.big, v.setLP, v.setOrder = true, false, nil
+			if ks.profile.since72() && fitsSetListpack(members) {
+				// 7.2's result turned a listpack, which removals keep.
+				v.big, v.setLP, v.setOrder = false, true, members
+			}
+		}
 		if store {
 			return ks.storeSet(cc.Now, a[1], v)
 		}
@@ -432,7 +448,7 @@ func cmdSMove(ks *Keyspace, cc *CallContext, a []string) Reply {
 	v, _ := ks.setFor(cc, dst, true)
 	if _, ok := v.set[m]; !ok {
 		v.set[m] = struct{}{}
-		v.noteSetMember(m)
+		v.noteSetMember(m, ks.profile)
 	}
 	return intReply(1)
 }

@@ -215,6 +215,9 @@ func cmdXAdd(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 	case !p.seqGiven && id.ms == last.ms:
 		if last.seq == math.MaxUint64 {
+			if ks.profile.since72() {
+				return errorReply(errStreamTooLow) // 7.2 compares before it increments
+			}
 			return errorReply(errStreamTooLarge)
 		}
 		id.seq = last.seq + 1

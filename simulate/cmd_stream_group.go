@@ -89,12 +89,19 @@ func subcommandSyntax(a []string) Reply {
 }
 
 // helpReply is addReplyHelp: a header, the lines, and HELP's own.
-func helpReply(a []string, lines ...string) Reply {
+func (ks *Keyspace) helpReply(a []string, lines ...string) Reply {
+	if own, ok := profileHelp[ks.profile][strings.ToLower(a[0])]; ok {
+		out := make([]Reply, len(own))
+		for i, l := range own {
+			out[i] = statusReply(l)
+		}
+		return arrayReply(out)
+	}
 	out := []Reply{statusReply(strings.ToUpper(a[0]) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")}
 	for _, l := range lines {
 		out = append(out, statusReply(l))
 	}
-	return arrayReply(append(out, statusReply("HELP"), statusReply("    Prints this help.")))
+	return arrayReply(append(out, statusReply("HELP"), statusReply(ks.profile.helpLine())))
 }
 
 // parseStrictID is streamParseStrictIDOrReply without seq_given.
@@ -122,7 +129,7 @@ func cmdXGroup(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *bad
 	}
 	if sub == "help" {
-		return helpReply(a,
+		return ks.helpReply(a,
 			"CREATE <key> <groupname> <id|$> [option]",
 			"    Create a new consumer group. Options are:",
 			"    * MKSTREAM",
@@ -233,7 +240,7 @@ func cmdXRead(group bool) handler {
 			more := len(a) - i - 1
 			switch o := a[i]; {
 			case strings.EqualFold(o, "block") && more > 0:
-				if cc.InScript {
+				if cc.InScript && !ks.profile.since74Valkey8() {
 					return errorReply(fmt.Sprintf(errStreamBlockInScript, a[0]))
 				}
 				i++
@@ -310,6 +317,14 @@ func cmdXRead(group bool) handler {
 				}
 				ids[j] = maxStreamID
 				continue
+			case "+":
+				if !group && ks.profile.since74Valkey8() {
+					// XREAD's "+" reads the last entry: from just before it.
+					if v != nil {
+						ids[j] = v.stream.last.prev()
+					}
+					continue
+				}
 			}
 			id, ok := parseStrictID(a[i])
 			if !ok {
@@ -391,6 +406,9 @@ func (s *stream) readNew(g *streamGroup, c *streamConsumer, start streamID, coun
 		if count > 0 && int64(len(out)) == count {
 			break
 		}
+	}
+	if c != nil && len(out) > 0 {
+		c.activeTime = now
 	}
 	return out
 }
@@ -632,6 +650,7 @@ func cmdXClaim(ks *Keyspace, cc *CallContext, a []string) Reply {
 			p.deliveryCount++
 		}
 		p.assign(c)
+		c.activeTime = now
 		if justID {
 			out = append(out, bulkReply(id.String()))
 		} else {
@@ -711,6 +730,7 @@ func cmdXAutoClaim(ks *Keyspace, cc *CallContext, a []string) Reply {
 			c = g.lookupOrCreateConsumer(a[3], now)
 		}
 		p.assign(c)
+		c.activeTime = now
 		p.deliveryTime = now
 		if !justID {
 			p.deliveryCount++
@@ -790,7 +810,7 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return *bad
 	}
 	if sub == "help" {
-		return helpReply(a,
+		return ks.helpReply(a,
 			"CONSUMERS <key> <groupname>",
 			"    Show consumers of <groupname>.",
 			"GROUPS <key>",
@@ -812,18 +832,26 @@ func cmdXInfo(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		out := make([]Reply, 0, len(g.consumers))
 		for _, c := range g.consumers {
-			out = append(out, mapReply("name", bulkReply(c.name), "pending", intReply(int64(c.pending)), "idle", intReply(max(now-c.seenTime, 0))))
+			info := mapReply("name", bulkReply(c.name), "pending", intReply(int64(c.pending)), "idle", intReply(max(now-c.seenTime, 0)))
+			if ks.profile.since72() {
+				inactive := int64(-1)
+				if c.activeTime != 0 {
+					inactive = max(now-c.activeTime, 0)
+				}
+				info.Elems = append(info.Elems, bulkReply("inactive"), intReply(inactive))
+			}
+			out = append(out, info)
 		}
 		return arrayReply(out)
 	case "groups":
 		out := make([]Reply, 0, len(s.groups))
 		for _, g := range s.groups {
 			out = append(out, mapReply("name", bulkReply(g.name), "consumers", intReply(int64(len(g.consumers))), "pending", intReply(int64(len(g.pel))),
-				"last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g), "lag", s.lag(g)))
+				"last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g), "lag", s.lag(g, ks.profile)))
 		}
 		return arrayReply(out)
 	}
-	return xinfoStream(s, a)
+	return xinfoStream(ks.profile, s, a)
 }
 
 func entriesReadReply(g *streamGroup) Reply {
@@ -843,7 +871,7 @@ func mapReply(kv ...any) Reply {
 }
 
 // xinfoStream is XINFO STREAM key [FULL [COUNT count]].
-func xinfoStream(s *stream, a []string) Reply {
+func xinfoStream(p Profile, s *stream, a []string) Reply {
 	full, count := false, int64(10)
 	switch opts := a[3:]; {
 	case len(opts) == 0:
@@ -901,10 +929,18 @@ func xinfoStream(s *stream, a []string) Reply {
 					own = append(own, arrayReply([]Reply{bulkReply(p.id.String()), intReply(p.deliveryTime), intReply(int64(p.deliveryCount))}))
 				}
 			}
-			consumers = append(consumers, mapReply("name", bulkReply(c.name), "seen-time", intReply(c.seenTime), "pel-count", intReply(int64(c.pending)), "pending", arrayReply(own)))
+			info := mapReply("name", bulkReply(c.name), "seen-time", intReply(c.seenTime), "pel-count", intReply(int64(c.pending)), "pending", arrayReply(own))
+			if p.since72() {
+				active := c.activeTime
+				if active == 0 {
+					active = -1
+				}
+				info.Elems = append(info.Elems[:4], append([]Reply{bulkReply("active-time"), intReply(active)}, info.Elems[4:]...)...)
+			}
+			consumers = append(consumers, info)
 		}
 		groups = append(groups, mapReply("name", bulkReply(g.name), "last-delivered-id", bulkReply(g.lastID.String()), "entries-read", entriesReadReply(g),
-			"lag", s.lag(g), "pel-count", intReply(int64(len(g.pel))), "pending", arrayReply(pel), "consumers", arrayReply(consumers)))
+			"lag", s.lag(g, p), "pel-count", intReply(int64(len(g.pel))), "pending", arrayReply(pel), "consumers", arrayReply(consumers)))
 	}
 	return mapReply(append(head, "entries", arrayReply(entries), "groups", arrayReply(groups))...)
 }

@@ -247,6 +247,9 @@ func cmdGetRange(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return bulkReply("")
 	}
 	if end < 0 && end+n < 0 {
+		if ks.profile == Redis80 {
+			return bulkReply("") // 8.0: an end before the string's start is an empty range
+		}
 		end = 0 // unlike LRANGE's, GETRANGE's end before the start means the first byte
 	}
 	lo, hi, ok := span(start, end, n)
@@ -348,7 +351,11 @@ func cmdSetEx(name string, seconds bool) handler {
 		if bad != nil {
 			return *bad
 		}
-		ks.keys[a[1]] = &value{kind: kindString, lru: lruClock(cc.Now), str: a[3], exp: at}
+		v := &value{kind: kindString, lru: lruClock(cc.Now), str: a[3], exp: at}
+		if ks.profile.since72() && v.refcount() == sharedRefcount {
+			v.lru = 0 // 7.2 stores the shared integer, which SETEX does not stamp
+		}
+		ks.keys[a[1]] = v
 		return okReply()
 	}
 }

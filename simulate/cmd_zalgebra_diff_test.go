@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // zsetAlgebraCases cover ZUNION/ZINTER/ZDIFF (and STORE forms),
@@ -111,14 +109,14 @@ func TestZRandMemberDraws(t *testing.T) {
 // simulator and compares the replies.
 func runSandboxCases(t *testing.T, cases []sandboxCase) {
 	t.Helper()
-	client := redistest.Standalone(t).Client()
+	client := diffStandalone(t).Client()
 	ctx := context.Background()
 	for _, tc := range cases {
 		if err := client.FlushAll(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
 		want := outcomeOf(client.Eval(ctx, tc.src, tc.keys, tc.args...))
-		got := outcomeOf(New().RunSource(ctx, tc.src, tc.keys, tc.args...))
+		got := outcomeOf(diffNew(t).RunSource(ctx, tc.src, tc.keys, tc.args...))
 		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b *big.Int) bool { return a.Cmp(b) == 0 })); diff != "" {
 			t.Errorf("%s: simulator differs from redis-server (-redis +simulator):\n%s", tc.src, diff)
 		}

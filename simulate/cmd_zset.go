@@ -200,7 +200,7 @@ func withScores(cc *CallContext, ms []ZMember, scores bool) Reply {
 		case cc.RESP == 3:
 			out = append(out, arrayReply([]Reply{bulkReply(m.Member), doubleReply(m.Score)}))
 		default:
-			out = append(out, bulkReply(m.Member), bulkReply(formatDouble(m.Score)))
+			out = append(out, bulkReply(m.Member), bulkReply(cc.profile.formatDouble(m.Score)))
 		}
 	}
 	return arrayReply(out)

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // coverageExceptions are the commands a script may call that the
@@ -25,7 +23,7 @@ var coverageExceptions = map[string]string{
 // none may be answered with the simulator's "not implemented", but for
 // coverageExceptions. The failure lists every missing command at once.
 func TestEveryScriptCommandIsImplemented(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	ctx := context.Background()
 	raw, err := srv.Client().Do(ctx, "COMMAND").Slice()
 	if err != nil {
@@ -70,7 +68,7 @@ func TestEveryScriptCommandIsImplemented(t *testing.T) {
 	if len(calls) < 150 {
 		t.Fatalf("only %d commands a script may call in COMMAND; is this redis-server 7.0?", len(calls))
 	}
-	sim := New(WithKeyDiscipline(false), WithCrossSlotCheck(false))
+	sim := diffNew(t, WithKeyDiscipline(false), WithCrossSlotCheck(false))
 	var missing []string
 	for _, c := range calls {
 		var b strings.Builder

@@ -229,7 +229,7 @@ func corpusPayloads() []string {
 	}
 	out := []string{"x", "0123456789"}
 	for _, v := range vals {
-		b, _ := dumpObject(v)
+		b, _ := dumpObject(v, Redis70)
 		b = binary.LittleEndian.AppendUint16(b, rdbVersion)
 		out = append(out, string(binary.LittleEndian.AppendUint64(b, redisCRC64(b))))
 	}

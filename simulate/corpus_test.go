@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // The generated differential corpus: random command sequences and scripts,
@@ -278,21 +276,22 @@ func corpusScript(r *rand.Rand) (string, []string, []any) {
 }
 
 func TestGeneratedCorpusMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	seed := int64(20261122)
 	if s := strings.TrimSpace(getenv("REDLUA_CORPUS_SEED")); s != "" {
 		fmt.Sscan(s, &seed)
 	}
+	cases, seed := corpusSize(t, seed)
 	r := rand.New(rand.NewSource(seed))
 	bigCmp := cmp.Comparer(func(a, b *big.Int) bool { return a.Cmp(b) == 0 })
 	mismatches, steps := 0, 0
-	for c := 0; c < corpusCases; c++ {
+	for c := 0; c < cases; c++ {
 		if err := client.FlushAll(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
-		sim := New(WithClock(NewVirtualClock(time.Now())))
+		sim := diffNew(t, WithClock(NewVirtualClock(time.Now())))
 		var trail []string
 		for step, n := 0, 2+r.Intn(6); step < n; step++ {
 			var want, got outcome
@@ -341,7 +340,7 @@ func TestGeneratedCorpusMatchesRedis(t *testing.T) {
 			t.Fatal("stopping after 10 mismatches")
 		}
 	}
-	t.Logf("seed %d: %d cases, %d commands and scripts, %d mismatches", seed, corpusCases, steps, mismatches)
+	t.Logf("seed %d: %d cases, %d commands and scripts, %d mismatches", seed, cases, steps, mismatches)
 }
 
 var scriptCommand = regexp.MustCompile(`^return redis\.p?call\('(\w+)'`)

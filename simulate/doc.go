@@ -14,6 +14,15 @@
 //	srv.Run(ctx, acquire, []string{"{lock}"}, "owner-a", 30000)
 //	clock.Advance(30 * time.Second) // the lease is gone
 //
+// # Server lines
+//
+// What the rest of this documentation describes is Redis 7.0, the default
+// profile. WithServer chooses another line (Redis72, Redis74, Redis80,
+// Valkey72, Valkey80): its sandbox globals, encodings, options, error
+// texts, version strings and RDB version, each judged reply for reply
+// against that line's server; docs/simulator.md lists what each covers and
+// what still differs.
+//
 // # The sandbox
 //
 // Scripts see what Redis 7.0 gives them: the base functions Redis allows

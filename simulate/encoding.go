@@ -26,6 +26,9 @@ func (v *value) encoding() string {
 		if v.big {
 			return "hashtable"
 		}
+		if v.setLP {
+			return "listpack"
+		}
 		return "intset"
 	case kindZSet:
 		if v.big {
@@ -74,7 +77,11 @@ func (v *value) noteHashField(field, x string) {
 // noteSetMember converts a set to a hash table as setTypeAdd does: a
 // member that is not an integer (string2ll), or more than 512 members.
 // Call it after the member is stored.
-func (v *value) noteSetMember(m string) {
+func (v *value) noteSetMember(m string, p Profile) {
+	if p.since72() {
+		v.noteSetMember72(m)
+		return
+	}
 	if v.big {
 		return
 	}

@@ -196,7 +196,7 @@ func (s *Server) compileLibrary(ctx context.Context, name, code, body string) (*
 		if ctx.Err() == nil && errors.Is(loadCtx.Err(), context.DeadlineExceeded) {
 			return nil, errRegisteringFunctions + errFunctionLoadTimeout
 		}
-		return nil, errRegisteringFunctions + loadErrorText(err)
+		return nil, errRegisteringFunctions + sb.srv.profile.text(loadErrorText(err))
 	}
 	if len(lib.funcs) == 0 {
 		return nil, errNoFunctions

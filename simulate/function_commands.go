@@ -86,7 +86,7 @@ func (s *Server) functionSubcommand(ctx context.Context, argv []string) Reply {
 	case "list":
 		return s.functionList(argv)
 	case "dump":
-		return bulkReply(dumpFunctions(fs.sortedLibraries()))
+		return bulkReply(dumpFunctions(fs.sortedLibraries(), s.profile.facts().rdbVersion))
 	case "restore":
 		return s.functionRestore(ctx, argv)
 	}
@@ -176,7 +176,7 @@ func (s *Server) functionRestore(ctx context.Context, argv []string) Reply {
 			return errorReply(errRestorePolicy)
 		}
 	}
-	codes, errText := undumpFunctions(argv[2])
+	codes, errText := undumpFunctions(argv[2], s.profile.facts().rdbVersion)
 	if errText != "" {
 		return errorReply(errText)
 	}

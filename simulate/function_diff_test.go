@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // lib builds a library's code: the shebang line, then the body lines.
@@ -155,7 +153,7 @@ var functionCases = [][][]any{
 }
 
 func TestFunctionsMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for i, seq := range functionCases {
@@ -167,7 +165,7 @@ func TestFunctionsMatchRedis(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Cross-slot keys and keys outside KEYS are the simulator's own checks.
-			sim := New(WithClock(NewVirtualClock(time.Now())), WithCrossSlotCheck(false), WithKeyDiscipline(false))
+			sim := diffNew(t, WithClock(NewVirtualClock(time.Now())), WithCrossSlotCheck(false), WithKeyDiscipline(false))
 			for _, args := range seq {
 				want := sortFunctionLists(outcomeOf(client.Do(ctx, args...)))
 				got := sortFunctionLists(outcomeOf(sim.Do(ctx, args...)))
@@ -183,7 +181,7 @@ func TestFunctionsMatchRedis(t *testing.T) {
 // a real server's dump (LZF-compressed when the code is long) restores in
 // the simulator, and the simulator's dump restores on the real server.
 func TestFunctionDumpRestoreMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	if err := client.FunctionFlush(ctx).Err(); err != nil {
@@ -191,7 +189,7 @@ func TestFunctionDumpRestoreMatchesRedis(t *testing.T) {
 	}
 	long := lib("long", "-- "+fmt.Sprintf("%0200d", 0), "redis.register_function('lf', function() return 'long' end)")
 	short := lib("short", "redis.register_function('sf', function() return 'short' end)")
-	sim := New()
+	sim := diffNew(t)
 	for _, code := range []string{long, short} {
 		if err := client.FunctionLoad(ctx, code).Err(); err != nil {
 			t.Fatal(err)
@@ -265,10 +263,10 @@ func sortFunctionLists(o outcome) outcome {
 // refused with Redis's prefix and position; the parser's own wording
 // after the position is a documented difference of the simulator.
 func TestFunctionCompileErrorsMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
-	sim := New()
+	sim := diffNew(t)
 	for _, code := range []string{lib("c", "redis.register_function('g' function() end)"), lib("c", "", "syntax error here")} {
 		want := client.Do(ctx, "FUNCTION", "LOAD", code).Err()
 		got := sim.Do(ctx, "FUNCTION", "LOAD", code).Err()

@@ -26,14 +26,14 @@ var crcJones = crc64.MakeTable(0x95ac9329ac4bc9b5)
 // Go's crc64.Update applies on the way in and out).
 func redisCRC64(p []byte) uint64 { return ^crc64.Update(^uint64(0), crcJones, p) }
 
-func dumpFunctions(libs []*library) string {
+func dumpFunctions(libs []*library, version uint16) string {
 	var b []byte
 	for _, lib := range libs {
 		b = append(b, rdbOpcodeFunction2)
 		b = appendRDBLength(b, uint64(len(lib.code)))
 		b = append(b, lib.code...)
 	}
-	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
+	b = binary.LittleEndian.AppendUint16(b, version)
 	return string(binary.LittleEndian.AppendUint64(b, redisCRC64(b)))
 }
 
@@ -52,13 +52,13 @@ func appendRDBLength(b []byte, n uint64) []byte {
 
 // undumpFunctions checks a payload and returns the library codes in it,
 // or Redis's error text.
-func undumpFunctions(payload string) ([]string, string) {
+func undumpFunctions(payload string, version uint16) ([]string, string) {
 	p := []byte(payload)
 	if len(p) < 10 {
 		return nil, errRestorePayload
 	}
 	body, footer := p[:len(p)-10], p[len(p)-10:]
-	if binary.LittleEndian.Uint16(footer) > rdbVersion || binary.LittleEndian.Uint64(footer[2:]) != redisCRC64(p[:len(p)-8]) {
+	if binary.LittleEndian.Uint16(footer) > version || binary.LittleEndian.Uint64(footer[2:]) != redisCRC64(p[:len(p)-8]) {
 		return nil, errRestorePayload
 	}
 	var codes []string

@@ -28,6 +28,8 @@ type Keyspace struct {
 	// started is when the first command ran (Unix ms): LASTSAVE and INFO's
 	// uptime count from it.
 	started int64
+	// profile is the server line reproduced (see WithServer).
+	profile Profile
 }
 
 type kind uint8
@@ -61,6 +63,11 @@ type value struct {
 	// big records that a hash, set or sorted set was converted to its
 	// large encoding (hashtable, skiplist): Redis never converts back.
 	big bool
+	// setLP marks a set kept as a listpack (7.2 and later, see
+	// profile_set.go); setOrder lists its members as the listpack holds
+	// them, with stale entries for members removed since.
+	setLP    bool
+	setOrder []string
 	// strEnc is a string's encoding when a command fixed it (APPEND and
 	// SETRANGE leave "raw", INCRBYFLOAT "embstr" or "raw"); empty means
 	// the encoding SET would pick for the content (see encoding.go).
@@ -79,6 +86,7 @@ type CallContext struct {
 	// holds for the rest of that script only, as in Redis.
 	db         int
 	dbSelected bool
+	profile    Profile // the server line, for what varies below the keyspace
 }
 
 // KeyDump is one key as Dump reports it.

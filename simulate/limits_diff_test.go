@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // recurse is a script whose Lua calls nest n+1 deep (the main chunk's
@@ -104,8 +102,8 @@ var limitCases = []struct {
 // simulator, in order, and compares every reply and error text; after each
 // case the simulator still answers.
 func TestLimitsMatchRedis(t *testing.T) {
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	ctx := context.Background()
 	for _, tc := range limitCases {
 		if tc.flush {
@@ -142,8 +140,8 @@ func TestLimitsMatchRedis(t *testing.T) {
 // tooDeep). Texts nested far past it are refused before gopher-lua's
 // compiler recurses through them.
 func TestSyntaxLevelsMatchRedis(t *testing.T) {
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	ctx := context.Background()
 	var cases []string
 	for _, n := range []int{150, 198, 300, 100000} {

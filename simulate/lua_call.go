@@ -15,7 +15,7 @@ import (
 func (sb *sandbox) command(L *lua.LState, raiseErr bool) int {
 	n := L.GetTop()
 	if n == 0 {
-		return callFailed(L, raiseErr, errNoArgs)
+		return callFailed(L, raiseErr, sb.srv.profile.text(errNoArgs))
 	}
 	argv := make([]string, n)
 	for i := 1; i <= n; i++ {
@@ -25,14 +25,14 @@ func (sb *sandbox) command(L *lua.LState, raiseErr bool) int {
 		case lua.LNumber:
 			argv[i-1] = formatArgNumber(float64(v))
 		default:
-			return callFailed(L, raiseErr, errBadArgType)
+			return callFailed(L, raiseErr, sb.srv.profile.text(errBadArgType))
 		}
 	}
 	r := sb.exec(L, argv)
 	if r.Kind == KindError {
 		return commandFailed(L, raiseErr, errorReplyText("-"+r.Str))
 	}
-	L.Push(toLua(L, r, sb.resp))
+	L.Push(toLua(L, r, sb.resp, sb.srv.profile))
 	return 1
 }
 
@@ -67,10 +67,10 @@ func (sb *sandbox) exec(L *lua.LState, argv []string) Reply {
 	cmd, ok := sb.lookup(argv)
 	switch {
 	case !ok:
-		r = errorReply(errUnknownCmd)
-	case !cmd.ArityOK(len(argv)):
-		r = errorReply(errScriptArity)
-	case cmd.DeniedInScripts():
+		r = errorReply(sb.srv.profile.text(errUnknownCmd))
+	case !cmd.ArityOK(len(argv)) && !sb.srv.profile.getKeysOfBareCommand(argv):
+		r = errorReply(sb.srv.profile.text(errScriptArity))
+	case cmd.DeniedInScripts() && !sb.srv.profile.scriptMayBlock(cmd.Name):
 		r = errorReply(errNoScript)
 	case run.readOnly && (cmd.IsWrite() || cmd.MayReplicate()):
 		r = errorReply(errReadOnlyWrite)

@@ -14,14 +14,14 @@ const maxReplyDepth = 1000
 // toLua converts a command's reply into the Lua value redis.call returns
 // (redisProtocolToLuaType). resp is the script's redis.setresp version: with
 // 2 the reply is first downgraded to what a RESP2 client would read.
-func toLua(L *lua.LState, r Reply, resp int) lua.LValue {
+func toLua(L *lua.LState, r Reply, resp int, p Profile) lua.LValue {
 	if resp == 2 {
 		switch r.Kind {
 		case KindMap, KindSet, KindDouble, KindBool, KindBigNumber, KindVerbatim:
-			r = Downgrade(r)
+			r = downgrade(r, p)
 		case KindArray:
 			if hasRESP3(r.Elems) {
-				r = Downgrade(r)
+				r = downgrade(r, p)
 			}
 		}
 	}

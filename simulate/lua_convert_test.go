@@ -33,7 +33,7 @@ func TestRESP3ToLua(t *testing.T) {
 		{"error without code", Reply{Kind: KindError, Str: "oops"}, "v.err", "ERR oops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			L.SetGlobal("v", toLua(L, tc.reply, 3))
+			L.SetGlobal("v", toLua(L, tc.reply, 3, Redis70))
 			if err := L.DoString("result = " + tc.probe); err != nil {
 				t.Fatal(err)
 			}

@@ -45,11 +45,11 @@ func (sb *sandbox) installRedis() {
 		"sha1hex":            redisSHA1Hex,
 		"log":                sb.redisLog,
 		"setresp":            sb.redisSetResp,
-		"set_repl":           redisSetRepl,
+		"set_repl":           func(L *lua.LState) int { return redisSetRepl(L, sb.srv.profile) },
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
 		"debug":              func(L *lua.LState) int { return 0 },
-		"acl_check_cmd":      redisACLCheckCmd,
+		"acl_check_cmd":      func(L *lua.LState) int { return redisACLCheckCmd(L, sb.srv.profile) },
 	}
 	for name, fn := range fns {
 		t.RawSetString(name, L.NewFunction(fn))
@@ -57,17 +57,26 @@ func (sb *sandbox) installRedis() {
 	for name, v := range map[string]int{
 		"LOG_DEBUG": LogDebug, "LOG_VERBOSE": LogVerbose, "LOG_NOTICE": LogNotice, "LOG_WARNING": LogWarning,
 		"REPL_NONE": replNone, "REPL_AOF": replAOF, "REPL_SLAVE": replRepl, "REPL_REPLICA": replRepl, "REPL_ALL": replAll,
-		"REDIS_VERSION_NUM": redisVersionNum,
+		"REDIS_VERSION_NUM": versionNum(sb.srv.profile.facts().redisVersion),
 	} {
 		t.RawSetString(name, lua.LNumber(v))
 	}
-	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
+	t.RawSetString("REDIS_VERSION", lua.LString(sb.srv.profile.facts().redisVersion))
+	sb.srv.profile.installRedisNames(t)
 	// In the order script_lua.c and eval.c set them, which decides pairs(redis).
-	t = lualib.Reorder(L, t, 0, "call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
-		"REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex", "error_reply", "status_reply", "set_repl",
-		"REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL", "acl_check_cmd",
-		"breakpoint", "debug", "replicate_commands")
-	sb.globals.RawSetString("redis", sb.protect(t, true))
+	if sb.srv.profile.valkey() {
+		t = lualib.Reorder(L, t, 0, valkeyRedisOrder...)
+	} else {
+		t = lualib.Reorder(L, t, 0, "call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
+			"REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex", "error_reply", "status_reply", "set_repl",
+			"REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL", "acl_check_cmd",
+			"breakpoint", "debug", "replicate_commands")
+	}
+	api := sb.protect(t, true)
+	sb.globals.RawSetString("redis", api)
+	if sb.srv.profile.valkey() {
+		sb.globals.RawSetString("server", api) // Valkey's name for the same table
+	}
 	sb.globals.RawSetString(concatFn, L.NewFunction(luaConcat))
 }
 
@@ -146,7 +155,7 @@ func redisSHA1Hex(L *lua.LState) int {
 func (sb *sandbox) redisLog(L *lua.LState) int {
 	argc := L.GetTop()
 	if argc < 2 {
-		raise(L, "redis.log() requires two arguments or more.")
+		raise(L, sb.srv.profile.text("redis.log() requires two arguments or more."))
 	}
 	lv, ok := L.Get(1).(lua.LNumber)
 	if !ok {
@@ -154,7 +163,7 @@ func (sb *sandbox) redisLog(L *lua.LState) int {
 	}
 	level := int(lv)
 	if level < LogDebug || level > LogWarning {
-		raise(L, "Invalid debug level.")
+		raise(L, sb.srv.profile.logLevelError())
 	}
 	parts := make([]string, 0, argc-1)
 	for i := 2; i <= argc; i++ {
@@ -168,7 +177,7 @@ func (sb *sandbox) redisLog(L *lua.LState) int {
 
 func (sb *sandbox) redisSetResp(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		raise(L, "redis.setresp() requires one argument.")
+		raise(L, sb.srv.profile.text("redis.setresp() requires one argument."))
 	}
 	n := int(lua.LVAsNumber(L.Get(1))) // lua_tonumber: anything else is 0
 	if n != 2 && n != 3 {
@@ -180,9 +189,9 @@ func (sb *sandbox) redisSetResp(L *lua.LState) int {
 	return 0
 }
 
-func redisSetRepl(L *lua.LState) int {
+func redisSetRepl(L *lua.LState, p Profile) int {
 	if L.GetTop() != 1 {
-		raise(L, "redis.set_repl() requires two arguments.")
+		raise(L, p.text(p.setReplArgsError()))
 	}
 	flags := int(lua.LVAsNumber(L.Get(1)))
 	if flags&^replAll != 0 {
@@ -192,9 +201,9 @@ func redisSetRepl(L *lua.LState) int {
 }
 
 // redisACLCheckCmd answers for the default user, who may run every command.
-func redisACLCheckCmd(L *lua.LState) int {
+func redisACLCheckCmd(L *lua.LState, p Profile) int {
 	if L.GetTop() == 0 {
-		return callFailed(L, true, errNoArgs)
+		return callFailed(L, true, p.text(errNoArgs))
 	}
 	argv := make([]string, 0, L.GetTop())
 	for i := 1; i <= L.GetTop(); i++ {
@@ -202,7 +211,7 @@ func redisACLCheckCmd(L *lua.LState) int {
 		argv = append(argv, s)
 	}
 	if _, ok := lookupCommand(argv); !ok {
-		raise(L, "Invalid command passed to redis.acl_check_cmd()")
+		raise(L, p.text("Invalid command passed to redis.acl_check_cmd()"))
 	}
 	L.Push(lua.LTrue)
 	return 1

@@ -94,6 +94,7 @@ func newSandbox(srv *Server) *sandbox {
 	}
 	sb.globals.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	sb.overrideBase()
+	sb.installProfileGlobals(g)
 	sb.installLibraries(g)
 	sb.installRedis()
 

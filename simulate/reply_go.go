@@ -29,16 +29,19 @@ func formatDouble(f float64) string {
 
 // Downgrade turns a RESP3-rich reply into what a RESP2 client, or a script
 // before redis.setresp(3), sees.
-func Downgrade(r Reply) Reply {
+func Downgrade(r Reply) Reply { return downgrade(r, Redis70) }
+
+// downgrade is Downgrade as line p formats doubles.
+func downgrade(r Reply, p Profile) Reply {
 	switch r.Kind {
 	case KindMap, KindSet, KindArray:
 		out := make([]Reply, len(r.Elems))
 		for i := range r.Elems {
-			out[i] = Downgrade(r.Elems[i])
+			out[i] = downgrade(r.Elems[i], p)
 		}
 		return arrayReply(out)
 	case KindDouble:
-		return bulkReply(formatDouble(r.Float))
+		return bulkReply(p.formatDouble(r.Float))
 	case KindBool:
 		return intReply(r.Int)
 	case KindBigNumber, KindVerbatim:

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // sandboxCase is one script run the same way on a real server and on the
@@ -320,7 +318,7 @@ var sandboxCases = []sandboxCase{
 // TestSandboxMatchesRedis runs every sandbox case on a real redis-server
 // and on the simulator and compares the replies and errors.
 func TestSandboxMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	for _, tc := range sandboxCases {
@@ -329,7 +327,7 @@ func TestSandboxMatchesRedis(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := outcomeOf(client.Eval(ctx, tc.src, tc.keys, tc.args...))
-			sim := New()
+			sim := diffNew(t)
 			got := outcomeOf(sim.RunSource(ctx, tc.src, tc.keys, tc.args...))
 			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b *big.Int) bool { return a.Cmp(b) == 0 })); diff != "" {
 				t.Errorf("%s: simulator differs from redis-server (-redis +simulator):\n%s", tc.src, diff)
@@ -341,9 +339,9 @@ func TestSandboxMatchesRedis(t *testing.T) {
 // TestRandomMatchesFreshServer checks that math.random starts where a
 // fresh redis-server's generator starts, and continues across scripts.
 func TestRandomMatchesFreshServer(t *testing.T) {
-	client := redistest.Standalone(t).Client()
+	client := diffStandalone(t).Client()
 	ctx := context.Background()
-	sim := New()
+	sim := diffNew(t)
 	const src = "return {math.random(1000000), math.random(1000000)}"
 	for i := 0; i < 3; i++ {
 		want := outcomeOf(client.Eval(ctx, src, nil))

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
@@ -29,6 +30,24 @@ func parseScanCursor(s string) (uint64, bool) {
 	if s != "" && isCSpace(s[0]) {
 		return 0, false
 	}
+	return parseScanCursorDigits(s)
+}
+
+// parseScanCursor74 is 7.4's and Valkey 8's cursor parsing: leading
+// white space and a plus sign are skipped, digits must follow, and a
+// negative cursor is refused.
+func parseScanCursor74(s string) (uint64, bool) {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+	s = strings.TrimPrefix(s, "+")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false // no digits, or a sign Redis does not wrap
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// parseScanCursorDigits reads a cursor after any leading space.
+func parseScanCursorDigits(s string) (uint64, bool) {
 	digits, neg := s, false
 	if digits != "" && (digits[0] == '+' || digits[0] == '-') {
 		neg, digits = digits[0] == '-', digits[1:]
@@ -136,13 +155,16 @@ func scanReply(cursor uint64, elems []Reply) Reply {
 
 // cmdScan implements SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
-	cursor, ok := parseScanCursor(a[1])
+	cursor, ok := ks.profile.parseScanCursor(a[1])
 	if !ok {
 		return errorReply(errInvalidCursor)
 	}
 	o, bad := parseScanOptions(a[2:], true)
 	if bad != nil {
 		return *bad
+	}
+	if (ks.profile == Valkey80 || ks.profile == Redis80) && o.typeName != "" && !knownTypeName(o.typeName) {
+		return errorReply(fmt.Sprintf("ERR unknown type name '%s'", o.typeName))
 	}
 	names := make([]string, 0, len(ks.keys))
 	for k := range ks.keys {
@@ -167,7 +189,7 @@ func cmdScan(ks *Keyspace, cc *CallContext, a []string) Reply {
 // encoding's order; a hash table pages as scanPage does.
 func cmdCollectionScan(k kind) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
-		cursor, ok := parseScanCursor(a[2])
+		cursor, ok := ks.profile.parseScanCursor(a[2])
 		if !ok {
 			return errorReply(errInvalidCursor)
 		}
@@ -178,7 +200,11 @@ func cmdCollectionScan(k kind) handler {
 		if v == nil {
 			return scanReply(0, []Reply{}) // Redis answers before it reads the options
 		}
-		o, bad := parseScanOptions(a[3:], false)
+		opts, noValues := a[3:], false
+		if k == kindHash && ks.profile.hasNoValues() {
+			opts, noValues = dropNoValues(opts)
+		}
+		o, bad := parseScanOptions(opts, false)
 		if bad != nil {
 			return *bad
 		}
@@ -191,9 +217,13 @@ func cmdCollectionScan(k kind) handler {
 			}
 			switch k {
 			case kindHash:
+				if noValues {
+					group = append(group, []Reply{bulkReply(e)})
+					continue
+				}
 				group = append(group, []Reply{bulkReply(e), bulkReply(v.hash[e])})
 			case kindZSet:
-				group = append(group, []Reply{bulkReply(e), bulkReply(formatDouble(v.zset[e]))})
+				group = append(group, []Reply{bulkReply(e), bulkReply(ks.profile.formatDouble(v.zset[e]))})
 			default:
 				group = append(group, []Reply{bulkReply(e)})
 			}
@@ -216,6 +246,9 @@ func collectionElems(v *value, cursor uint64, count int64) ([]string, uint64) {
 		case kindHash:
 			return v.fields, 0
 		case kindSet:
+			if v.setLP {
+				return v.listpackSetMembers(), 0
+			}
 			ms := sortedSet(v.set)
 			intsetOrder(ms)
 			return ms, 0

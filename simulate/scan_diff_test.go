@@ -9,8 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // scanExactCases have replies whose order Redis defines (small encodings
@@ -43,8 +41,8 @@ func TestScanExactMatchesRedis(t *testing.T) { runCommandCases(t, scanExactCases
 // across their entry-count thresholds and compares OBJECT ENCODING after
 // every step, then shrinks them (Redis never converts back).
 func TestEncodingThresholdsMatchRedis(t *testing.T) {
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	step := func(args ...any) {
 		t.Helper()
 		compareDo(t, t.Fatalf, client, sim, args...)
@@ -84,10 +82,10 @@ func TestEncodingThresholdsMatchRedis(t *testing.T) {
 // big collections (hash tables, so the order is undefined) and compares
 // what a full SCAN/HSCAN/SSCAN/ZSCAN iteration and KEYS return as sets.
 func TestScanIterationMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
-	sim := New()
+	sim := diffNew(t)
 	both := func(args ...any) {
 		t.Helper()
 		if err := client.Do(ctx, args...).Err(); err != nil {

@@ -155,7 +155,7 @@ func (s *Server) invokeLocked(ctx context.Context, inv invocation, keys, args []
 	*run = runState{id: inv.id, sha: inv.sha, keys: keys, readOnly: inv.readOnly}
 	sb.run, sb.resp = run, 2
 	now := s.clock.Now()
-	sb.cc = CallContext{Now: now, Clock: s.clock, InScript: true, ReadOnly: run.readOnly, Publish: sb.publishFn, RESP: 2}
+	sb.cc = CallContext{Now: now, Clock: s.clock, InScript: true, ReadOnly: run.readOnly, Publish: sb.publishFn, RESP: 2, profile: s.profile}
 	L.Push(inv.fn)
 	nargs := 0
 	if inv.params {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/registry"
 )
 
@@ -28,8 +27,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	rlock, wlock := get("rw.rlock@5"), get("rw.lock@6")
 	runlock, wunlock, rextend, leave := get("rw.runlock@6"), get("rw.unlock@3"), get("rw.rextend@3"), get("rw.leave@5")
 
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue"}
 	// mutex.acquire's ARGV: ttl, the attempt's record field, the hold's end

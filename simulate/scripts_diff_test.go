@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/internal/testscripts"
 	"github.com/redlua/redlua/lua"
 	"github.com/redlua/redlua/registry"
@@ -24,8 +23,8 @@ func TestFixtureScriptsMatchRedis(t *testing.T) {
 	acquire, release := get("mutex.acquire@1"), get("mutex.release@1")
 	extend, inspect := get("mutex.extend@1"), get("mutex.inspect@1")
 
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	ctx := context.Background()
 	lock, fence, queue := "{m}:lock", "{m}:fence", "{m}:queue"
 	steps := []struct {
@@ -95,8 +94,8 @@ func TestOwnScriptsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := redistest.Standalone(t).Client()
-	sim := New()
+	client := diffStandalone(t).Client()
+	sim := diffNew(t)
 	ctx := context.Background()
 	for _, s := range reg.Scripts() {
 		want, err := client.ScriptLoad(ctx, s.Source).Result()

@@ -52,6 +52,8 @@ type Server struct {
 	logs           ring[LogLine]
 	subs           subscribers
 	work           meter
+	profile        Profile // the server line reproduced (profile.go)
+	configErr      error   // a refused option, returned by every call
 }
 
 // Option configures a Server.
@@ -168,6 +170,9 @@ func (s *Server) checkCall(ctx context.Context, what, name string) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("simulate: %s%s: %w", what, name, err)
+	}
+	if s.configErr != nil {
+		return s.configErr
 	}
 	return nil
 }
@@ -334,7 +339,7 @@ func (s *Server) do(ctx context.Context, caller string, args []any) (Reply, erro
 	reply, err := s.locked(commandPanic, argv[0], func() (Reply, error) {
 		reply, err, ok := s.scriptCommand(ctx, argv, &pubs)
 		if !ok {
-			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol}
+			cc := CallContext{Now: s.clock.Now(), Clock: s.clock, Publish: s.publisher(&pubs), RESP: s.protocol, profile: s.profile}
 			reply = s.execMetered(&cc, argv)
 		}
 		return reply, err
@@ -362,7 +367,7 @@ func (s *Server) complete(cmd *redis.Cmd, r Reply, err error) *redis.Cmd {
 		return cmd
 	}
 	if s.protocol == 2 {
-		r = Downgrade(r)
+		r = downgrade(r, s.profile)
 	}
 	if r.Kind == KindNil {
 		cmd.SetErr(redis.Nil)

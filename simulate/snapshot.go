@@ -246,7 +246,7 @@ func (s *Server) DoReply(ctx context.Context, args ...any) (Reply, error) {
 
 // clone returns a deep copy of v.
 func (v *value) clone() *value {
-	c := &value{kind: v.kind, str: v.str, exp: v.exp, lru: v.lru, big: v.big, strEnc: v.strEnc}
+	c := &value{kind: v.kind, str: v.str, exp: v.exp, lru: v.lru, big: v.big, strEnc: v.strEnc, setLP: v.setLP}
 	switch v.kind {
 	case kindHash:
 		c.hash = make(map[string]string, len(v.hash))
@@ -266,6 +266,7 @@ func (v *value) clone() *value {
 		for m := range v.set {
 			c.set[m] = struct{}{}
 		}
+		c.setOrder = append([]string(nil), v.setOrder...)
 	case kindStream:
 		c.stream = v.stream.clone()
 	}

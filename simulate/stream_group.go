@@ -36,6 +36,9 @@ type streamConsumer struct {
 	name     string
 	seenTime int64
 	pending  int // entries of the group's PEL it owns
+	// activeTime (Unix ms) is when it last got entries (read or claimed),
+	// 0 before it did: 7.2's XINFO reports it as active-time and inactive.
+	activeTime int64
 }
 
 // group finds a consumer group by name.
@@ -240,11 +243,14 @@ func (s *stream) estimateRead(id streamID) int64 {
 
 // lag is streamReplyWithCGLag: the entries not yet delivered to the
 // group, or a null reply when that cannot be known.
-func (s *stream) lag(g *streamGroup) Reply {
+func (s *stream) lag(g *streamGroup, p Profile) Reply {
 	if s.added == 0 {
 		return intReply(0)
 	}
-	if g.entriesRead != entriesReadUnknown && !s.hasTombstonesFrom(g.lastID) {
+	// 8.0 also distrusts the counter of a group whose last ID is before
+	// the stream's first entry.
+	before := p == Redis80 && len(s.entries) > 0 && g.lastID.less(s.entries[0].id)
+	if g.entriesRead != entriesReadUnknown && !s.hasTombstonesFrom(g.lastID) && !before {
 		return intReply(int64(s.added) - g.entriesRead)
 	}
 	if read := s.estimateRead(g.lastID); read != entriesReadUnknown {

@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/redlua/redlua/internal/redistest"
 )
 
 // The table-order differential test: generated scripts build tables through
@@ -260,12 +258,12 @@ func tableOrderSettings(t *testing.T) (seed int64, cases int) {
 }
 
 func TestTableOrderMatchesRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	seed, cases := tableOrderSettings(t)
 	g := &tableGen{r: rand.New(rand.NewSource(seed))}
-	sim := New()
+	sim := diffNew(t)
 	mismatches := 0
 	for c := 0; c < cases; c++ {
 		src := g.script()
@@ -291,7 +289,7 @@ func TestTableOrderMatchesRedis(t *testing.T) {
 // Tables Redis itself builds (replies, error tables, KEYS and ARGV, decoded
 // JSON and msgpack) iterate as on the server.
 func TestServerBuiltTablesMatchRedis(t *testing.T) {
-	srv := redistest.Standalone(t)
+	srv := diffStandalone(t)
 	client := srv.Client()
 	ctx := context.Background()
 	const prelude = `local function d(t) local p = {} for k,v in pairs(t) do p[#p+1]=tostring(k)..'='..(type(v)=="table" and "T" or tostring(v)) end return table.concat(p,',') .. '#' .. #t end
@@ -347,7 +345,7 @@ d(cmsgpack.unpack(cmsgpack.pack({z=1, y=2, x={1,2,3}, [10]=true}))), d(cmsgpack.
 			t.Fatal(err)
 		}
 		want := outcomeOf(client.Eval(ctx, src, c.keys, c.args...))
-		got := outcomeOf(New().RunSource(ctx, src, c.keys, c.args...))
+		got := outcomeOf(diffNew(t).RunSource(ctx, src, c.keys, c.args...))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-redis +simulator):\n%s", c.name, diff)
 		}
