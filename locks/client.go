@@ -3,7 +3,7 @@ package locks
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -106,7 +106,7 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{nodes: nodes, defaults: defaults(), scripts: scripts, id: newToken()[:16], publish: "PUBLISH"}
+	c := &Client{nodes: nodes, defaults: defaults(), scripts: scripts, id: newShortID(), publish: "PUBLISH"}
 	c.keeper.c = c
 	c.host, _ = os.Hostname()
 	for i, o := range opts {
@@ -266,12 +266,26 @@ var keySuffixBytes = func() int {
 	return n
 }()
 
-func newToken() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+// newToken makes an owner token: 96 random bits as 16 base64url
+// characters. Tokens are short because they sit in every hold record,
+// which must stay within a listpack value (64 bytes) to keep a held lock
+// small; 96 bits keep two random owners apart for good.
+func newToken() string { return randomID(12) }
+
+// newShortID makes a client or attempt id: 64 random bits as 11
+// base64url characters. They only need to differ among the clients and
+// calls of one lock name at a time.
+func newShortID() string { return randomID(8) }
+
+// randomID encodes n random bytes as unpadded base64url, whose alphabet
+// holds neither a tab nor a slash (the separators of the hold records and
+// of an attempt's mode).
+func randomID(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
 		panic("locks: crypto/rand failed: " + err.Error()) // the runtime guarantees it does not
 	}
-	return hex.EncodeToString(b[:])
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 var errNilContext = errors.New("nil context; pass context.Background() or a context with a deadline")

@@ -47,7 +47,7 @@ func (l *Lease) Marshal() (string, error) {
 }
 
 // maxAttemptBytes bounds a resumed lease's attempt id: the client makes
-// them 16 hex digits long.
+// them 11 base64url characters long.
 const maxAttemptBytes = 64
 
 // Resume rebuilds a lease marshalled by Lease.Marshal, possibly in another

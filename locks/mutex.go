@@ -50,7 +50,7 @@ func (m *Mutex) owner() string {
 // newAttempt names one Lock or TryLock call on the server, so that an
 // acquisition the call gave up on can be undone even if it runs late, and
 // so that calls sharing an owner token (WithOwner) are separate holders.
-func newAttempt() string { return newToken()[:16] }
+func newAttempt() string { return newShortID() }
 
 // holdAttempt is the attempt a lease taken by call att renews and releases
 // its hold as: att, except for a reentrant owner, whose calls are one
