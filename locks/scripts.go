@@ -301,8 +301,15 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 // needs only the hash. They name the lock's channels after it (k.channel,
 // k.grantPrefix).
 
-// rwKeys are the KEYS of the RWMutex scripts.
-func rwKeys(k keys) []string { return []string{k.lock, k.rwIndex} }
+// rwKeys are the KEYS of the RWMutex script s: the hash and the index,
+// or the hash alone for a version before the index (rw.rlock@4 and @5,
+// which a rolling upgrade may still run).
+func rwKeys(s *registry.Script, k keys) []string {
+	if len(s.Keys) == 1 {
+		return []string{k.lock}
+	}
+	return []string{k.lock, k.rwIndex}
+}
 
 // rwSpec is the spec argument of rw.rlock@6 and rw.lock@7: four flag
 // characters, each "-" when off: writer preference ("w"), the caller waits
@@ -346,7 +353,7 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 // wait says the caller waits for "released" when refused; meta is the
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(k),
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(c.scripts.rlock, k),
 		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", meta))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
@@ -360,7 +367,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 	if wait {
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(k),
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(c.scripts.wlock, k),
 		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
@@ -375,9 +382,9 @@ func (c *Client) writeRelease(ctx context.Context, k keys, owner string, reads b
 	var n int64
 	var err error
 	if reads {
-		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(k), owner, "r:"+owner).Int64()
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(c.scripts.wunlock, k), owner, "r:"+owner).Int64()
 	} else {
-		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(k), owner).Int64()
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(c.scripts.wunlock, k), owner).Int64()
 	}
 	return outcome(n), err
 }
@@ -417,14 +424,14 @@ func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attemp
 	if write {
 		hold = "w"
 	}
-	return c.backend().Run(ctx, c.scripts.wleave, rwKeys(k), owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
+	return c.backend().Run(ctx, c.scripts.wleave, rwKeys(c.scripts.wleave, k), owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
 }
 
 // readRelease runs rw.runlock@7: an RUnlock. The last live reader out
 // wakes the oldest waiting writer alone, or, when none waits, the readers,
 // when the lock's q says someone waits.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, rwKeys(k), "r:"+owner).Int64()
+	n, err := c.backend().Run(ctx, c.scripts.runlock, rwKeys(c.scripts.runlock, k), "r:"+owner).Int64()
 	return outcome(n), err
 }
 
@@ -435,7 +442,7 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 	if write {
 		hold = "w"
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, rwKeys(k), owner, ttl.Milliseconds(), hold)
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, rwKeys(c.scripts.rextend, k), owner, ttl.Milliseconds(), hold)
 	if err != nil {
 		return 0, false, err
 	}

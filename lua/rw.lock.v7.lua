@@ -160,6 +160,7 @@ end
 local h = v[1]
 local u = redis.call('HGET', lock, 'u')
 local count, first, blocked = 0, nil, nil
+local u_gone = true -- u names another owner's reader whose time passed
 if h then
   local kind, upto, state, rest = string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t?(.*)$')
   upto = tonumber(upto) or 0
@@ -187,6 +188,7 @@ if h then
       local ue = tonumber(string.match(redis.call('HGET', lock, 'r:' .. u) or '', '^%d+'))
       if ue and ue > now then
         live = live + 1
+        u_gone = false
       end
     end
     -- What n counts beyond the index's members and u (or the owner's own
@@ -243,7 +245,7 @@ if blocked then
 end
 
 -- Taken. A lone reader of another owner whose time passed goes with u.
-if u and u ~= owner then
+if u and u ~= owner and u_gone then
   redis.call('HDEL', lock, 'u', 'r:' .. u)
 end
 local upto = string.format('%d', math.max(now + ttl, own))
