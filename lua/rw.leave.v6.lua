@@ -18,7 +18,7 @@
 -- owner only records the attempt (a reentrant owner's holds cannot be
 -- told apart). A freed lock wakes whoever waits, as rw.runlock@7 and
 -- rw.unlock@4 do; a writer that stopped waiting tells the readers it held
--- back ("released"). Cost: a sweep of at most 32 due given-up attempts
+-- back ("released"). Cost: a sweep of at most 8 due given-up attempts
 -- and a few commands, each constant or logarithmic in the index.
 
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"

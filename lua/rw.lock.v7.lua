@@ -29,7 +29,7 @@
 --
 -- Cost: the fast path (no live h, no q) is one HMGET, TIME, one HSET and
 -- one PEXPIRE of the lock hash alone, with two numbers formatted. Past
--- readers it adds a sweep of at most 32 due reader members and a few
+-- readers it adds a sweep of at most 8 due reader members and a few
 -- index commands, each logarithmic in the index; a writer that waits
 -- behind a writer adds one ZADD.
 

@@ -28,7 +28,7 @@
 -- does no more than its HMGET and HDEL or HSET. g:<attempt> (until_ms) is
 -- an attempt given up by rw.leave (in the index with score 2 * 10^13 +
 -- until): it takes nothing. Calls sweep the index's entries whose time
--- passed, at most 32 a call, with their records.
+-- passed, at most 8 a call, with their records.
 --
 -- record is the owner's record field (r:<owner>) and given_up the
 -- attempt's (g:<attempt>), both named by the caller. spec is four flag
@@ -43,8 +43,8 @@
 -- one PEXPIRE of the lock hash alone, with two numbers formatted; numbers
 -- go to redis.call as strings (the ttl as it arrived). Other paths add a
 -- few index commands, each logarithmic in the index, and a sweep of at
--- most 32 due reader members (with writer preference and a live q; on a
--- lapsed hold; on every 16th reader joining).
+-- most 8 due reader members (with writer preference and a live q; on a
+-- lapsed hold; on every fourth reader joining).
 
 local lock, index = KEYS[1], KEYS[2]
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"

@@ -18,7 +18,7 @@
 -- replaced is freed too (1).
 --
 -- Only a live q (someone waits, or the owner's read holds remain) leads
--- past the HMGET and HDEL or HSET: then a sweep of at most 32 due
+-- past the HMGET and HDEL or HSET: then a sweep of at most 8 due
 -- waiting writers, "released" on <lock>:released (waiting readers, and other
 -- waiters of the name, look again) and "wake <owner>" on
 -- <lock>:grant:<client> to the oldest live waiting writer alone (the
