@@ -178,6 +178,12 @@ elseif owner ~= '' and h and state ~= 'r' and state ~= 'g' then
           end
         end
         redis.call('HSET', lock, 'h', 'rwmutex\t' .. string.format('%d', own) .. '\tr\t' .. string.format('%d', c_own))
+      elseif record and lone then
+        redis.call('HDEL', lock, 'h', mine, 'u') -- its own read hold lapsed
+        u = nil
+      elseif record then
+        redis.call('HDEL', lock, 'h', mine)
+        redis.call('ZREM', index, mine)
       else
         redis.call('HDEL', lock, 'h')
       end
