@@ -185,6 +185,7 @@ type keys struct {
 	queue, semQueue string // "{N}:queue" and "{N}:squeue": a Mutex's and a Semaphore's queue
 	channel         string // "{N}:released": callers that wait without queueing hear releases there
 	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants, wake-ups and revocations
+	rwIndex         string // "{N}:rw": an RWMutex's index of readers, waiting writers and given-up attempts by time
 }
 
 // keysFor returns the keys of the lock name, under the Client's key prefix
@@ -236,7 +237,7 @@ func prefixedKeys(prefix, name string) (keys, error) {
 	}
 	return keys{
 		name: name, text: shortText(name), lock: key(keyLock), queue: key(keyQueue), semQueue: key(keySemQueue),
-		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix),
+		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix), rwIndex: key(keyRWIndex),
 	}, nil
 }
 
@@ -249,12 +250,14 @@ const (
 	keySemQueue
 	keyChannel
 	keyGrantPrefix
+	keyRWIndex
 )
 
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
 	keyLock: "", keyQueue: ":queue", keySemQueue: ":squeue",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
+	keyRWIndex: ":rw",
 }
 
 // keySuffixBytes is the length of all keySuffixes together.

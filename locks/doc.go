@@ -90,7 +90,7 @@
 //
 // A lock named N is one hash, "{N}", whatever its kind (holds, the last
 // fencing token, given-up attempts, waiter entries), plus a queue
-// "{N}:queue" or "{N}:squeue"; all share the hash tag, so a lock lives on
+// "{N}:queue" or "{N}:squeue", or an RWMutex's index "{N}:rw"; all share the hash tag, so a lock lives on
 // one Redis Cluster slot, and wake-ups on a cluster use sharded pub/sub.
 // Every key expires; docs/layout.md has every field. Each script call goes through one typed
 // method in scripts.go, which owns the script's pinned name@version, its

@@ -11,7 +11,7 @@ import (
 )
 
 // Model checks of the RWMutex scripts (see model_test.go): every lock name
-// is one hash, "{m}" (docs/layout.md), and the scripts are called with the KEYS
+// is a hash, "{m}", and an index, "{m}:rw" (docs/layout.md), and the scripts are called with the KEYS
 // and ARGV the locks package passes.
 
 type rwScripts struct {
@@ -20,12 +20,12 @@ type rwScripts struct {
 
 // mcRWScripts is the set the client runs.
 func mcRWScripts(t *testing.T) rwScripts {
-	v := mcV2Lookup(t, "rw.rlock@5", "rw.runlock@6", "rw.lock@6", "rw.unlock@3", "rw.leave@5")
+	v := mcV2Lookup(t, "rw.rlock@6", "rw.runlock@7", "rw.lock@7", "rw.unlock@4", "rw.leave@6")
 	return rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], leave: v[4]}
 }
 
-// mcRWKeys is what every rw script takes.
-var mcRWKeys = []string{"{m}"}
+// mcRWKeys is what every rw script takes: the lock's hash and its index.
+var mcRWKeys = []string{"{m}", "{m}:rw"}
 
 // rlockArgs is an RLock's ARGV (writer preference, waiting) for owner's
 // attempt.
@@ -182,14 +182,14 @@ func TestModelRWMutex(t *testing.T) {
 	broken.rlock = mcBreak(t, s.rlock, "elseif not owns(string.match(rest, '^[^\\t]*\\t(.*)$') or '') then", "elseif false then")
 	mcMustFail(t, mcRWModel("rw lock, rlock ignores the writer", broken), "server: no writer with live readers")
 	broken = s
-	broken.wlock = mcBreak(t, s.wlock, "if (tonumber(rest) or 0) > mine_counted then", "if false then")
+	broken.wlock = mcBreak(t, s.wlock, "if live > 0 then", "if false then")
 	mcMustFail(t, mcRWModel("rw lock, writer ignores readers", broken), "server: no writer with live readers")
 	broken = s
 	broken.wunlock = mcBreak(t, s.wunlock, "if not upto or (holder ~= owner and holder .. '\\t' .. took ~= owner) then",
 		"if not upto then")
 	mcMustFail(t, mcRWWritersModel("rw.unlock drops another writer's hold", broken), "beliefs: writers hold alone")
 	broken = s
-	broken.runlock = mcBreak(t, s.runlock, "if h == 'rwmutex\\t' .. expiry .. '\\tr\\t1' then", "if h then")
+	broken.runlock = mcBreak(t, s.runlock, "  if left <= 0 then", "  if true then")
 	mcMustFail(t, mcRWModel("rw.runlock drops h while other readers hold", broken), "server: no writer with live readers")
 }
 
@@ -208,21 +208,21 @@ func mcRWLeft(v *explore.View) string {
 }
 
 // Give-up models (see model_giveup_test.go) of the RWMutex scripts: a
-// call's undo is rw.leave@5 with its attempt, which records the attempt,
+// call's undo is rw.leave@6 with its attempt, which records the attempt,
 // drops the hold it took and takes a writer out of the waiting writers;
-// a late rw.lock@6 or rw.rlock@5 of the given-up attempt takes nothing.
+// a late rw.lock@7 or rw.rlock@6 of the given-up attempt takes nothing.
 func mcGiveUpRW(t *testing.T) []mcGiveUpKind {
 	s := mcRWScripts(t)
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', now + gone_ttl))"
 	return []mcGiveUpKind{
-		{name: "rw.rlock@5 undone by rw.leave@5", record: record,
+		{name: "rw.rlock@6 undone by rw.leave@6", record: record,
 			late: explore.Step{Label: "rlock arrives", Script: s.rlock, Keys: mcRWKeys, Args: s.rlockArgs("a", mcGiveUpAttempt)},
 			undo: []explore.Step{{Label: "give up", Script: s.leave, Keys: mcRWKeys,
 				Args: []any{"a", mcGiveUpAttempt, goneTTL, "r", "PUBLISH"}}},
 			rival:    mcWriter("b", s),
 			leftover: mcRWLeft},
-		{name: "rw.lock@6 undone by rw.leave@5", record: record,
+		{name: "rw.lock@7 undone by rw.leave@6", record: record,
 			late: explore.Step{Label: "lock arrives", Script: s.wlock, Keys: mcRWKeys, Args: s.lockArgs("a", mcGiveUpAttempt)},
 			undo: []explore.Step{{Label: "give up", Script: s.leave, Keys: mcRWKeys,
 				Args: []any{"a", mcGiveUpAttempt, goneTTL, "w", "PUBLISH"}}},
@@ -256,5 +256,5 @@ func TestModelGiveUpRWMutex(t *testing.T) {
 	k := mcGiveUpRW(t)[1]
 	k.undo = append([]explore.Step(nil), k.undo...)
 	k.undo[0].Script = mcBreak(t, k.undo[0].Script, "  redis.call('HDEL', lock, 'W:' .. owner)", "  -- still waiting")
-	mcMustFail(t, mcGiveUpModel("rw.leave@5 keeps the waiting writer", k), "abandoned attempts take nothing")
+	mcMustFail(t, mcGiveUpModel("rw.leave@6 keeps the waiting writer", k), "abandoned attempts take nothing")
 }

@@ -50,8 +50,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@12"), mutexRelease: pick("mutex.release@9"),
 		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@4"),
-		rlock: pick("rw.rlock@5"), runlock: pick("rw.runlock@6"), rextend: pick("rw.rextend@3"),
-		wlock: pick("rw.lock@6"), wleave: pick("rw.leave@5"), wunlock: pick("rw.unlock@3"),
+		rlock: pick("rw.rlock@6"), runlock: pick("rw.runlock@7"), rextend: pick("rw.rextend@4"),
+		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
 		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
 		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@2"),
@@ -295,12 +295,23 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// The RWMutex scripts (rw.rlock@5, rw.lock@6, rw.runlock@6, rw.unlock@3,
-// rw.rextend@3, rw.leave@5) keep everything of a lock in its one hash,
-// k.lock (docs/layout.md): the only KEYS they take. They name the lock's
-// channels after it (k.channel, k.grantPrefix).
+// The RWMutex scripts (rw.rlock@6, rw.lock@7, rw.runlock@7, rw.unlock@4,
+// rw.rextend@4, rw.leave@6) keep a lock in its hash, k.lock, and its
+// index, k.rwIndex (docs/layout.md): their KEYS, by rwKeys. A lone reader
+// needs only the hash. They name the lock's channels after it (k.channel,
+// k.grantPrefix).
 
-// rwSpec is the spec argument of rw.rlock@5 and rw.lock@6: four flag
+// rwKeys are the KEYS of the RWMutex script s: the hash and the index,
+// or the hash alone for a version before the index (rw.rlock@4 and @5,
+// which a rolling upgrade may still run).
+func rwKeys(s *registry.Script, k keys) []string {
+	if len(s.Keys) == 1 {
+		return []string{k.lock}
+	}
+	return []string{k.lock, k.rwIndex}
+}
+
+// rwSpec is the spec argument of rw.rlock@6 and rw.lock@7: four flag
 // characters, each "-" when off: writer preference ("w"), the caller waits
 // when refused ("q": a reader keeps the lock's q field, so that releases
 // publish), a reentrant owner ("r": its calls share one record) and
@@ -337,17 +348,17 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 	return b.String()
 }
 
-// readAcquire runs rw.rlock@5; attempt_ is the id of the calling RLock,
+// readAcquire runs rw.rlock@6; attempt_ is the id of the calling RLock,
 // which the server refuses once the call gave up and undid it (rwLeave).
 // wait says the caller waits for "released" when refused; meta is the
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, []string{k.lock},
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(c.scripts.rlock, k),
 		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", meta))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
-// writeAcquire runs rw.lock@6; attempt_ as for readAcquire. A writer that
+// writeAcquire runs rw.lock@7; attempt_ as for readAcquire. A writer that
 // must wait (wait) is recorded with this Client's id, so that a release
 // wakes it alone on the Client's grant channel of the lock ("wake
 // <owner>"); a single attempt (TryLock) records nothing.
@@ -356,12 +367,12 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 	if wait {
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, []string{k.lock},
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(c.scripts.wlock, k),
 		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
-// writeRelease runs rw.unlock@3: an Unlock of the write hold. A freed hold
+// writeRelease runs rw.unlock@4: an Unlock of the write hold. A freed hold
 // wakes the oldest waiting writer alone, and the waiting readers with
 // "released", when the lock's q says someone waits. reads says the owner
 // may hold reads too (a reentrant owner): the script keeps them.
@@ -371,9 +382,9 @@ func (c *Client) writeRelease(ctx context.Context, k keys, owner string, reads b
 	var n int64
 	var err error
 	if reads {
-		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner, "r:"+owner).Int64()
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(c.scripts.wunlock, k), owner, "r:"+owner).Int64()
 	} else {
-		n, err = c.backend().Run(ctx, c.scripts.wunlock, []string{k.lock}, owner).Int64()
+		n, err = c.backend().Run(ctx, c.scripts.wunlock, rwKeys(c.scripts.wunlock, k), owner).Int64()
 	}
 	return outcome(n), err
 }
@@ -402,7 +413,7 @@ func (c *Client) decodeAttempt(script *registry.Script, cmd *redis.Cmd, replicat
 	return a, replicated, err
 }
 
-// rwLeave runs rw.leave@5, the undo of an RLock (write false) or Lock
+// rwLeave runs rw.leave@6, the undo of an RLock (write false) or Lock
 // (write true) that gave up: the server records the attempt as given up
 // (refused if it arrives later), drops one hold of owner if that attempt
 // took it (none when owner is "": a reentrant owner's holds cannot be told
@@ -413,25 +424,25 @@ func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attemp
 	if write {
 		hold = "w"
 	}
-	return c.backend().Run(ctx, c.scripts.wleave, []string{k.lock}, owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
+	return c.backend().Run(ctx, c.scripts.wleave, rwKeys(c.scripts.wleave, k), owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
 }
 
-// readRelease runs rw.runlock@6: an RUnlock. The last live reader out
+// readRelease runs rw.runlock@7: an RUnlock. The last live reader out
 // wakes the oldest waiting writer alone, or, when none waits, the readers,
 // when the lock's q says someone waits.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
-	n, err := c.backend().Run(ctx, c.scripts.runlock, []string{k.lock}, "r:"+owner).Int64()
+	n, err := c.backend().Run(ctx, c.scripts.runlock, rwKeys(c.scripts.runlock, k), "r:"+owner).Int64()
 	return outcome(n), err
 }
 
-// rwExtend runs rw.rextend@3 on a read hold (write false) or the write
+// rwExtend runs rw.rextend@4 on a read hold (write false) or the write
 // hold of owner; outcomeRevoked when an operator revoked it.
 func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string, write bool, ttl time.Duration) (outcome, bool, error) {
 	hold := "r"
 	if write {
 		hold = "w"
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, []string{k.lock}, owner, ttl.Milliseconds(), hold)
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rextend, rwKeys(c.scripts.rextend, k), owner, ttl.Milliseconds(), hold)
 	if err != nil {
 		return 0, false, err
 	}

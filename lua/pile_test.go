@@ -30,6 +30,7 @@ const (
 	pileQueue  = "{pile}:queue"
 	pileSQueue = "{pile}:squeue"
 	pileOther  = "{pile}:other" // a second Mutex in the slot, for multi.acquire
+	pileIndex  = "{pile}:rw"    // an RWMutex's index
 	// The locks package's defaults: TTL, waiter TTL, and the given-up
 	// records' TTL (2 * max of both).
 	pileTTL       = 30_000
@@ -49,18 +50,16 @@ func pileGrows(small, big int64) bool { return big > 2*small+20 }
 // grows (take it out: the table only shrinks), and when a listed path
 // does more work at pileBig than recorded here.
 var pileKnownGrowth = map[string][2]int64{
-	"mutex.release no hand-over, n given up":      {21, 10011}, // HKEYS of the lock hash
-	"mutex.undo, n waiting":                       {21, 10021}, // HGETALL of the lock hash
-	"mutex.undo, n given up":                      {20, 10010}, // HGETALL of the lock hash
-	"lock.inspect, n waiting":                     {31, 20021}, // the whole hash and queue (issue 45 item 4: pages)
-	"rw.runlock, n readers, writer waiting":       {20, 10010}, // HGETALL
-	"rw.lock waits, n readers":                    {22, 10012}, // HGETALL
-	"rw.leave writer, n readers, writer waiting":  {24, 10014}, // HGETALL
-	"rw.unlock wakes a writer, n writers waiting": {19, 10009}, // HGETALL
-	"rw.leave writer, n writers waiting":          {23, 10013}, // HGETALL
-	"lock.forceunlock rw, n readers":              {27, 20007}, // HGETALL, and an HDEL of every reader
-	"lock.forceunlock sem, n holders":             {27, 20007}, // HGETALL, and an HDEL of every holder
+	"mutex.release no hand-over, n given up": {21, 10011}, // HKEYS of the lock hash
+	"mutex.undo, n waiting":                  {21, 10021}, // HGETALL of the lock hash
+	"mutex.undo, n given up":                 {20, 10010}, // HGETALL of the lock hash
+	"lock.inspect, n waiting":                {31, 20021}, // the whole hash and queue (issue 45 item 4: pages)
+	"lock.forceunlock rw, n readers":         {27, 20007}, // HGETALL, and an HDEL of every reader
+	"lock.forceunlock sem, n holders":        {27, 20007}, // HGETALL, and an HDEL of every holder
 }
+
+// pileRW are the RWMutex scripts' keys: the lock hash and its index.
+var pileRW = []string{pileLock, pileIndex}
 
 // pileEnv runs scripts and commands on one simulator with a virtual clock.
 type pileEnv struct {
@@ -128,15 +127,15 @@ func rwSpec(owner string, writer bool) string {
 }
 
 func (e *pileEnv) rlock(owner string) any {
-	return e.run("rw.rlock@5", []string{pileLock}, "r:"+owner, pileTTL, "g:a-"+owner, rwSpec(owner, false))
+	return e.run("rw.rlock@6", pileRW, "r:"+owner, pileTTL, "g:a-"+owner, rwSpec(owner, false))
 }
 
 func (e *pileEnv) wlock(owner string) any {
-	return e.run("rw.lock@6", []string{pileLock}, owner, pileTTL, "g:a-"+owner, rwSpec(owner, true))
+	return e.run("rw.lock@7", pileRW, owner, pileTTL, "g:a-"+owner, rwSpec(owner, true))
 }
 
 func (e *pileEnv) rwLeave(owner, hold string) any {
-	return e.run("rw.leave@5", []string{pileLock}, owner, "a-"+owner, pileGoneTTL, hold, "PUBLISH")
+	return e.run("rw.leave@6", pileRW, owner, "a-"+owner, pileGoneTTL, hold, "PUBLISH")
 }
 
 // semTake takes 1 permit of limit permits.
@@ -325,6 +324,24 @@ type pilePath struct {
 // records and holds stay live.
 func afterWaiterTTL(e *pileEnv, n int) { e.clock.Advance(2 * pileWaiterTTL * time.Millisecond) }
 
+// afterReadersTTL lets every reader's time pass (their holders died)
+// while a given-up attempt, recorded first, keeps the keys: their records
+// wait for a sweep.
+func afterReadersTTL(e *pileEnv, n int) {
+	e.rwLeave("gone", "r")
+	e.clock.Advance((pileTTL + 1000) * time.Millisecond)
+}
+
+// oneLiveReader adds a reader halfway through the pile's TTL, then lets
+// the pile's time pass: n dead readers beside one live, which keeps h.
+func oneLiveReader(e *pileEnv, n int) {
+	e.clock.Advance(pileTTL / 2 * time.Millisecond)
+	if _, ok := e.rlock("late").(int64); !ok {
+		e.t.Fatal("the late reader was refused")
+	}
+	e.clock.Advance((pileTTL/2 + 1000) * time.Millisecond)
+}
+
 var pilePaths = []pilePath{
 	// Mutex.
 	{name: "mutex.acquire fast, n given up", pile: "mutex given up",
@@ -365,11 +382,11 @@ var pilePaths = []pilePath{
 	{name: "rw.rlock, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.rlock("new") }},
 	{name: "rw.runlock, n readers", pile: "rw readers",
-		act: func(e *pileEnv, n int) { e.run("rw.runlock@6", []string{pileLock}, "r:"+member("r", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:"+member("r", n-1)) }},
 	{name: "rw.runlock, n readers, writer waiting", pile: "rw readers, writer waiting",
-		act: func(e *pileEnv, n int) { e.run("rw.runlock@6", []string{pileLock}, "r:"+member("r", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:"+member("r", n-1)) }},
 	{name: "rw.rextend reader, n readers", pile: "rw readers",
-		act: func(e *pileEnv, n int) { e.run("rw.rextend@3", []string{pileLock}, member("r", n-1), pileTTL, "r") }},
+		act: func(e *pileEnv, n int) { e.run("rw.rextend@4", pileRW, member("r", n-1), pileTTL, "r") }},
 	{name: "rw.lock waits, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.wlock("new") }},
 	{name: "rw.leave reader, n readers", pile: "rw readers",
@@ -381,15 +398,28 @@ var pilePaths = []pilePath{
 	{name: "rw.lock waits, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) { e.wlock("new") }},
 	{name: "rw.unlock wakes a writer, n writers waiting", pile: "rw writers",
-		act: func(e *pileEnv, n int) { e.run("rw.unlock@3", []string{pileLock}, "writer") }},
+		act: func(e *pileEnv, n int) { e.run("rw.unlock@4", pileRW, "writer") }},
 	{name: "rw.rextend writer, n writers waiting", pile: "rw writers",
-		act: func(e *pileEnv, n int) { e.run("rw.rextend@3", []string{pileLock}, "writer", pileTTL, "w") }},
+		act: func(e *pileEnv, n int) { e.run("rw.rextend@4", pileRW, "writer", pileTTL, "w") }},
 	{name: "mutex.extend writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) {
 			e.run("mutex.extend@4", []string{pileLock}, "writer", pileTTL, "a-writer")
 		}},
 	{name: "rw.leave writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) { e.rwLeave(member("W", n-1), "w") }},
+	// Readers that died: their time passed, their records wait for a sweep.
+	{name: "rw.lock, n readers whose time passed", pile: "rw readers",
+		prep: afterReadersTTL,
+		act:  func(e *pileEnv, n int) { e.wlock("new") }},
+	{name: "rw.rlock, n readers whose time passed", pile: "rw readers",
+		prep: afterReadersTTL,
+		act:  func(e *pileEnv, n int) { e.rlock("new") }},
+	{name: "rw.lock waits, n dead readers, one live", pile: "rw readers",
+		prep: oneLiveReader,
+		act:  func(e *pileEnv, n int) { e.wlock("new") }},
+	{name: "rw.runlock last live, n dead readers, writer waiting", pile: "rw readers",
+		prep: func(e *pileEnv, n int) { oneLiveReader(e, n); e.wlock("writer") },
+		act:  func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:late") }},
 	{name: "lock.forceunlock rw, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 

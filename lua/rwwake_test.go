@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlua/redlua/internal/redistest"
 )
 
 // rwCalls runs the RWMutex scripts on one lock name as the locks package
-// calls them (docs/layout.md: the lock is the one hash key).
+// calls them (docs/layout.md: the lock's hash and its index).
 type rwCalls struct {
 	t    *testing.T
 	run  func(id string, keys []string, args ...any) []any
@@ -25,13 +27,13 @@ const rwMeta = `{"host":"h","pid":1}`
 // rlock takes a read hold (writer preference, waiting) for owner's attempt.
 func (r rwCalls) rlock(owner, attempt string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@5", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@6", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // rlockFlags is rlock with its own flags (four characters).
 func (r rwCalls) rlockFlags(owner, attempt, flags string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@5", []string{r.key}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@6", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // lock takes the write hold (waiterTTL 0: a single attempt) for owner's
@@ -39,7 +41,7 @@ func (r rwCalls) rlockFlags(owner, attempt, flags string) []any {
 func (r rwCalls) lock(owner string, waiterTTL int, client, attempt string) []any {
 	r.t.Helper()
 	token, _, _ := strings.Cut(owner, "\t")
-	return r.run("rw.lock@6", []string{r.key}, owner, 60000, "g:"+attempt,
+	return r.run("rw.lock@7", []string{r.key, r.key + ":rw"}, owner, 60000, "g:"+attempt,
 		fmt.Sprintf("wq--%08d", waiterTTL)+client+"\t"+attempt+"\t"+token+"\t"+rwMeta)
 }
 
@@ -49,23 +51,23 @@ func (r rwCalls) unlock(owner string, record ...string) int64 {
 	for _, f := range record {
 		args = append(args, f)
 	}
-	return r.run("rw.unlock@3", []string{r.key}, args...)[0].(int64)
+	return r.run("rw.unlock@4", []string{r.key, r.key + ":rw"}, args...)[0].(int64)
 }
 
 func (r rwCalls) runlock(owner string) int64 {
 	r.t.Helper()
-	return r.run("rw.runlock@6", []string{r.key}, "r:"+owner)[0].(int64)
+	return r.run("rw.runlock@7", []string{r.key, r.key + ":rw"}, "r:"+owner)[0].(int64)
 }
 
 // leave gives up owner's attempt (hold r or w).
 func (r rwCalls) leave(owner, attempt, hold string) int64 {
 	r.t.Helper()
-	return r.run("rw.leave@5", []string{r.key}, owner, attempt, 60000, hold, "PUBLISH")[0].(int64)
+	return r.run("rw.leave@6", []string{r.key, r.key + ":rw"}, owner, attempt, 60000, hold, "PUBLISH")[0].(int64)
 }
 
 func (r rwCalls) extend(owner string, ttl int, hold string) int64 {
 	r.t.Helper()
-	return r.run("rw.rextend@3", []string{r.key}, owner, ttl, hold)[0].(int64)
+	return r.run("rw.rextend@4", []string{r.key, r.key + ":rw"}, owner, ttl, hold)[0].(int64)
 }
 
 // taken says a reply is a fencing token (an integer).
@@ -79,14 +81,14 @@ func waits(reply []any) bool {
 	return len(reply) == 2 && reply[0] == int64(0) && reply[1].(int64) > 0
 }
 
-// rw.lock@6, rw.runlock@6, rw.unlock@3 and rw.leave@5 on a real server: a
+// rw.lock@7, rw.runlock@7, rw.unlock@4 and rw.leave@6 on a real server: a
 // waiting writer records its client (W:<owner>) and keeps q; a release
 // that frees the lock wakes only the oldest live waiting writer ("wake
 // <owner>" on its client's grant channel); the last reader out says
 // "released" only when no writer waits, and the writer's release says it
 // whenever someone waits (readers that prefer reading may go); releases
-// that find no q publish nothing; rw.unlock@3 keeps the reentrancy;
-// rw.leave@5 and taking the lock drop the writer's entry; bad arguments
+// that find no q publish nothing; rw.unlock@4 keeps the reentrancy;
+// rw.leave@6 and taking the lock drop the writer's entry; bad arguments
 // are errors.
 func TestRWWakesOldestWriter(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -282,24 +284,24 @@ func TestRWWakesOldestWriter(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"rw.rlock@5", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@5", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@5", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@5", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
-		{"rw.lock@6", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
-		{"rw.lock@6", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
-		{"rw.lock@6", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},
-		{"rw.rextend@3", []any{"o", 0, "r"}, "ttl_ms must be"},
-		{"rw.rextend@3", []any{"o", 1000, "x"}, "hold must be"},
-		{"rw.leave@5", []any{"o", "a", 60000, "w", "PUB"}, "publish must be"},
-		{"rw.leave@5", []any{"o", "a", 0, "w", "PUBLISH"}, "gone_ttl_ms must be"},
-		{"rw.leave@5", []any{"o", "a", 60000, "z", "PUBLISH"}, "hold must be"},
+		{"rw.rlock@6", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@6", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@6", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@6", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
+		{"rw.lock@7", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
+		{"rw.lock@7", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
+		{"rw.lock@7", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},
+		{"rw.rextend@4", []any{"o", 0, "r"}, "ttl_ms must be"},
+		{"rw.rextend@4", []any{"o", 1000, "x"}, "hold must be"},
+		{"rw.leave@6", []any{"o", "a", 60000, "w", "PUB"}, "publish must be"},
+		{"rw.leave@6", []any{"o", "a", 0, "w", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"rw.leave@6", []any{"o", "a", 60000, "z", "PUBLISH"}, "hold must be"},
 	} {
-		if tc.id == "rw.lock@6" {
+		if tc.id == "rw.lock@7" {
 			rc.Del(ctx, "{r}") // the waiter TTL is checked when the writer must wait
 			r.lock("holder", 0, "c9", "h1")
 		}
-		if _, err := call(tc.id, []string{"{r}"}, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := call(tc.id, []string{"{r}", "{r}:rw"}, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%q = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
 		}
 	}
@@ -455,10 +457,12 @@ func TestRWLayout(t *testing.T) {
 	if got := r.lock("frank", 5000, "c", "f3"); !taken(got) {
 		t.Fatalf("lock on a lapsed semaphore's name = %v, want its token", got)
 	}
-	// A lapsed reader's records go when a writer takes the lock after it.
+	// A lapsed reader's records go when a writer takes the lock after it:
+	// the writer sweeps the index's members whose time passed.
 	r.unlock("frank")
 	rc.HSet(ctx, "{l}", "h", fmt.Sprintf("rwmutex\t%d\tr\t2", now-1000),
 		"r:gone1", fmt.Sprintf("%d\th\t1\tc\ta\t{}", now-1000), "r:gone2", fmt.Sprintf("%d\th\t1\tc\ta\t{}", now-2000))
+	rc.ZAdd(ctx, "{l}:rw", redis.Z{Score: float64(now - 1000), Member: "r:gone1"}, redis.Z{Score: float64(now - 2000), Member: "r:gone2"})
 	if got := r.lock("grace", 0, "c", "g1"); !taken(got) {
 		t.Fatalf("lock after lapsed readers = %v", got)
 	}

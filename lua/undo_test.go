@@ -32,7 +32,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		return n
 	}
 	leave := func(lock, owner, attempt, hold string, goneTTL int) []any {
-		return run("rw.leave@5", []string{lock}, owner, attempt, goneTTL, hold, "PUBLISH")
+		return run("rw.leave@6", []string{lock, lock + ":rw"}, owner, attempt, goneTTL, hold, "PUBLISH")
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
 		return run("mutex.undo@4", []string{lock, lock + ":queue"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
@@ -49,7 +49,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if m := rc.HGetAll(ctx, "{x}").Val(); len(m) != 2 || m["g:x1"] == "" || m["g:x2"] == "" {
 		t.Fatalf("the lock hash holds %v, want g:x1 and g:x2", m)
 	}
-	if _, err := call("rw.leave@5", []string{"{x}"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
+	if _, err := call("rw.leave@6", []string{"{x}", "{x}:rw"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
 	if _, err := call("sem.undo@3", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
@@ -80,10 +80,10 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		args    func(attempt string) []any
 		undo    func(attempt string)
 	}{
-		{"rw.rlock@5", "r", []string{"{r}"},
+		{"rw.rlock@6", "r", []string{"{r}", "{r}:rw"},
 			func(a string) []any { return []any{"r:alice", 10000, "g:" + a, "wq--c1\t" + a + "\t{}"} },
 			func(a string) { leave("{r}", "alice", a, "r", 60000) }},
-		{"rw.lock@6", "w", []string{"{w}"},
+		{"rw.lock@7", "w", []string{"{w}", "{w}:rw"},
 			func(a string) []any { return []any{"alice", 10000, "g:" + a, "wq--00003000c1\t" + a + "\talice\t{}"} },
 			func(a string) { leave("{w}", "alice", a, "w", 60000) }},
 		// A Semaphore call's owner token is its attempt id.

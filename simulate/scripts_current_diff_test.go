@@ -24,8 +24,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@9"), get("lock.forceunlock@2")
 	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
 	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
-	rlock, wlock := get("rw.rlock@5"), get("rw.lock@6")
-	runlock, wunlock, rextend, leave := get("rw.runlock@6"), get("rw.unlock@3"), get("rw.rextend@3"), get("rw.leave@5")
+	rlock, wlock := get("rw.rlock@6"), get("rw.lock@7")
+	runlock, wunlock, rextend, leave := get("rw.runlock@7"), get("rw.unlock@4"), get("rw.rextend@4"), get("rw.leave@6")
 
 	client := diffStandalone(t).Client()
 	sim := diffNew(t)
@@ -45,6 +45,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		return []string{n, n + ":queue", n + ":squeue"}
 	}
 	w := []string{"{w}"}
+	wi := []string{"{w}", "{w}:rw"} // the RWMutex scripts: its hash and index
 	type step struct {
 		script *registry.Script // nil: a command, args
 		keys   []string
@@ -75,27 +76,27 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{acquire, m, acq("z", "z-3/20000/r", "cz", "")},        // re-entered
 		{nil, nil, []any{"PTTL", "{m}"}},
 
-		{rlock, w, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},
-		{rlock, w, []any{"r:r2", 60000, "g:r2-1", "wq--cr\tr2-1\t{}"}},
-		{wlock, w, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}}, // waits behind the readers
-		{rlock, w, []any{"r:r3", 60000, "g:r3-1", "wq--cr\tr3-1\t{}"}},           // waits behind the writer
+		{rlock, wi, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},
+		{rlock, wi, []any{"r:r2", 60000, "g:r2-1", "wq--cr\tr2-1\t{}"}},
+		{wlock, wi, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}}, // waits behind the readers
+		{rlock, wi, []any{"r:r3", 60000, "g:r3-1", "wq--cr\tr3-1\t{}"}},           // waits behind the writer
 		{nil, nil, []any{"HLEN", "{w}"}},
 		{nil, nil, []any{"PTTL", "{w}"}},
 		{inspect, inspectKeys("{w}"), nil},
 		{force, w, []any{10000, "PUBLISH", "{w}:released", "{w}:grant:"}}, // revokes both readers
-		{runlock, w, []any{"r:r1"}},
-		{runlock, w, []any{"r:r2"}}, // the last reader out wakes w1
+		{runlock, wi, []any{"r:r1"}},
+		{runlock, wi, []any{"r:r2"}}, // the last reader out wakes w1
 		{nil, nil, []any{"HEXISTS", "{w}", "h"}},
-		{wlock, w, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}},
-		{rextend, w, []any{"w1", 30000, "w"}},
+		{wlock, wi, []any{"w1", 60000, "g:w1-1", "wq--00020000cw\tw1-1\tw1\t{}"}},
+		{rextend, wi, []any{"w1", 30000, "w"}},
 		{nil, nil, []any{"PTTL", "{w}"}},
-		{wunlock, w, []any{"w1"}},
-		{leave, w, []any{"z", "z-1", 60000, "w", "PUBLISH"}},
-		{wlock, w, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}}, // late: takes nothing
-		{rlock, w, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},           // an error
-		{leave, w, []any{"z", "z-2", 60000, "w", "PUB"}},                     // an error
-		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:"}},            // an error
-		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:"}},       // an error
+		{wunlock, wi, []any{"w1"}},
+		{leave, wi, []any{"z", "z-1", 60000, "w", "PUBLISH"}},
+		{wlock, wi, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}}, // late: takes nothing
+		{rlock, wi, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},           // an error
+		{leave, wi, []any{"z", "z-2", 60000, "w", "PUB"}},                     // an error
+		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:"}},             // an error
+		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:"}},        // an error
 
 		{semTake, s[:1], []any{"alice", "1 60000 2", holder("c1", "alice")}},
 		{semTake, s[:1], []any{"bob", "2 60000 2", holder("c2", "bob")}}, // 0: sem.acquire decides

@@ -1,19 +1,22 @@
 -- name: rw.rextend
--- version: 3
+-- version: 4
 -- description: Reset a read or write hold of a read-write lock to a new length, when its owner still holds it.
--- keys: lock
+-- keys: lock index
 -- args: owner ttl_ms hold
 -- returns: 1 when extended, 0 when another owner holds the write hold, -1 when the owner holds no live hold of that kind, -2 when the hold was revoked (forced unlock)
 --
--- The layout is docs/layout.md's. hold is r (the owner's read record
--- r:<owner>) or w (the write hold, h). The hold's expiry becomes now +
--- ttl_ms; h's until_ms never falls below a live hold of the name (so a
--- reader's extend may move it forward, and a writer's keeps it at its own
--- read hold's expiry). A revoked hold (state x) is not extended: its
--- holder learns that it lost the lock. Cost: one HMGET, TIME, one HSET
--- and at most one PEXPIRE.
+-- The layout is rw.rlock@6's (docs/layout.md). hold is r (the owner's
+-- read record r:<owner>) or w (the write hold, h). The hold's expiry
+-- becomes now + ttl_ms, and so does the score of the record's index
+-- member when it has one (not the lone reader u, nor a record of
+-- rw.rlock@4); h's until_ms never falls below a live hold of the name (so
+-- a reader's extend may move it forward, and a writer's keeps it at its
+-- own read hold's expiry). A revoked hold (state x) is not extended: its
+-- holder learns that it lost the lock. Cost: one HMGET, TIME, one HSET,
+-- for a reader in the index one ZADD (logarithmic in the index), and at
+-- most two PEXPIREs.
 
-local lock = KEYS[1]
+local lock, index = KEYS[1], KEYS[2]
 local owner, ttl, hold = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 if not ttl or ttl < 10 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be an integer from 10 to 604800000')
@@ -32,14 +35,14 @@ local function owns(tail)
   return holder ~= nil and (holder == owner or holder .. '\t' .. took == owner)
 end
 
-local v = redis.call('HMGET', lock, 'h', mine)
+local v = redis.call('HMGET', lock, 'h', mine, 'u')
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expiry = now + ttl
 
-local function keep(ms)
-  if redis.call('PEXPIRE', lock, ms, 'GT') == 0 and redis.call('PTTL', lock) == -1 then
-    redis.call('PEXPIRE', lock, ms)
+local function keep(key, ms)
+  if redis.call('PEXPIRE', key, ms, 'GT') == 0 and redis.call('PTTL', key) == -1 then
+    redis.call('PEXPIRE', key, ms)
   end
 end
 
@@ -63,10 +66,13 @@ if hold == 'r' then
   if s == 'x' then
     return -2
   end
+  if v[3] ~= owner and redis.call('ZADD', index, 'XX', 'CH', string.format('%d', expiry), mine) == 1 then
+    keep(index, ttl)
+  end
   if expiry > upto then
     redis.call('HSET', lock, mine, expiry .. '\t' .. s .. '\t' .. tail,
       'h', 'rwmutex\t' .. expiry .. '\t' .. state .. '\t' .. rest)
-    keep(ttl)
+    keep(lock, ttl)
   else
     redis.call('HSET', lock, mine, expiry .. '\t' .. s .. '\t' .. tail)
   end
@@ -87,5 +93,5 @@ if own and own > expiry then
   expiry = own -- the owner's read hold outlasts the new write lease
 end
 redis.call('HSET', lock, 'h', 'rwmutex\t' .. expiry .. '\th\t' .. rest)
-keep(ttl)
+keep(lock, ttl)
 return 1
