@@ -31,6 +31,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	sim := diffNew(t)
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue"}
+	mg := []string{"{m}", "{m}:queue", "{m}:gone"} // mutex.undo's keys
 	// mutex.acquire's ARGV: ttl, the attempt's record field, the hold's end
 	// (client, attempt, owner, meta); the attempt id ends with the call's
 	// waiter TTL and flags.
@@ -69,10 +70,12 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{release, m, rel("b", "b-1/20000/-")},
 		{acquire, m, acq("a", "a-2/0/-", "ca", "")}, // the fast path
 		{release, m, rel("a", "a-2/0/-")},
-		{undo, append(m, "{m}:gone"), []any{"z", "z-1/20000/-", 60000, "PUBLISH"}}, // z gives up
-		{acquire, m, acq("z", "z-1/20000/-", "cz", "")},        // late: takes nothing
-		{acquire, m, acq("z", "z-2/20000/-", "cz", "")},        // its record exists: the long path
-		{acquire, m, acq("z", "z-3/20000/r", "cz", "")},        // re-entered
+		{undo, mg, []any{"z", "z-1/20000/-", 60000, "PUBLISH"}}, // z gives up
+		{nil, nil, []any{"PTTL", "{m}:gone"}},
+		{nil, nil, []any{"ZCARD", "{m}:gone"}},
+		{acquire, m, acq("z", "z-1/20000/-", "cz", "")}, // late: takes nothing
+		{acquire, m, acq("z", "z-2/20000/-", "cz", "")}, // its record exists: the long path
+		{acquire, m, acq("z", "z-3/20000/r", "cz", "")}, // re-entered
 		{nil, nil, []any{"PTTL", "{m}"}},
 
 		{rlock, w, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},
