@@ -366,7 +366,7 @@ func TestModelMutexV2(t *testing.T) {
 	broken.acquire = mcBreak(t, s.acquire, "if fair and waiting then", "if false then")
 	mcMustFail(t, mcV2Model(name+" fair, newcomers barge in", broken, true), "first come, first served")
 	broken = s
-	broken.release = mcBreak(t, s.release, "if deadline and tonumber(deadline) > now then", "if deadline then")
+	broken.release = mcBreak(t, s.release, "return deadline ~= nil and deadline > now", "return deadline ~= nil")
 	mcMustFail(t, mcV2Model(name+" fair, hands over to dead waiters", broken, true), "first come, first served")
 
 	// A release keeps the last token in the released lock's hash; without
@@ -418,7 +418,7 @@ func TestModelMutexV2(t *testing.T) {
 	// waiter TTL, or a keeper that moves only the deadlines, lets the keys
 	// expire under a live waiter.
 	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "    redis.call('PEXPIRE', queue, life)\n", "")
+	broken.acquire = mcBreak(t, s.acquire, "  redis.call('PEXPIRE', queue, life)\n", "")
 	mcMustFail(t, mcV2Model(name+", the queue key never expires", broken, false), mcQueueExpiry.Name)
 	broken = s
 	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', queue, life)", "redis.call('PEXPIRE', queue, math.floor(waiter_ttl / 2))")
