@@ -49,11 +49,29 @@ local now_us = time[1] * 1000000 + time[2]
 local now = math.floor(now_us / 1000)
 local now_text = string.format('%d', now)
 
--- Drop the given-up records whose time passed, the oldest first.
+-- Drop the given-up records whose time passed, the oldest first. The
+-- hash's value decides: a record that another writer moved later (the
+-- index not told) stays, indexed again by its end.
 local stale = redis.call('ZRANGE', index, '-inf', now_text, 'BYSCORE', 'LIMIT', 0, 100)
 if #stale > 0 then
-  redis.call('HDEL', lock, unpack(stale))
+  local ends = redis.call('HMGET', lock, unpack(stale))
+  local ended, later = {}, {}
+  for i, name in ipairs(stale) do
+    local ends_at = tonumber(ends[i])
+    if ends_at and ends_at > now then
+      later[#later + 1] = string.format('%d', ends_at)
+      later[#later + 1] = name
+    elseif ends_at then
+      ended[#ended + 1] = name
+    end
+  end
   redis.call('ZREMRANGEBYRANK', index, 0, #stale - 1)
+  if #ended > 0 then
+    redis.call('HDEL', lock, unpack(ended))
+  end
+  if #later > 0 then
+    redis.call('ZADD', index, unpack(later))
+  end
 end
 
 local field = 'g:' .. attempt

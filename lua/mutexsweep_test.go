@@ -134,14 +134,22 @@ func TestMutexGivenUpRecordsGoInBatches(t *testing.T) {
 	if ttl := e.do("PTTL", pileGone).(int64); ttl < 3*pileGoneTTL {
 		t.Fatalf("the index expires in %d ms, before the latest record (%d ms)", ttl, 4*pileGoneTTL)
 	}
+	// Another writer (not telling the index) moves u00000's record later:
+	// the sweep leaves it, indexed by its new end.
+	moved := "g:" + mutexAttempt("a-"+member("u", 0))
+	movedEnd := pileStart.Add(10 * pileGoneTTL * time.Millisecond).UnixMilli()
+	e.do("HSET", pileLock, moved, movedEnd)
 	e.clock.Advance(2 * pileGoneTTL * time.Millisecond)
 	e.mutexUndo("new1")
-	if n, g := e.do("ZCARD", pileGone), e.fieldsWith("g:"); n != int64(52) || g != 52 {
-		t.Fatalf("after one undo: %v indexed, %d records; want 52 (50 expired, late, new1)", n, g)
+	if n, g := e.do("ZCARD", pileGone), e.fieldsWith("g:"); n != int64(53) || g != 53 {
+		t.Fatalf("after one undo: %v indexed, %d records; want 53 (50 expired, late, u00000, new1)", n, g)
+	}
+	if score := fmt.Sprint(e.do("ZSCORE", pileGone, moved)); score != fmt.Sprint(movedEnd) && score != fmt.Sprint(float64(movedEnd)) {
+		t.Fatalf("the moved record is indexed at %v, want its new end %d", score, movedEnd)
 	}
 	e.mutexUndo("new2")
-	if n, g := e.do("ZCARD", pileGone), e.fieldsWith("g:"); n != int64(3) || g != 3 {
-		t.Fatalf("after two undos: %v indexed, %d records; want 3 (late, new1, new2)", n, g)
+	if n, g := e.do("ZCARD", pileGone), e.fieldsWith("g:"); n != int64(4) || g != 4 {
+		t.Fatalf("after two undos: %v indexed, %d records; want 4 (late, u00000, new1, new2)", n, g)
 	}
 	// The records still refuse their attempts.
 	if r := e.mutexAcquire("new1"); fmt.Sprint(r) != "[0 0 0]" {
