@@ -49,7 +49,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	}
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@13"), mutexRelease: pick("mutex.release@10"),
-		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@5"),
+		mutexExtend: pick("mutex.extend@5"), mutexUndo: pick("mutex.undo@5"),
 		rlock: pick("rw.rlock@5"), runlock: pick("rw.runlock@6"), rextend: pick("rw.rextend@3"),
 		wlock: pick("rw.lock@6"), wleave: pick("rw.leave@5"), wunlock: pick("rw.unlock@3"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
@@ -284,10 +284,10 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@4 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// mutexExtend runs mutex.extend@5 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
 // A revoked hold (a forced unlock's grace period) answers outcomeRevoked.
 func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds(), leaseAttempt)
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock, k.queue}, owner, ttl.Milliseconds(), leaseAttempt)
 	if err != nil {
 		return 0, false, err
 	}

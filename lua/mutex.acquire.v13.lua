@@ -104,6 +104,15 @@ local function keep_for(ms)
   end
 end
 
+-- A hold taken while q is there keeps the queue as long as the hash: the
+-- queue is how the scripts find the entries of waiters that died.
+local function hold_for(ms)
+  keep_for(ms)
+  if q then
+    redis.call('PEXPIRE', queue, ms, 'GT')
+  end
+end
+
 -- next_live finds the oldest live waiter: it looks at the head, and when
 -- that one is dead, at the next 100 at once, and drops the dead ones ahead
 -- of the first live one (each once). It returns that waiter and its entry
@@ -210,7 +219,7 @@ if kind and holder == owner and state ~= 'x' then
   end
   if hold then
     redis.call('HSET', lock, 'h', hold)
-    keep_for(ttl)
+    hold_for(ttl)
     leave_queue(owner)
     return last
   end
@@ -228,7 +237,7 @@ if not kind then
     leave_queue(owner)
     local token = math.max(now_us, last + 1)
     redis.call('HSET', lock, 'h', record('h', 1, now + ttl, attempt, client, meta), 'f', string.format('%d', token))
-    keep_for(ttl)
+    hold_for(ttl)
     return token
   end
 end

@@ -156,6 +156,7 @@ if q and tonumber(q) > now then
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then
       redis.call('PEXPIRE', lock, first)
+      redis.call('PEXPIRE', queue, first, 'GT') -- as long as the hash
     end
     redis.call(publish, lock .. ':grant:' .. client, 'grant ' .. token .. ' ' .. attempt .. ' ' .. head)
     return 3

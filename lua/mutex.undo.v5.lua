@@ -91,6 +91,11 @@ end
 if redis.call('PEXPIRE', lock, gone_ttl, 'GT') == 0 then
   redis.call('PEXPIRE', lock, gone_ttl, 'NX')
 end
+if q then
+  -- The queue lives as long as the hash while q is there: it is how the
+  -- scripts find the entries of waiters that died.
+  redis.call('PEXPIRE', queue, gone_ttl, 'GT')
+end
 if redis.call('PEXPIRE', index, gone_ttl, 'GT') == 0 then
   redis.call('PEXPIRE', index, gone_ttl, 'NX')
 end
@@ -199,6 +204,7 @@ if q and tonumber(q) > now then
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then
       redis.call('PEXPIRE', lock, first)
+      redis.call('PEXPIRE', queue, first, 'GT') -- as long as the hash
     end
     redis.call(publish, lock .. ':grant:' .. client, 'grant ' .. token .. ' ' .. next_attempt .. ' ' .. head)
     return 3

@@ -52,9 +52,9 @@ func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
 
 func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.extend@4", []string{lock}, owner, ttl, leaseAttempt)
+	r, err := m.call("mutex.extend@5", []string{lock, lock + ":queue"}, owner, ttl, leaseAttempt)
 	if err != nil {
-		m.t.Fatalf("mutex.extend@4 %s: %v", owner, err)
+		m.t.Fatalf("mutex.extend@5 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
@@ -433,7 +433,7 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 	}{
 		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
 		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.extend@4", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
+		{"mutex.extend@5", []string{"{l}", "{l}:queue"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@6", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
 		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
 		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},

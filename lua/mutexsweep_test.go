@@ -175,3 +175,36 @@ func TestMutexKeepQueuedRefusesMoreThan100Owners(t *testing.T) {
 		t.Fatalf("keepqueued of 100 owners: %v", err)
 	}
 }
+
+// While q is in the lock hash, the queue lives at least as long as the
+// hash, whichever script moves the hash's expiry: the queue is how the
+// scripts find the entries of waiters that die, so it must not expire
+// first and leave them unfound.
+func TestMutexQueueLivesAsLongAsTheHash(t *testing.T) {
+	e := newPileEnv(t, scripts(t))
+	check := func(after string) {
+		t.Helper()
+		lock, queue := e.do("PTTL", pileLock).(int64), e.do("PTTL", pileQueue).(int64)
+		if queue < lock {
+			t.Fatalf("after %s the queue expires in %d ms, before the lock hash (%d ms)", after, queue, lock)
+		}
+	}
+	buildMutexWaiters(e, 3)
+	check("queueing")
+	e.run("mutex.extend@5", []string{pileLock, pileQueue}, "holder", 10*pileTTL, mutexAttempt("a-holder"))
+	check("the holder's extend")
+	e.run("mutex.keepqueued@6", []string{pileLock, pileQueue}, member("w", 0), member("w", 1), member("w", 2))
+	check("a keep")
+	if r := e.mutexRelease("holder"); r != int64(3) {
+		t.Fatalf("release = %v, want 3 (handed over)", r)
+	}
+	check("a hand-over")
+	if _, ok := e.mutexAcquire(member("w", 0)).(int64); !ok {
+		t.Fatal("the waiter handed the lock did not claim it")
+	}
+	check("the claim")
+	e.run("mutex.extend@5", []string{pileLock, pileQueue}, member("w", 0), 20*pileTTL, mutexAttempt("a-"+member("w", 0)))
+	check("the new holder's extend")
+	e.mutexUndo(member("w", 1))
+	check("an undo")
+}

@@ -417,7 +417,7 @@ var pilePaths = []pilePath{
 		}},
 	{name: "mutex.extend, n waiting", pile: "mutex waiters",
 		act: func(e *pileEnv, n int) {
-			e.run("mutex.extend@4", []string{pileLock}, "holder", pileTTL, mutexAttempt("a-holder"))
+			e.run("mutex.extend@5", []string{pileLock, pileQueue}, "holder", pileTTL, mutexAttempt("a-holder"))
 		}},
 	{name: "mutex.keepqueued, n waiting", pile: "mutex waiters",
 		act: func(e *pileEnv, n int) {
@@ -460,7 +460,7 @@ var pilePaths = []pilePath{
 		act: func(e *pileEnv, n int) { e.run("rw.rextend@3", []string{pileLock}, "writer", pileTTL, "w") }},
 	{name: "mutex.extend writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) {
-			e.run("mutex.extend@4", []string{pileLock}, "writer", pileTTL, "a-writer")
+			e.run("mutex.extend@5", []string{pileLock, pileQueue}, "writer", pileTTL, "a-writer")
 		}},
 	{name: "rw.leave writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) { e.rwLeave(member("W", n-1), "w") }},
@@ -651,16 +651,16 @@ func TestScriptWorkPileBuildersMatchTheScripts(t *testing.T) {
 // changes one) makes both of its paths grow, and the ratchet says so.
 func TestScriptWorkPileCatchesAScan(t *testing.T) {
 	reg := scripts(t)
-	extend, err := reg.Lookup("mutex.extend@4")
+	extend, err := reg.Lookup("mutex.extend@5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const from = "local h = redis.call('HGET', lock, 'h')"
+	const from = "local v = redis.call('HMGET', lock, 'h', 'q')"
 	if !strings.Contains(extend.Source, from) {
 		t.Fatalf("%s no longer contains %q; update the mutation", extend.ID(), from)
 	}
 	broken, err := registry.ParseScript(extend.File, []byte(strings.Replace(extend.Source, from,
-		"local h = redis.call('HGETALL', lock) and redis.call('HGET', lock, 'h')", 1)))
+		"local v = redis.call('HGETALL', lock) and redis.call('HMGET', lock, 'h', 'q')", 1)))
 	if err != nil || broken.SHA1 == extend.SHA1 {
 		t.Fatalf("could not break %s: %v", extend.ID(), err)
 	}
@@ -677,7 +677,7 @@ func TestScriptWorkPileCatchesAScan(t *testing.T) {
 	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
 		t.Fatalf("the unbroken script fails the check: %v", problems)
 	}
-	figures := measurePiles(t, reg, map[string]*registry.Script{"mutex.extend@4": broken}, paths)
+	figures := measurePiles(t, reg, map[string]*registry.Script{"mutex.extend@5": broken}, paths)
 	logFigures(t, figures)
 	problems := pileProblems(figures, pileKnownGrowth)
 	if len(problems) != 2 {

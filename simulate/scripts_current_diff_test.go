@@ -20,7 +20,7 @@ import (
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@13"), get("mutex.release@10"), get("mutex.keepqueued@6")
-	undo, extend := get("mutex.undo@5"), get("mutex.extend@4")
+	undo, extend := get("mutex.undo@5"), get("mutex.extend@5")
 	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@9"), get("lock.forceunlock@2")
 	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
 	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
@@ -62,7 +62,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{keep, m, []any{"b", "nobody"}},
 		{nil, nil, []any{"PTTL", "{m}:queue"}},
 		{inspect, inspectKeys("{m}"), nil},
-		{extend, []string{"{m}"}, []any{"a", 40000, "a-1/20000/-"}},
+		{extend, m, []any{"a", 40000, "a-1/20000/-"}},
+		{nil, nil, []any{"PTTL", "{m}:queue"}},
 		{release, m, rel("a", "a-1/20000/-")},
 		{acquire, m, acq("b", "b-1/20000/-", "cb", `{"pid":2}`)}, // claims the grant
 		{nil, nil, []any{"HKEYS", "{m}"}},
