@@ -407,7 +407,7 @@ var pilePaths = []pilePath{
 			e.clock.Advance(2 * pileGoneTTL * time.Millisecond)
 		},
 		act: func(e *pileEnv, n int) { e.mutexUndo("new") }},
-	{name: "mutex.keepqueued 100 owners of one client, n waiting", pile: "mutex waiters", batch: 100,
+	{name: "mutex.keepqueued 100 owners, n waiting", pile: "mutex waiters", batch: 100,
 		act: func(e *pileEnv, n int) {
 			owners := make([]any, 100)
 			for i := range owners {
