@@ -183,6 +183,7 @@ type keys struct {
 	text            string // the name as error texts show it (shortText)
 	lock            string // "{N}", the name's hash (docs/layout.md); every key and channel starts with the Client's WithKeyPrefix
 	queue, semQueue string // "{N}:queue" and "{N}:squeue": a Mutex's and a Semaphore's queue
+	gone            string // "{N}:gone": a Mutex's given-up records (g:<attempt>) by their end
 	channel         string // "{N}:released": callers that wait without queueing hear releases there
 	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants, wake-ups and revocations
 	rwIndex         string // "{N}:rw": an RWMutex's index of readers, waiting writers and given-up attempts by time
@@ -237,7 +238,7 @@ func prefixedKeys(prefix, name string) (keys, error) {
 	}
 	return keys{
 		name: name, text: shortText(name), lock: key(keyLock), queue: key(keyQueue), semQueue: key(keySemQueue),
-		channel: key(keyChannel), grantPrefix: key(keyGrantPrefix), rwIndex: key(keyRWIndex),
+		gone: key(keyGone), channel: key(keyChannel), grantPrefix: key(keyGrantPrefix), rwIndex: key(keyRWIndex),
 	}, nil
 }
 
@@ -248,6 +249,7 @@ const (
 	keyLock keyIndex = iota
 	keyQueue
 	keySemQueue
+	keyGone
 	keyChannel
 	keyGrantPrefix
 	keyRWIndex
@@ -255,7 +257,7 @@ const (
 
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
-	keyLock: "", keyQueue: ":queue", keySemQueue: ":squeue",
+	keyLock: "", keyQueue: ":queue", keySemQueue: ":squeue", keyGone: ":gone",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
 	keyRWIndex: ":rw",
 }

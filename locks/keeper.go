@@ -6,9 +6,15 @@ import (
 	"time"
 )
 
-// keepBatch bounds the owners of one mutex.keepqueued call, so that the
+// keepBatch bounds the owners of one sem.keepqueued call, so that the
 // script's unpack stays far below Lua's stack limit.
 const keepBatch = 1000
+
+// mutexKeepBatch bounds the owners of one mutex.keepqueued call, which
+// refuses more: a call's work is proportional to its owners, so that one
+// Client's thousand waiters of a name cost the server ten short runs, not
+// one long one.
+const mutexKeepBatch = 100
 
 // queueKeeper keeps a Client's queued Lock calls in their locks' queues.
 // A waiter's place lasts its waiter TTL unless refreshed; refreshing each
@@ -133,8 +139,12 @@ func (q *queueKeeper) refresh(kl *keptLock) {
 	// the shortest waiter TTL later), or it is no use.
 	ctx, cancel := context.WithTimeout(context.Background(), every)
 	wakeAll, dropped := false, map[string]bool{}
-	for start := 0; start < len(owners); start += keepBatch {
-		batch := owners[start:min(start+keepBatch, len(owners))]
+	size := keepBatch
+	if !kl.sem {
+		size = mutexKeepBatch
+	}
+	for start := 0; start < len(owners); start += size {
+		batch := owners[start:min(start+size, len(owners))]
 		held := true // a semaphore's refresh wakes the waiters that fit itself
 		var queued []bool
 		var err error

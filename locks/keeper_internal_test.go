@@ -246,6 +246,26 @@ func TestKeeperKeepsQueuedWaitersWithOneRunPerPeriod(t *testing.T) {
 	f.collect(t, n, 20*time.Second)
 }
 
+// A Client refreshes its waiters of one Mutex at most mutexKeepBatch (100)
+// a run, since mutex.keepqueued refuses more: 250 waiters take three runs
+// a refresh period, and every one stays queued.
+func TestKeeperSendsMutexWaitersInBatches(t *testing.T) {
+	const n, waiterTTL = 250, time.Minute
+	f := newKeeperFixture(t, n, waiterTTL)
+	before := f.counted.count("mutex.keepqueued")
+	for range 30 { // 3 waiter TTLs: 9 refresh periods
+		f.clock.Advance(waiterTTL / 10)
+	}
+	if live := f.liveWaiters(t); live != n {
+		t.Fatalf("after 3 waiter TTLs, %d of %d waiters are still queued", live, n)
+	}
+	// 3 runs a period, 9 periods; a period's runs may straddle the end.
+	if runs := f.counted.count("mutex.keepqueued") - before; runs < 21 || runs > 33 {
+		t.Errorf("mutex.keepqueued ran %d times in 9 refresh periods for %d waiters, want about 27 (3 a period)", runs, n)
+	}
+	f.cancel()
+}
+
 // A holder that vanishes without a release (here its hold is deleted)
 // announces nothing: the keeper's next refresh sees a lock with waiters
 // and no holder and wakes them, long before their own timers (the head's

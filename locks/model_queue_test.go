@@ -21,7 +21,7 @@ import (
 // mcNow is the model's server time in ms (the simulator's clock starts there).
 func mcNow(v *explore.View) int64 { return 1_700_000_000_000 + v.Now().Milliseconds() }
 
-// mcHold is a live hold h of lock hash key (mutex.acquire@12's layout: kind,
+// mcHold is a live hold h of lock hash key (mutex.acquire@13's layout: kind,
 // until, state, count, client, attempt, owner, meta); ok is false when
 // there is none, or its time passed.
 func mcHold(v *explore.View, key string) (h []string, ok bool) {
@@ -199,7 +199,7 @@ func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 }
 
 // mcMutexIDs are the scripts the client runs for a Mutex.
-var mcMutexIDs = []string{"mutex.acquire@12", "mutex.release@9", "mutex.undo@4", "mutex.keepqueued@5"}
+var mcMutexIDs = []string{"mutex.acquire@13", "mutex.release@10", "mutex.undo@5", "mutex.keepqueued@6"}
 
 // mcV2Scripts is the Mutex's scripts the client runs.
 func mcV2Scripts(t *testing.T) mutexScripts {
@@ -366,7 +366,7 @@ func TestModelMutexV2(t *testing.T) {
 	broken.acquire = mcBreak(t, s.acquire, "if fair and waiting then", "if false then")
 	mcMustFail(t, mcV2Model(name+" fair, newcomers barge in", broken, true), "first come, first served")
 	broken = s
-	broken.release = mcBreak(t, s.release, "if deadline and tonumber(deadline) > now then", "if deadline then")
+	broken.release = mcBreak(t, s.release, "return deadline ~= nil and deadline > now", "return deadline ~= nil")
 	mcMustFail(t, mcV2Model(name+" fair, hands over to dead waiters", broken, true), "first come, first served")
 
 	// A release keeps the last token in the released lock's hash; without
@@ -418,16 +418,16 @@ func TestModelMutexV2(t *testing.T) {
 	// waiter TTL, or a keeper that moves only the deadlines, lets the keys
 	// expire under a live waiter.
 	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "  redis.call('PEXPIRE', queue, waiter_ttl)\n", "")
+	broken.acquire = mcBreak(t, s.acquire, "  redis.call('PEXPIRE', queue, life)\n", "")
 	mcMustFail(t, mcV2Model(name+", the queue key never expires", broken, false), mcQueueExpiry.Name)
 	broken = s
-	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', queue, waiter_ttl)", "redis.call('PEXPIRE', queue, math.floor(waiter_ttl / 2))")
+	broken.acquire = mcBreak(t, s.acquire, "redis.call('PEXPIRE', queue, life)", "redis.call('PEXPIRE', queue, math.floor(waiter_ttl / 2))")
 	mcMustFail(t, mcV2Model(name+", the queue expires after half a waiter TTL", broken, false), mcQueueExpiry.Name)
 	broken = s
 	broken.acquire = mcBreak(t, s.acquire, "keep_for(waiter_ttl)", "keep_for(math.floor(waiter_ttl / 2))")
 	mcMustFail(t, mcV2Model(name+", the hash expires after half a waiter TTL", broken, false), mcQueueExpiry.Name)
 	m = mcV2Model(name+" with a keeper that leaves the queue's expiry", mcV2Scripts(t), false)
-	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "redis.call('PEXPIRE', queue, longest)", "")))
+	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "redis.call('PEXPIRE', queue, life)", "")))
 	mcMustFail(t, m, mcQueueExpiry.Name)
 	m = mcV2Model(name+" with a keeper that leaves q", mcV2Scripts(t), false)
 	m.Actors = append(m.Actors, mcKeeper(mcBreak(t, keep, "fresh[#fresh + 1] = 'q'", "fresh[#fresh + 1] = 'x'")))
@@ -513,7 +513,7 @@ func TestModelMutexV2GiveUp(t *testing.T) {
 }
 
 // mcUndoRecord is the line of mutex.undo that records the attempt.
-const mcUndoRecord = "redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', until_gone))"
+const mcUndoRecord = "redis.call('HSET', lock, field, until_text)"
 
 // --- two calls of one owner ---------------------------------------------------
 

@@ -48,14 +48,14 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@12"), mutexRelease: pick("mutex.release@9"),
-		mutexExtend: pick("mutex.extend@4"), mutexUndo: pick("mutex.undo@4"),
+		mutexAcquire: pick("mutex.acquire@13"), mutexRelease: pick("mutex.release@10"),
+		mutexExtend: pick("mutex.extend@5"), mutexUndo: pick("mutex.undo@5"),
 		rlock: pick("rw.rlock@6"), runlock: pick("rw.runlock@7"), rextend: pick("rw.rextend@4"),
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
 		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
 		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@2"),
-		keepQueued: pick("mutex.keepqueued@5"),
+		keepQueued: pick("mutex.keepqueued@6"),
 		inspect:    pick("lock.inspect@2"),
 	}
 	return set, missing
@@ -205,7 +205,7 @@ const (
 )
 
 // mutexAttempt names one Mutex acquisition call (see newAttempt) that
-// waits as wait says. mutex.acquire@12 reads the call's mode, which only its
+// waits as wait says. mutex.acquire@13 reads the call's mode, which only its
 // slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
 // flags of r (reentrant), f (fair), w (told of releases without queueing)
 // or - (none). Each argument of a script call costs the server work even
@@ -231,7 +231,7 @@ func mutexAttempt(s *settings, wait acquireWait) string {
 	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@12 (KEYS lock, queue) for the call
+// mutexAcquire runs mutex.acquire@13 (KEYS lock, queue) for the call
 // attempt_, from mutexAttempt. The script replies with the fencing token
 // alone when the caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
@@ -257,10 +257,10 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 }
 
 // mutexRelease drops a Mutex hold (RWMutex write holds use writeRelease).
-// With attempt_ "" it is an Unlock (mutex.release@9): leaseAttempt is the
+// With attempt_ "" it is an Unlock (mutex.release@10): leaseAttempt is the
 // attempt that took the hold it drops ("" for any hold of the owner: a
 // reentrant owner). With an attempt id it undoes an acquisition whose
-// caller gave up (mutex.undo@4): the server refuses that attempt from then
+// caller gave up (mutex.undo@5): the server refuses that attempt from then
 // on and drops the hold only if that attempt took it.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	// No WAIT: a release that a failover loses only leaves a lease that
@@ -278,16 +278,16 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold, c.publish).Int64()
 		}
 	} else {
-		n, err = node.Run(ctx, c.scripts.mutexUndo, []string{k.lock, k.queue},
+		n, err = node.Run(ctx, c.scripts.mutexUndo, []string{k.lock, k.queue, k.gone},
 			owner, attempt_, s.goneTTL().Milliseconds(), c.publish).Int64()
 	}
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@4 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// mutexExtend runs mutex.extend@5 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
 // A revoked hold (a forced unlock's grace period) answers outcomeRevoked.
 func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock}, owner, ttl.Milliseconds(), leaseAttempt)
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock, k.queue}, owner, ttl.Milliseconds(), leaseAttempt)
 	if err != nil {
 		return 0, false, err
 	}
@@ -607,8 +607,8 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	return out, replicated, nil
 }
 
-// keepQueued runs mutex.keepqueued@5: it moves the waiter deadlines of
-// owners forward in one call, and q and the keys' expiry with them. held says a live hold is on the
+// keepQueued runs mutex.keepqueued@6: it moves the waiter deadlines of
+// owners (at most mutexKeepBatch) forward in one call, and q and the keys' expiry with them. held says a live hold is on the
 // name; queued[i] says owners[i] was still queued.
 func (c *Client) keepQueued(ctx context.Context, node Backend, k keys, owners []string) (held bool, queued []bool, err error) {
 	args := make([]any, len(owners))

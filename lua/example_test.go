@@ -16,11 +16,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	acquire, err := reg.Lookup("mutex.acquire@12")
+	acquire, err := reg.Lookup("mutex.acquire@13")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(acquire.ID(), acquire.Keys)
-	// Output: mutex.acquire@12 [lock queue]
+	// Output: mutex.acquire@13 [lock queue]
 }

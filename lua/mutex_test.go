@@ -21,45 +21,45 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-// acquire calls mutex.acquire@12; the attempt id carries the call's mode:
+// acquire calls mutex.acquire@13; the attempt id carries the call's mode:
 // "<id>/<waiter_ttl_ms>/<flags>".
 func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@12", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	r, err := m.call("mutex.acquire@13", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@12 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@13 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
 
 func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.release@9", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
+	r, err := m.call("mutex.release@10", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
 	if err != nil {
-		m.t.Fatalf("mutex.release@9 %s: %v", owner, err)
+		m.t.Fatalf("mutex.release@10 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
 
 func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.undo@4", []string{lock, lock + ":queue"}, owner, attempt, goneTTL, "PUBLISH")
+	r, err := m.call("mutex.undo@5", []string{lock, lock + ":queue", lock + ":gone"}, owner, attempt, goneTTL, "PUBLISH")
 	if err != nil {
-		m.t.Fatalf("mutex.undo@4 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.undo@5 %s %s: %v", owner, attempt, err)
 	}
 	return r.(int64)
 }
 
 func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.extend@4", []string{lock}, owner, ttl, leaseAttempt)
+	r, err := m.call("mutex.extend@5", []string{lock, lock + ":queue"}, owner, ttl, leaseAttempt)
 	if err != nil {
-		m.t.Fatalf("mutex.extend@4 %s: %v", owner, err)
+		m.t.Fatalf("mutex.extend@5 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@12's ARGV for a call of owner.
+// acquireArgs is mutex.acquire@13's ARGV for a call of owner.
 func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
 	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 }
@@ -342,7 +342,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// A tab in an owner or attempt would break the record: refused.
 	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
 	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
-		if _, err := call("mutex.acquire@12", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+		if _, err := call("mutex.acquire@13", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -370,7 +370,7 @@ func TestMutexQueueExpires(t *testing.T) {
 		rc.PExpire(ctx, key, 500*time.Millisecond) // as if the last refresh were 2.5s ago
 	}
 	rc.HSet(ctx, "{x}", "q", time.Now().Add(500*time.Millisecond).UnixMilli())
-	got, err := call("mutex.keepqueued@5", []string{"{x}", "{x}:queue"}, "bob", "nobody")
+	got, err := call("mutex.keepqueued@6", []string{"{x}", "{x}:queue"}, "bob", "nobody")
 	if a, ok := got.([]any); err != nil || !ok || len(a) != 4 || a[0] != int64(1) || a[2] != int64(1) || a[3] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, %v; want {1, left, 1, 0}", got, err)
 	}
@@ -431,19 +431,19 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.extend@4", []string{"{l}"}, []any{"o", "soon", ""}, "ttl_ms must be"},
+		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.extend@5", []string{"{l}", "{l}:queue"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@6", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
-		{"mutex.undo@4", []string{"{l}", "{l}:queue"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
-		{"mutex.undo@4", []string{"{l}", "{l}:queue"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
 	} {
 		if _, err := call(c.id, c.keys, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
 		}
 	}
 	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
-	if _, err := call("mutex.acquire@12", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	if _, err := call("mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 
@@ -506,9 +506,9 @@ func isWait(r any) bool {
 }
 
 // Waiter entries never outlive their place: once q's time passed (every
-// deadline is at most q), the next acquire drops q, the entries and the
-// queue, and the acquire after it is fast again; the keeper does not bring
-// back a dead entry whose owner left the queue.
+// deadline is at most q), the next acquire or release drops q and the
+// entries of the queue, and the acquire after it is fast again; the keeper
+// does not bring back a dead entry whose owner left the queue.
 func TestMutexDeadWaitersGo(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := context.Background()
@@ -524,14 +524,18 @@ func TestMutexDeadWaitersGo(t *testing.T) {
 	past := time.Now().Add(-time.Second).UnixMilli()
 	rc.HSet(ctx, "{d}", "q", past, "w:bob", fmt.Sprintf("%d\t60000\t1000\tcb\tb1/1000/-\t", past))
 	rc.Del(ctx, "{d}:queue")
-	got, err := call("mutex.keepqueued@5", []string{"{d}", "{d}:queue"}, "bob")
+	got, err := call("mutex.keepqueued@6", []string{"{d}", "{d}:queue"}, "bob")
 	if a, ok := got.([]any); err != nil || !ok || len(a) != 3 || a[2] != int64(0) {
 		t.Fatalf("keepqueued of bob's dead entry outside the queue = %v, %v; want {1, left, 0}", got, err)
 	}
 	if n := rc.HExists(ctx, "{d}", "w:bob").Val(); n {
 		t.Fatal("the keeper left bob's dead entry")
 	}
+	// A dead waiter still in the queue (which lives as long as the hash
+	// when the scripts set its expiry) goes with a stale q: the release
+	// finds it through the queue, not by scanning the hash.
 	rc.HSet(ctx, "{d}", "w:bob", fmt.Sprintf("%d\t60000\t1000\tcb\tb1/1000/-\t", past))
+	rc.ZAdd(ctx, "{d}:queue", redis.Z{Score: 1, Member: "bob"})
 	m.release("{d}", "alice", "a1/1000/-")
 	if f := fields(); len(f) != 1 || f[0] != "f" {
 		t.Fatalf("after a release with a stale q the hash has %v, want only f", f)

@@ -20,7 +20,7 @@ func TestScriptsRefuseLockNamesOverTheLimit(t *testing.T) {
 	reg := scripts(t)
 	long := "{" + strings.Repeat("n", 1025) + "}"
 	most := "{" + strings.Repeat("n", 1024) + "}"
-	for _, id := range []string{"mutex.acquire@12", "mutex.undo@4", "multi.acquire@6", "rw.rlock@6", "rw.lock@7", "rw.leave@6",
+	for _, id := range []string{"mutex.acquire@13", "mutex.undo@5", "multi.acquire@6", "rw.rlock@6", "rw.lock@7", "rw.leave@6",
 		"sem.take@3", "sem.acquire@9", "sem.setlimit@6", "sem.undo@3"} {
 		s, err := reg.Lookup(id)
 		if err != nil {
@@ -28,8 +28,8 @@ func TestScriptsRefuseLockNamesOverTheLimit(t *testing.T) {
 		}
 		keys := func(lock string) []string {
 			out := []string{lock}
-			for range s.Keys[1:] {
-				out = append(out, lock+":queue")
+			for _, name := range s.Keys[1:] {
+				out = append(out, lock+":"+name)
 			}
 			return out
 		}

@@ -19,8 +19,8 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@12"), get("mutex.release@9"), get("mutex.keepqueued@5")
-	undo, extend := get("mutex.undo@4"), get("mutex.extend@4")
+	acquire, release, keep := get("mutex.acquire@13"), get("mutex.release@10"), get("mutex.keepqueued@6")
+	undo, extend := get("mutex.undo@5"), get("mutex.extend@5")
 	inspect, semAcquire, force := get("lock.inspect@2"), get("sem.acquire@9"), get("lock.forceunlock@2")
 	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
 	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
@@ -31,6 +31,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	sim := diffNew(t)
 	ctx := context.Background()
 	m := []string{"{m}", "{m}:queue"}
+	mg := []string{"{m}", "{m}:queue", "{m}:gone"} // mutex.undo's keys
 	// mutex.acquire's ARGV: ttl, the attempt's record field, the hold's end
 	// (client, attempt, owner, meta); the attempt id ends with the call's
 	// waiter TTL and flags.
@@ -62,7 +63,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{keep, m, []any{"b", "nobody"}},
 		{nil, nil, []any{"PTTL", "{m}:queue"}},
 		{inspect, inspectKeys("{m}"), nil},
-		{extend, []string{"{m}"}, []any{"a", 40000, "a-1/20000/-"}},
+		{extend, m, []any{"a", 40000, "a-1/20000/-"}},
+		{nil, nil, []any{"PTTL", "{m}:queue"}},
 		{release, m, rel("a", "a-1/20000/-")},
 		{acquire, m, acq("b", "b-1/20000/-", "cb", `{"pid":2}`)}, // claims the grant
 		{nil, nil, []any{"HKEYS", "{m}"}},
@@ -70,10 +72,12 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{release, m, rel("b", "b-1/20000/-")},
 		{acquire, m, acq("a", "a-2/0/-", "ca", "")}, // the fast path
 		{release, m, rel("a", "a-2/0/-")},
-		{undo, m, []any{"z", "z-1/20000/-", 60000, "PUBLISH"}}, // z gives up
-		{acquire, m, acq("z", "z-1/20000/-", "cz", "")},        // late: takes nothing
-		{acquire, m, acq("z", "z-2/20000/-", "cz", "")},        // its record exists: the long path
-		{acquire, m, acq("z", "z-3/20000/r", "cz", "")},        // re-entered
+		{undo, mg, []any{"z", "z-1/20000/-", 60000, "PUBLISH"}}, // z gives up
+		{nil, nil, []any{"PTTL", "{m}:gone"}},
+		{nil, nil, []any{"ZCARD", "{m}:gone"}},
+		{acquire, m, acq("z", "z-1/20000/-", "cz", "")}, // late: takes nothing
+		{acquire, m, acq("z", "z-2/20000/-", "cz", "")}, // its record exists: the long path
+		{acquire, m, acq("z", "z-3/20000/r", "cz", "")}, // re-entered
 		{nil, nil, []any{"PTTL", "{m}"}},
 
 		{rlock, wi, []any{"r:r1", 60000, "g:r1-1", "wq--cr\tr1-1\t{}"}},

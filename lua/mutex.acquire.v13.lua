@@ -1,5 +1,5 @@
 -- name: mutex.acquire
--- version: 12
+-- version: 13
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
 -- args: ttl_ms gone holder
@@ -30,9 +30,9 @@
 -- Cost: the fast path (no live hold, no q, attempt not given up) is one
 -- HMGET, TIME, one HSET and one PEXPIREAT (two when the hash held no
 -- fencing token before: it may be new, without a TTL), and replies with an integer; numbers go to redis.call
--- as strings, which Redis would otherwise format again. Otherwise the work is
--- proportional to the waiters whose lease ran out at the head of a fair
--- queue, plus a constant.
+-- as strings, which Redis would otherwise format again. Otherwise it is
+-- O(log n) in the queue of n waiters, plus the dead waiters it removes (at
+-- most 100 a call, each once): it never scans the hash or the queue.
 
 local lock = KEYS[1]
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
@@ -104,6 +104,58 @@ local function keep_for(ms)
   end
 end
 
+-- A hold taken while q is there keeps the queue as long as the hash: the
+-- queue is how the scripts find the entries of waiters that died.
+local function hold_for(ms)
+  keep_for(ms)
+  if q then
+    redis.call('PEXPIRE', queue, ms, 'GT')
+  end
+end
+
+-- next_live finds the oldest live waiter: it looks at the head, and when
+-- that one is dead, at the next 100 at once, and drops the dead ones ahead
+-- of the first live one (each once). It returns that waiter and its entry
+-- (still queued); nil when the queue is empty now, false when 100 dead
+-- ones went and more may follow.
+local function live(entry)
+  local deadline = entry and tonumber(string.match(entry, '^(%d+)\t%d+\t%d+\t[^\t]*\t[^\t]*\t'))
+  return deadline ~= nil and deadline > now
+end
+local function next_live()
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if not head then
+    return nil
+  end
+  local entry = redis.call('HGET', lock, 'w:' .. head)
+  if live(entry) then
+    return head, entry
+  end
+  local heads = redis.call('ZRANGE', queue, 0, 99)
+  local fields = {}
+  for i, who in ipairs(heads) do
+    fields[i] = 'w:' .. who
+  end
+  local entries = redis.call('HMGET', lock, unpack(fields))
+  local dead = #heads
+  for i = 2, #heads do
+    if live(entries[i]) then
+      dead = i - 1
+      head, entry = heads[i], entries[i]
+      break
+    end
+  end
+  redis.call('ZREMRANGEBYRANK', queue, 0, dead - 1)
+  redis.call('HDEL', lock, unpack(fields, 1, dead))
+  if dead < #heads then
+    return head, entry
+  end
+  if #heads < 100 then
+    return nil
+  end
+  return false
+end
+
 local kind, ends, state, count, held_attempt, holder, held_meta
 if h then
   kind, ends, state = string.match(h, '^([^\t]*)\t(%d+)\t(%a)')
@@ -118,19 +170,25 @@ if h then
   end
 end
 
--- A q whose time passed (no release came to drop it) goes, with the queue
--- and every waiter entry: each waiter's deadline is at most q, so none of
--- them is live. The next acquire is fast again. Proportional to the
--- fields of the lock hash.
+-- A q whose time passed (no release came to drop it): each waiter's
+-- deadline is at most q, so none of them is live. The dead waiters go from
+-- the head of the queue, at most 100 a call (each once), and q with the
+-- last of them: the next acquire is fast again. Until then q stays, with
+-- its time passed, and the calls that see it sweep on.
 if q and not waiting then
-  for _, field in ipairs(redis.call('HKEYS', lock)) do
-    if string.sub(field, 1, 2) == 'w:' then
-      redis.call('HDEL', lock, field)
+  local dead = redis.call('ZRANGE', queue, 0, 99)
+  if #dead > 0 then
+    local fields = {}
+    for i, who in ipairs(dead) do
+      fields[i] = 'w:' .. who
     end
+    redis.call('HDEL', lock, unpack(fields))
+    redis.call('ZREMRANGEBYRANK', queue, 0, #dead - 1)
   end
-  redis.call('HDEL', lock, 'q')
-  redis.call('DEL', queue)
-  q = nil
+  if #dead < 100 then
+    redis.call('HDEL', lock, 'q')
+    q = nil
+  end
 end
 
 -- A caller that takes the lock leaves the queue.
@@ -161,35 +219,25 @@ if kind and holder == owner and state ~= 'x' then
   end
   if hold then
     redis.call('HSET', lock, 'h', hold)
-    keep_for(ttl)
+    hold_for(ttl)
     leave_queue(owner)
     return last
   end
 end
 
 if not kind then
-  -- Free. Fair mode: drop the waiters at the head whose waiter lease ran
-  -- out, and take the lock only when no live waiter is ahead.
-  local head
+  -- Free. Fair mode: take the lock only when no live waiter (nor one
+  -- not looked at yet) is ahead; the dead ones at the head go.
+  local ahead = false
   if fair and waiting then
-    while true do
-      head = redis.call('ZRANGE', queue, 0, 0)[1]
-      if not head then
-        break
-      end
-      local entry = redis.call('HGET', lock, 'w:' .. head)
-      if entry and tonumber(string.match(entry, '^(%d+)')) > now then
-        break
-      end
-      redis.call('ZREM', queue, head)
-      redis.call('HDEL', lock, 'w:' .. head)
-    end
+    local head = next_live()
+    ahead = head ~= nil and head ~= owner
   end
-  if head == nil or head == owner then
+  if not ahead then
     leave_queue(owner)
     local token = math.max(now_us, last + 1)
     redis.call('HSET', lock, 'h', record('h', 1, now + ttl, attempt, client, meta), 'f', string.format('%d', token))
-    keep_for(ttl)
+    hold_for(ttl)
     return token
   end
 end
@@ -225,11 +273,14 @@ else
   -- Tell the release to look at the queue, until this waiter's deadline.
   redis.call('HSET', lock, 'w:' .. owner, entry, 'q', string.format('%d', deadline))
 end
--- Both keys live at least as long as this entry (PTTL is -1 without a TTL).
-if redis.call('PTTL', queue) < waiter_ttl then
-  redis.call('PEXPIRE', queue, waiter_ttl)
-end
+-- Both keys live at least as long as this entry, and the queue as long as
+-- the hash (PTTL is -1 without a TTL): the queue is how the scripts find
+-- the entries of waiters that died (no script scans the hash).
 keep_for(waiter_ttl)
+local life = math.max(redis.call('PTTL', lock), waiter_ttl)
+if redis.call('PTTL', queue) < life then
+  redis.call('PEXPIRE', queue, life)
+end
 
 -- Refresh before the waiter lease runs out; the head also looks again when
 -- the hold ends, in case the holder died without releasing.

@@ -1,5 +1,5 @@
 -- name: mutex.keepqueued
--- version: 5
+-- version: 6
 -- description: Keep one client's waiters of a mutex in its queue with a single call: move each waiter's deadline forward by its own waiter TTL, and q and the keys' expiry with them.
 -- keys: lock queue
 -- args: owners...
@@ -18,12 +18,19 @@
 -- name whose holder vanished without a release (no live hold while waiters
 -- wait), so that its waiters look at once.
 --
--- A Client runs this for all of its waiters of one lock instead of one
--- mutex.acquire per waiter: the server's work is proportional to the
--- owners passed (the client sends at most 1000 per call), and the number
--- of script runs grows with the clients, not with the waiters.
+-- A Client runs this for its waiters of one lock, at most 100 a call,
+-- instead of one mutex.acquire per waiter: the number of script runs grows
+-- with the clients, not with the waiters. The script refuses more than 100
+-- owners, as the locks package never sends more.
+--
+-- Cost: one HMGET of the owners' entries, TIME, one HSET and a constant
+-- number of TTL calls, plus one ZSCORE per dead entry: proportional to the
+-- owners passed (at most 100), whatever else waits on the name.
 
 local lock, queue = KEYS[1], KEYS[2]
+if #ARGV > 100 then
+  return redis.error_reply('ERR mutex.keepqueued takes at most 100 owners a call, got ' .. #ARGV)
+end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -72,12 +79,14 @@ if #fresh > 0 then
     fresh[#fresh + 1] = string.format('%d', now + longest)
   end
   redis.call('HSET', lock, unpack(fresh))
-  -- No key may expire before the latest deadline just written.
-  if redis.call('PTTL', queue) < longest then
-    redis.call('PEXPIRE', queue, longest)
-  end
+  -- No key may expire before the latest deadline just written, and the
+  -- queue lives as long as the hash (as mutex.acquire keeps it).
   if redis.call('PEXPIRE', lock, longest, 'GT') == 0 then
     redis.call('PEXPIRE', lock, longest, 'NX')
+  end
+  local life = math.max(redis.call('PTTL', lock), longest)
+  if redis.call('PTTL', queue) < life then
+    redis.call('PEXPIRE', queue, life)
   end
 end
 return reply

@@ -1,7 +1,7 @@
 -- name: mutex.extend
--- version: 4
+-- version: 5
 -- description: Reset a single holder's lease (a Mutex, or an RWMutex writer) to a new length, when the caller's own hold is still there.
--- keys: lock
+-- keys: lock queue
 -- args: owner ttl_ms lease_attempt
 -- returns: 1 when extended, 0 when another owner (or another call of this owner, or readers or permits) holds it, -1 when no one does (the lease expired), -2 when the hold was revoked (a forced unlock's grace period)
 --
@@ -14,8 +14,12 @@
 -- hold of the owner. A granted hold (g) that its call extends is held (h)
 -- from then on. A revoked hold (x) is not extended: the lease ends.
 --
--- Cost: one HGET, TIME, one HSET and one PEXPIRE (two when the hash had a
--- longer TTL).
+-- While q says someone may wait, the queue (mutex.acquire's) lives at least
+-- as long as the hash: it is how the scripts find the entries of waiters
+-- that died, and a hold extended past it would leave them unfound.
+--
+-- Cost: one HMGET, TIME, one HSET and one PEXPIRE (two when the hash had a
+-- longer TTL), and one PEXPIRE of the queue when q is there.
 
 local lock = KEYS[1]
 local owner, lease_attempt = ARGV[1], ARGV[3]
@@ -24,7 +28,8 @@ if not ttl or ttl < 1 or ttl > 604800000 or ttl % 1 ~= 0 then
   return redis.error_reply('ERR ttl_ms must be a whole number of milliseconds from 1 to 604800000 (MaxTTL)')
 end
 
-local h = redis.call('HGET', lock, 'h')
+local v = redis.call('HMGET', lock, 'h', 'q')
+local h = v[1]
 if not h then
   return -1
 end
@@ -53,5 +58,8 @@ end
 redis.call('HSET', lock, 'h', kind .. '\t' .. (now + ttl) .. '\th\t' .. rest)
 if redis.call('PEXPIRE', lock, ttl, 'GT') == 0 then
   redis.call('PEXPIRE', lock, ttl, 'NX')
+end
+if v[2] then
+  redis.call('PEXPIRE', KEYS[2], ttl, 'GT')
 end
 return 1
