@@ -54,9 +54,9 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@6"), wleave: pick("rw.leave@5"), wunlock: pick("rw.unlock@3"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
 		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
-		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@2"),
+		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@5"),
-		inspect:    pick("lock.inspect@2"),
+		inspect:    pick("lock.inspect@3"),
 	}
 	return set, missing
 })
