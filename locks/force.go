@@ -65,6 +65,14 @@ func WithGrace(d time.Duration) ForceOption {
 // Fencing tokens keep growing, so a resource that checks them rejects a
 // revoked holder's writes once the next holder wrote.
 //
+// An RWMutex's readers and a Semaphore's permit holders are revoked page by
+// page, a script call per 500 of them, so that no call stalls the server
+// however many there are: every hold live when ForceUnlock began is revoked
+// when it returns; one granted meanwhile may not be (as one granted just
+// after). With more holders than a few pages and a grace shorter than
+// their round trips, the next holder may start before the last pages'
+// holders were told, as with WithGrace(0).
+//
 // On a quorum Client (NewQuorum) it revokes on every server at once and
 // succeeds once a majority did; see Client.Inspect for what each server
 // then holds. A quorum's leases are not told by message: they end at
