@@ -210,7 +210,7 @@ func (c *Client) InspectPage(ctx context.Context, name string, cursor uint64, co
 	}
 	var f inspectFold
 	f.add(raw)
-	page := InspectPage{LockInfo: f.info(k.name), Queue: f.queue, Cursor: raw.next}
+	page := InspectPage{LockInfo: c.report(ctx, c.backend(), &f, k.name), Queue: f.queue, Cursor: raw.next}
 	page.Waiters = raw.queued
 	return page, nil
 }
@@ -237,8 +237,7 @@ func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInf
 			return LockInfo{}, err
 		}
 	}
-	info := f.info(k.name)
-	return info, nil
+	return c.report(ctx, node, &f, k.name), nil
 }
 
 // inspectRun runs lock.inspect@3 for one page on one server.
@@ -403,7 +402,10 @@ type inspectFold struct {
 	seen    map[string]bool
 	readers []ReadHolder
 	permits []PermitHolder
-	queue   []Waiter
+	// The Clients of readers and permits (same order), whose holder
+	// records hold their metadata.
+	readerClients, permitClients []string
+	queue                        []Waiter
 	// Waiters by the layout: w: entries (live ones count), queue members
 	// without one (queued minus the w: entries found queued), live W:.
 	liveW, queuedW, writers int64
@@ -461,17 +463,40 @@ func (f *inspectFold) add(raw inspectRaw) {
 		meta := holdMetadata(rec[5])
 		if isReader {
 			f.readers = append(f.readers, ReadHolder{Owner: ownerToken(who), Holds: n, TTL: left(expiry), Holder: meta, Revoked: rec[1] == "x"})
+			f.readerClients = append(f.readerClients, rec[3])
 		} else {
 			f.permits = append(f.permits, PermitHolder{Owner: who, Permits: n, TTL: left(expiry), Metadata: meta, Revoked: rec[1] == "x"})
+			f.permitClients = append(f.permitClients, rec[3])
 		}
 	}
 }
 
-// info is the report of the pages added.
-func (f *inspectFold) info(name string) LockInfo {
+// report is the report of the pages added, with the holders' metadata
+// joined from their Clients' holder records on node.
+func (c *Client) report(ctx context.Context, node Backend, f *inspectFold, name string) LockInfo {
+	info, holdClient := f.info(name)
+	var refs []holderRef
+	if info.Owner != "" {
+		refs = append(refs, holderRef{holdClient, &info.Holder})
+	}
+	for i := range info.Readers {
+		refs = append(refs, holderRef{f.readerClients[i], &info.Readers[i].Holder})
+	}
+	for i := range info.Permits {
+		refs = append(refs, holderRef{f.permitClients[i], &info.Permits[i].Metadata})
+	}
+	c.joinHolders(ctx, node, refs)
+	slices.SortFunc(info.Readers, func(a, b ReadHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
+	slices.SortFunc(info.Permits, func(a, b PermitHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
+	return info
+}
+
+// info is the report of the pages added, holders in page order, and the
+// single holder's Client.
+func (f *inspectFold) info(name string) (info LockInfo, holdClient string) {
 	raw := f.first
 	now := raw.now
-	info := LockInfo{Name: name, Partial: f.partial}
+	info = LockInfo{Name: name, Partial: f.partial}
 	info.Limit, _ = strconv.ParseInt(raw.head["l"], 10, 64)
 	kind, until, state, rest := splitHold(raw.head["h"])
 	if until > now {
@@ -485,19 +510,17 @@ func (f *inspectFold) info(name string) LockInfo {
 			info.Held, info.Owner, info.Revoked = true, ownerToken(h[3]), state == "x"
 			info.TTL = time.Duration(until-now) * time.Millisecond
 			info.HoldCount, _ = strconv.ParseInt(h[0], 10, 64)
-			info.Holder = holdMetadata(h[4])
+			info.Holder, holdClient = holdMetadata(h[4]), h[1]
 		}
 	}
-	info.Readers, info.Permits = f.readers, f.permits
-	slices.SortFunc(info.Readers, func(a, b ReadHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
-	slices.SortFunc(info.Permits, func(a, b PermitHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
+	info.Readers, info.Permits = slices.Clone(f.readers), slices.Clone(f.permits)
 	info.Held = info.Held || len(info.Readers) > 0 || len(info.Permits) > 0
 	if info.Held {
 		info.Kind = kind
 		info.Token, _ = strconv.ParseInt(raw.head["f"], 10, 64)
 	}
 	info.Waiters = f.liveW + max(raw.queued-f.queuedW, 0) + f.writers
-	return info
+	return info, holdClient
 }
 
 // splitHold splits K's field h, "<kind>\t<until_ms>\t<state>\t<rest>".
@@ -548,9 +571,10 @@ func cmpHolder(a, b time.Duration, ownerA, ownerB string) int {
 	return strings.Compare(ownerA, ownerB)
 }
 
-// holdMetadata is the metadata a hold record carries ("" when none).
+// holdMetadata is the metadata a hold record carries ("" when none, and
+// the placeholder "~" until joined with its Client's holder record).
 func holdMetadata(meta string) Metadata {
-	if meta == "" {
+	if meta == "" || meta == holderPlaceholder {
 		return Metadata{}
 	}
 	return parseMetadata(meta)
