@@ -501,3 +501,110 @@ func TestForceUnlockPagesTenThousandHolders(t *testing.T) {
 		})
 	}
 }
+
+// Holder metadata lives apart (issue 45 item 2): the holds carry "~" or a
+// lock's own label, short enough for a listpack; each Client writes its
+// host, pid and label once under <prefix>{redlua-holders}:<client id>;
+// Inspect joins them, and a missing holder record leaves the metadata
+// unknown, not an error.
+func TestInspectHolderMetadataApart(t *testing.T) {
+	srv := redistest.Standalone(t)
+	rc := srv.Client()
+	ctx := timeout(t, 20*time.Second)
+	const prefix = "app:"
+	c, err := locks.New(rc, locks.WithKeyPrefix(prefix), locks.WithLabel("client label"), locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rw, err := c.RWMutex("doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := rw.RLock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mutex(t, c, "job", locks.WithLabel("its own")).Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sem, err := c.Semaphore("slots", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sem.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	// One holder record, under the prefix, with a TTL of about a day.
+	holders, err := rc.Keys(ctx, prefix+"{redlua-holders}:*").Result()
+	if err != nil || len(holders) != 1 {
+		t.Fatalf("holder keys %q (%v), want one", holders, err)
+	}
+	if ttl := rc.PTTL(ctx, holders[0]).Val(); ttl < 23*time.Hour || ttl > 24*time.Hour {
+		t.Fatalf("the holder record's TTL = %v, want about 24h", ttl)
+	}
+	// The holds carry the placeholder. An RWMutex's reader records stay
+	// within 64 bytes, so its hash is a listpack; a Semaphore's permit
+	// record repeats its 32-byte owner as the attempt (sem.* scripts,
+	// owner tokens: not this change) and is a few bytes over.
+	for _, key := range []string{prefix + "{doc}", prefix + "{slots}"} {
+		fields := rc.HGetAll(ctx, key).Val()
+		for f, v := range fields {
+			if strings.HasPrefix(f, "r:") || strings.HasPrefix(f, "p:") {
+				if !strings.HasSuffix(v, "\t~") {
+					t.Fatalf("%s %s = %q, want the placeholder", key, f, v)
+				}
+				t.Logf("%s %s: %d bytes", key, f, len(v))
+			}
+		}
+	}
+	if enc := rc.ObjectEncoding(ctx, prefix+"{doc}").Val(); enc != "listpack" {
+		t.Fatalf("the RWMutex's hash is a %s, want a listpack: %q", enc, rc.HGetAll(ctx, prefix+"{doc}").Val())
+	}
+	if _, err := mutex(t, c, "plain").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a Mutex's h: %d bytes", len(rc.HGet(ctx, prefix+"{plain}", "h").Val()))
+	if h := rc.HGet(ctx, prefix+"{job}", "h").Val(); !strings.HasSuffix(h, "\t{\"label\":\"its own\"}") {
+		t.Fatalf("a lock with its own label: h = %q, want the label alone", h)
+	}
+
+	want := locks.Metadata{Host: hostname(t), PID: os.Getpid(), Label: "client label"}
+	info, err := c.Inspect(ctx, "doc")
+	if err != nil || len(info.Readers) != 3 {
+		t.Fatalf("Inspect = %+v, %v; want 3 readers", info, err)
+	}
+	for _, r := range info.Readers {
+		if r.Holder != want {
+			t.Fatalf("reader %+v: holder %+v, want %+v", r, r.Holder, want)
+		}
+	}
+	if info, err := c.Inspect(ctx, "job"); err != nil || info.Holder != (locks.Metadata{Host: want.Host, PID: want.PID, Label: "its own"}) {
+		t.Fatalf("Inspect of a lock with its own label = %+v, %v", info.Holder, err)
+	}
+	if info, err := c.Inspect(ctx, "slots"); err != nil || len(info.Permits) != 1 || info.Permits[0].Metadata != want {
+		t.Fatalf("Inspect of the semaphore = %+v, %v", info.Permits, err)
+	}
+
+	// Without the holder record: unknown, not an error.
+	if err := rc.Del(ctx, holders[0]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	info, err = c.Inspect(ctx, "doc")
+	if err != nil || len(info.Readers) != 3 || info.Readers[0].Holder != (locks.Metadata{}) {
+		t.Fatalf("Inspect without the holder record = %+v, %v; want 3 readers, metadata unknown", info, err)
+	}
+	if info, err := c.Inspect(ctx, "job"); err != nil || info.Holder != (locks.Metadata{Label: "its own"}) {
+		t.Fatalf("Inspect of a lock with its own label, without the holder record = %+v, %v", info.Holder, err)
+	}
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
