@@ -67,8 +67,14 @@ type Client struct {
 
 // meta is the hold metadata a lock with settings s records: the
 // placeholder for the Client's holder record, or the lock's own label.
+// A quorum Client's holds carry the whole metadata: it holds only
+// Mutexes, one record per name, and its calls to a slow server are not
+// to wait for a holder record's write there.
 func (c *Client) meta(s *settings) string {
-	if s.label == c.defaults.label {
+	switch {
+	case c.holders == nil:
+		return s.meta(c.host)
+	case s.label == c.defaults.label:
 		return c.defaultMeta
 	}
 	return labelMeta(s.label)
@@ -125,7 +131,11 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 	}
 	c.defaults.given = nil
 	c.defaultMeta, c.holderRecord = holderPlaceholder, c.defaults.meta(c.host)
-	c.holders = make([]holderState, len(nodes))
+	if len(nodes) == 1 {
+		c.holders = make([]holderState, 1)
+	} else {
+		c.defaultMeta = c.holderRecord
+	}
 	c.clock = c.defaults.clock
 	if c.clock == nil {
 		c.clock = wallClock{}

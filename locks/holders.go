@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"sync"
 	"time"
 )
@@ -31,7 +30,7 @@ const (
 	maxHolderKeys = 1000
 )
 
-// holderState is when a Client's holder record on one server is due.
+// holderState is when a Client's holder record is due.
 type holderState struct {
 	mu   sync.Mutex
 	due  time.Time // the zero time: never written
@@ -43,7 +42,8 @@ func (c *Client) holderKey(id string) string { return c.defaults.keyPrefix + hol
 
 // holding writes the Client's holder record on node when it is due (the
 // first acquire, then every holderTTL/2), and returns meta, the hold's
-// metadata, unchanged. A failed write is not the acquire's failure: Inspect
+// metadata, unchanged. A quorum Client keeps no holder record (c.holders
+// is nil): its holds carry the whole metadata. A failed write is not the acquire's failure: Inspect
 // then reports the holder as unknown, and the write is tried again after
 // holderRetry. Concurrent first acquires do not wait for one another's
 // write.
@@ -51,7 +51,7 @@ func (c *Client) holding(ctx context.Context, node Backend, meta string) string 
 	if c.holders == nil || ctx.Err() != nil {
 		return meta
 	}
-	st := &c.holders[c.nodeIndex(node)]
+	st := &c.holders[0]
 	now := c.clock.Now()
 	st.mu.Lock()
 	if st.busy || (!st.due.IsZero() && now.Before(st.due)) {
@@ -70,22 +70,6 @@ func (c *Client) holding(ctx context.Context, node Backend, meta string) string 
 	}
 	st.mu.Unlock()
 	return meta
-}
-
-// nodeIndex is node's position in c.nodes (0 when not found).
-func (c *Client) nodeIndex(node Backend) int {
-	if len(c.nodes) == 1 {
-		return 0
-	}
-	if reflect.TypeOf(node) == nil || !reflect.TypeOf(node).Comparable() {
-		return 0
-	}
-	for i, n := range c.nodes {
-		if reflect.TypeOf(n) == reflect.TypeOf(node) && n == node {
-			return i
-		}
-	}
-	return 0
 }
 
 // labelMeta is the hold metadata of a lock whose label is not its
