@@ -30,6 +30,6 @@ func ExampleNewFunctionRunner() {
 	defer runner.Close()
 	inspect, _ := reg.Get("lock.inspect")
 	keys := []string{"{orders}", "{orders}:queue", "{orders}:squeue"}
-	reply, err := runner.Run(context.Background(), inspect, keys).Slice()
+	reply, err := runner.Run(context.Background(), inspect, keys, "0", 100).Slice() // the first page
 	fmt.Println(reply, err)
 }

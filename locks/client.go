@@ -53,20 +53,31 @@ type Client struct {
 	id       string      // this Client's id: waiters learn of grants on "{name}:grant:<id>"
 	publish  string      // PUBLISH, or SPUBLISH when the backend subscribes with SSUBSCRIBE
 	host     string      // for holder metadata, read once
-	// defaultMeta is the holder metadata of locks with the default label,
-	// encoded once: a Mutex made per request would otherwise encode it on
-	// every call.
+	// defaultMeta is the hold metadata of locks with the default label:
+	// holderPlaceholder, as the holder record has it (holders.go).
 	defaultMeta string
+	// holderRecord is the Client's holder metadata (host, pid, default
+	// label) as JSON, encoded once; holders is when each server's copy of
+	// it is due (holders.go).
+	holderRecord string
+	holders      []holderState
 	// restarts decides when a quorum's server counts (nil unless quorum).
 	restarts *restartGuard
 }
 
-// meta is the holder metadata a lock with settings s records.
+// meta is the hold metadata a lock with settings s records: the
+// placeholder for the Client's holder record, or the lock's own label.
+// A quorum Client's holds carry the whole metadata: it holds only
+// Mutexes, one record per name, and its calls to a slow server are not
+// to wait for a holder record's write there.
 func (c *Client) meta(s *settings) string {
-	if s.label == c.defaults.label {
+	switch {
+	case c.holders == nil:
+		return s.meta(c.host)
+	case s.label == c.defaults.label:
 		return c.defaultMeta
 	}
-	return s.meta(c.host)
+	return labelMeta(s.label)
 }
 
 // New returns a Client that runs scripts on client through an evalsha.Runner.
@@ -119,7 +130,12 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 		return nil, err
 	}
 	c.defaults.given = nil
-	c.defaultMeta = c.defaults.meta(c.host)
+	c.defaultMeta, c.holderRecord = holderPlaceholder, c.defaults.meta(c.host)
+	if len(nodes) == 1 {
+		c.holders = make([]holderState, 1)
+	} else {
+		c.defaultMeta = c.holderRecord
+	}
 	c.clock = c.defaults.clock
 	if c.clock == nil {
 		c.clock = wallClock{}

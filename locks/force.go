@@ -65,6 +65,14 @@ func WithGrace(d time.Duration) ForceOption {
 // Fencing tokens keep growing, so a resource that checks them rejects a
 // revoked holder's writes once the next holder wrote.
 //
+// An RWMutex's readers and a Semaphore's permit holders are revoked page by
+// page, a script call per 500 of them, so that no call stalls the server
+// however many there are: every hold live when ForceUnlock began is revoked
+// when it returns; one granted meanwhile may not be (as one granted just
+// after). With more holders than a few pages and a grace shorter than
+// their round trips, the next holder may start before the last pages'
+// holders were told, as with WithGrace(0).
+//
 // On a quorum Client (NewQuorum) it revokes on every server at once and
 // succeeds once a majority did; see Client.Inspect for what each server
 // then holds. A quorum's leases are not told by message: they end at
@@ -130,9 +138,50 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys, graceMs int64) (
 	return anyRemoved, nil
 }
 
-// forceUnlock runs lock.forceunlock@2 on one server: it revokes every live
-// hold of the name (graceMs 0: removes them and wakes the waiters) and
-// tells each holder's Client; it reports how many holds it revoked.
+// forcePageCount is how many fields of the name's hash each call of
+// lock.forceunlock@3 scans: each call's server work is bounded by it,
+// whatever the name holds. maxForcePages bounds the loop (HSCAN completes
+// in about fields/count calls; a hash being rehashed may take a few more).
+const (
+	forcePageCount = 500
+	maxForcePages  = 1 << 16
+)
+
+// forceUnlock runs lock.forceunlock@3 on one server, one page per call until
+// its cursor comes back 0: it revokes every live hold of the name (graceMs
+// 0: removes them and wakes the waiters) and tells each holder's Client; it
+// reports how many holds it revoked. The first call revokes a single holder
+// and cuts the end of shared holders' hold to the grace; each call revokes
+// the readers or permit holders of one page (forcePageCount fields).
 func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys, graceMs int64) (int64, error) {
-	return node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, graceMs, c.publish, k.channel, k.grantPrefix).Int64()
+	cursor, total := "0", int64(0)
+	for range maxForcePages {
+		reply, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, graceMs, c.publish, k.channel, k.grantPrefix, cursor, forcePageCount).Slice()
+		if err != nil {
+			return total, err
+		}
+		next, n, ok := forceReply(reply)
+		if !ok {
+			return total, fmt.Errorf("unexpected reply %v from %s", shortText(fmt.Sprint(reply)), c.scripts.forceUnlock.ID())
+		}
+		total += n
+		if next == "0" {
+			return total, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		cursor = next
+	}
+	return total, fmt.Errorf("%s: the scan did not end within %d pages", c.scripts.forceUnlock.ID(), maxForcePages)
+}
+
+// forceReply reads lock.forceunlock@3's {next_cursor, revoked}.
+func forceReply(reply []any) (next string, n int64, ok bool) {
+	if len(reply) != 2 {
+		return "", 0, false
+	}
+	next, ok1 := reply[0].(string)
+	n, ok2 := reply[1].(int64)
+	return next, n, ok1 && ok2
 }

@@ -47,6 +47,11 @@ type LockInfo struct {
 	// none was stored, and each caller applies the count it passed to
 	// Client.Semaphore.
 	Limit int64
+	// Partial says Inspect stopped before the end of the name's records:
+	// it reads at most MaxInspectRecords of them (a name piled with more
+	// holders and waiters than that), and Readers, Permits and Waiters then
+	// count only those it read. InspectPage reads every page.
+	Partial bool
 	// Servers is set on a quorum Client (NewQuorum) only: what each server
 	// holds, in the order NewQuorum was given them. The fields above then
 	// give the quorum's view: the name is held when one owner holds it on a
@@ -99,9 +104,14 @@ type Metadata struct {
 
 // Inspect reports what holds the lock called name, for operators asking "who
 // holds this lock?": a Mutex's holder, an RWMutex's writer or readers, or a
-// Semaphore's permit holders, permit count and queue. It runs one read-only
-// script (EVALSHA_RO, so replicas may answer it), so the report is one
-// moment's state.
+// Semaphore's permit holders, permit count and queue. It reads the name in
+// pages (InspectPage, MaxInspectPageCount records each), each a read-only
+// script (EVALSHA_RO, so replicas may answer it) whose server time stays
+// small however many holders and waiters the name has. The hold (a single
+// holder, the token, the limit) is the first page's moment; readers,
+// permit holders and waiters are each as their page saw them. It reads at
+// most MaxInspectRecords records and then reports Partial; InspectPage
+// pages through any number.
 //
 // On a quorum Client (NewQuorum) it asks every server at once and reports
 // the quorum's view with each server's own in LockInfo.Servers. When the
@@ -125,18 +135,123 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return info, nil
 }
 
-// inspectNode runs lock.inspect@2 on one server.
-func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
-	script := c.scripts.inspect
-	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue}).Slice()
+const (
+	// DefaultInspectPageCount is how many of a name's records InspectPage
+	// asks for with a count of 0.
+	DefaultInspectPageCount = 100
+	// MaxInspectPageCount is the largest count InspectPage takes: a page of
+	// that many records takes the server well under a millisecond.
+	MaxInspectPageCount = 1000
+	// MaxInspectRecords is the most records (holders and waiters) one
+	// Inspect reads, MaxInspectPageCount per page; past them it reports
+	// Partial.
+	MaxInspectRecords = 100 * MaxInspectPageCount
+)
+
+// InspectPage is one page of what a lock name holds (Client.InspectPage).
+type InspectPage struct {
+	// LockInfo is what every page reports alike (the hold: Held for a
+	// single holder, Kind, Owner, Token, HoldCount, TTL, Holder, Revoked;
+	// Limit), and the Readers and Permits this page found: Held is also
+	// set when the page found a live reader or permit holder. Waiters
+	// counts the members of the name's queues (a Mutex's Lock calls, a
+	// Semaphore's Acquire calls), the same on every page; Queue lists
+	// this page's waiters.
+	LockInfo
+	// Queue is the waiters whose entries this page found, each with its
+	// place in the queue; an RWMutex's waiting writers (which do not
+	// queue) among them with Rank -1. Entries whose deadline passed are
+	// left out.
+	Queue []Waiter
+	// Cursor is where the next page starts: pass it to the next
+	// InspectPage call. 0 when this page was the last.
+	Cursor uint64
+}
+
+// Waiter is one call waiting for a lock name, as InspectPage reports it.
+type Waiter struct {
+	Owner string        // the waiting call's owner token
+	Rank  int64         // its place in the name's queue, from 0 (the next served); -1 when not queued
+	TTL   time.Duration // until its entry lapses, unless its Client refreshes it
+}
+
+// InspectPage reports one page of what holds the lock called name, for
+// operators paging through a name with many readers, permit holders or
+// waiters: the hold, and up to count of the name's records (holders and
+// waiters; 0 means DefaultInspectPageCount, at most MaxInspectPageCount)
+// from cursor on. Start with cursor 0 and pass each page's Cursor to the
+// next call until it is 0, as Redis's SCAN: every record present from the
+// first page to the last is reported at least once (a record may appear
+// in two pages; one added or removed meanwhile may or may not appear). A
+// small name answers in one page whatever count is. Each page is one
+// read-only script whose server work is bounded by count.
+//
+// A quorum Client's servers each have their own cursors: use Inspect there.
+func (c *Client) InspectPage(ctx context.Context, name string, cursor uint64, count int) (InspectPage, error) {
+	if ctx == nil {
+		return InspectPage{}, checkCtx(ctx, "inspect", shortText(name))
+	}
+	k, err := c.keysFor(name)
 	if err != nil {
-		return LockInfo{}, err
+		return InspectPage{}, err
 	}
-	info, ok := parseInspect(k.name, reply)
+	if count == 0 {
+		count = DefaultInspectPageCount
+	}
+	if count < 0 || count > MaxInspectPageCount {
+		return InspectPage{}, invalidf("locks: inspect %s: count %d: a page holds 1 to MaxInspectPageCount (%d) records, 0 for the default (%d)", k.text, count, MaxInspectPageCount, DefaultInspectPageCount)
+	}
+	if c.quorum() {
+		return InspectPage{}, invalidf("locks: inspect %s: InspectPage pages one server; a quorum Client's servers each page apart: use Inspect", k.text)
+	}
+	raw, err := c.inspectRun(ctx, c.backend(), k, cursor, count)
+	if err != nil {
+		return InspectPage{}, wrapCtx(ctx, "locks: inspect "+k.text, err)
+	}
+	var f inspectFold
+	f.add(raw)
+	page := InspectPage{LockInfo: c.report(ctx, c.backend(), &f, k.name), Queue: f.queue, Cursor: raw.next}
+	page.Waiters = raw.queued
+	return page, nil
+}
+
+// inspectNode reads the whole name on one server, MaxInspectPageCount
+// records a page, up to MaxInspectRecords.
+func (c *Client) inspectNode(ctx context.Context, node Backend, k keys) (LockInfo, error) {
+	var f inspectFold
+	cursor := uint64(0)
+	for pages := 0; ; pages++ {
+		if pages == MaxInspectRecords/MaxInspectPageCount {
+			f.partial = true
+			break
+		}
+		raw, err := c.inspectRun(ctx, node, k, cursor, MaxInspectPageCount)
+		if err != nil {
+			return LockInfo{}, err
+		}
+		f.add(raw)
+		if cursor = raw.next; cursor == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return LockInfo{}, err
+		}
+	}
+	return c.report(ctx, node, &f, k.name), nil
+}
+
+// inspectRun runs lock.inspect@3 for one page on one server.
+func (c *Client) inspectRun(ctx context.Context, node Backend, k keys, cursor uint64, count int) (inspectRaw, error) {
+	script := c.scripts.inspect
+	reply, err := node.Run(ctx, script, []string{k.lock, k.queue, k.semQueue}, strconv.FormatUint(cursor, 10), count).Slice()
+	if err != nil {
+		return inspectRaw{}, err
+	}
+	raw, ok := parseInspectRaw(reply)
 	if !ok {
-		return LockInfo{}, fmt.Errorf("unexpected reply %v from %s", shortText(fmt.Sprint(reply)), script.ID())
+		return inspectRaw{}, fmt.Errorf("unexpected reply %v from %s", shortText(fmt.Sprint(reply)), script.ID())
 	}
-	return info, nil
+	return raw, nil
 }
 
 // inspectQuorum asks every server of a quorum at once and reports the
@@ -206,120 +321,206 @@ func quorumView(name string, servers []ServerInfo, majority int) (view LockInfo,
 	return view, nil
 }
 
-// parseInspect decodes lock.inspect@2's reply, {server_time_ms, K's fields,
-// the queues' members}, by the layout of docs/layout.md; ok is false when its
-// shape is not the script's. Holds whose expiry passed by the server's
-// clock are left out: they hold no one back.
-func parseInspect(name string, reply []any) (info LockInfo, ok bool) {
-	if len(reply) != 3 {
-		return LockInfo{}, false
+// inspectRaw is one page of lock.inspect@3's reply.
+type inspectRaw struct {
+	now    int64             // the server's time (ms)
+	head   map[string]string // h, f, q, l ("" when absent)
+	queued int64             // the queues' lengths
+	next   uint64            // the next page's cursor, 0 at the end
+	fields [][2]string       // the page's fields and values
+	ranks  []int64           // the queue rank of each w: field, in page order (-1: none)
+}
+
+// parseInspectRaw decodes lock.inspect@3's reply, {server_time_ms, {h, f,
+// q, l}, {queue length, squeue length}, next_cursor, {field, value, ...},
+// {rank of each w: field}}; ok is false when its shape is not the script's.
+func parseInspectRaw(reply []any) (raw inspectRaw, ok bool) {
+	if len(reply) != 6 {
+		return raw, false
 	}
 	now, ok1 := reply[0].(int64)
-	flat, ok2 := reply[1].([]any)
-	queues, ok3 := reply[2].([]any)
-	if !ok1 || !ok2 || !ok3 || len(flat)%2 != 0 {
-		return LockInfo{}, false
+	head, ok2 := reply[1].([]any)
+	lengths, ok3 := reply[2].([]any)
+	next, ok4 := reply[3].(string)
+	flat, ok5 := reply[4].([]any)
+	ranks, ok6 := reply[5].([]any)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || len(head) != 4 || len(flat)%2 != 0 {
+		return raw, false
 	}
-	fields := make(map[string]string, len(flat)/2)
+	var err error
+	if raw.next, err = strconv.ParseUint(next, 10, 64); err != nil {
+		return raw, false
+	}
+	raw.now, raw.head = now, make(map[string]string, 4)
+	for i, name := range []string{"h", "f", "q", "l"} {
+		v, ok := head[i].(string)
+		if !ok {
+			return raw, false
+		}
+		raw.head[name] = v
+	}
+	for _, l := range lengths {
+		n, ok := l.(int64)
+		if !ok {
+			return raw, false
+		}
+		raw.queued += n
+	}
+	raw.fields = make([][2]string, 0, len(flat)/2)
 	for i := 0; i < len(flat); i += 2 {
 		f, ok1 := flat[i].(string)
 		v, ok2 := flat[i+1].(string)
 		if !ok1 || !ok2 {
-			return LockInfo{}, false
+			return raw, false
 		}
-		fields[f] = v
+		raw.fields = append(raw.fields, [2]string{f, v})
 	}
-	if now == 0 {
+	for _, r := range ranks {
+		n, ok := r.(int64)
+		if !ok {
+			return raw, false
+		}
+		raw.ranks = append(raw.ranks, n)
+	}
+	if raw.now == 0 {
 		// The script found no clock (miniredis refuses TIME there, and K
 		// had no expiry to read it from): the last grant's token, the
 		// server's time in µs then, is the latest time known. Holds may
 		// then look live a little longer than they are.
-		f, _ := strconv.ParseInt(fields["f"], 10, 64)
-		now = f / 1000
+		f, _ := strconv.ParseInt(raw.head["f"], 10, 64)
+		raw.now = f / 1000
 	}
-	left := func(until int64) time.Duration { return time.Duration(until-now) * time.Millisecond }
+	return raw, true
+}
 
-	info = LockInfo{Name: name}
-	info.Limit, _ = strconv.ParseInt(fields["l"], 10, 64)
-	kind, until, state, rest := splitHold(fields["h"])
-	if until > now {
-		switch state {
-		case "h", "g", "x":
-			// count, client, attempt, owner, meta
-			f := strings.SplitN(rest, "\t", 5)
-			for len(f) < 5 {
-				f = append(f, "")
-			}
-			info.Held, info.Owner, info.TTL, info.Revoked = true, ownerToken(f[3]), left(until), state == "x"
-			info.HoldCount, _ = strconv.ParseInt(f[0], 10, 64)
-			if f[4] != "" {
-				info.Holder = parseMetadata(f[4])
-			}
-		}
+// inspectFold gathers pages into one report: the hold from the first page,
+// each record once (a scan may return one twice).
+type inspectFold struct {
+	first   inspectRaw
+	pages   int
+	partial bool
+	seen    map[string]bool
+	readers []ReadHolder
+	permits []PermitHolder
+	// The Clients of readers and permits (same order), whose holder
+	// records hold their metadata.
+	readerClients, permitClients []string
+	queue                        []Waiter
+	// Waiters by the layout: w: entries (live ones count), queue members
+	// without one (queued minus the w: entries found queued), live W:.
+	liveW, queuedW, writers int64
+}
+
+func (f *inspectFold) add(raw inspectRaw) {
+	if f.pages == 0 {
+		f.first, f.seen = raw, map[string]bool{}
 	}
-	waiting := map[string]bool{}
-	for field, value := range fields {
+	f.pages++
+	now := raw.now
+	left := func(until int64) time.Duration { return time.Duration(until-now) * time.Millisecond }
+	rank := 0
+	for _, fv := range raw.fields {
+		field, value := fv[0], fv[1]
+		var r int64 = -1
+		if strings.HasPrefix(field, "w:") && rank < len(raw.ranks) {
+			r = raw.ranks[rank]
+			rank++
+		}
+		if f.seen[field] {
+			continue
+		}
+		f.seen[field] = true
 		who, isReader := strings.CutPrefix(field, "r:")
 		if owner, isPermit := strings.CutPrefix(field, "p:"); isPermit {
 			who = owner
 		} else if !isReader {
 			if owner, isWaiter := strings.CutPrefix(field, "w:"); isWaiter {
-				waiting[owner] = waiterLive(value, now)
-			} else if strings.HasPrefix(field, "W:") && waiterLive(value, now) {
-				// An RWMutex writer waiting (deadline \t client): in no
-				// queue, so counted here, once per field.
-				info.Waiters++
+				live := waiterLive(value, now)
+				if r >= 0 {
+					f.queuedW++
+				}
+				if live {
+					f.liveW++
+					f.queue = append(f.queue, Waiter{Owner: owner, Rank: r, TTL: waiterLeft(value, now)})
+				}
+			} else if owner, isWriter := strings.CutPrefix(field, "W:"); isWriter && waiterLive(value, now) {
+				// An RWMutex writer waiting (deadline \t client): in no queue.
+				f.writers++
+				f.queue = append(f.queue, Waiter{Owner: ownerToken(owner), Rank: -1, TTL: waiterLeft(value, now)})
 			}
 			continue
 		}
 		// expiry, state, count, client, attempt, meta
-		f := strings.SplitN(value, "\t", 6)
-		for len(f) < 6 {
-			f = append(f, "")
+		rec := strings.SplitN(value, "\t", 6)
+		for len(rec) < 6 {
+			rec = append(rec, "")
 		}
-		expiry, err := strconv.ParseInt(f[0], 10, 64)
+		expiry, err := strconv.ParseInt(rec[0], 10, 64)
 		if err != nil || expiry <= now {
 			continue
 		}
-		n, _ := strconv.ParseInt(f[2], 10, 64)
-		var meta Metadata
-		if f[5] != "" {
-			meta = parseMetadata(f[5])
-		}
+		n, _ := strconv.ParseInt(rec[2], 10, 64)
+		meta := holdMetadata(rec[5])
 		if isReader {
-			info.Readers = append(info.Readers, ReadHolder{Owner: ownerToken(who), Holds: n, TTL: left(expiry), Holder: meta, Revoked: f[1] == "x"})
+			f.readers = append(f.readers, ReadHolder{Owner: ownerToken(who), Holds: n, TTL: left(expiry), Holder: meta, Revoked: rec[1] == "x"})
+			f.readerClients = append(f.readerClients, rec[3])
 		} else {
-			info.Permits = append(info.Permits, PermitHolder{Owner: who, Permits: n, TTL: left(expiry), Metadata: meta, Revoked: f[1] == "x"})
+			f.permits = append(f.permits, PermitHolder{Owner: who, Permits: n, TTL: left(expiry), Metadata: meta, Revoked: rec[1] == "x"})
+			f.permitClients = append(f.permitClients, rec[3])
 		}
 	}
+}
+
+// report is the report of the pages added, with the holders' metadata
+// joined from their Clients' holder records on node.
+func (c *Client) report(ctx context.Context, node Backend, f *inspectFold, name string) LockInfo {
+	info, holdClient := f.info(name)
+	var refs []holderRef
+	if info.Owner != "" {
+		refs = append(refs, holderRef{holdClient, &info.Holder})
+	}
+	for i := range info.Readers {
+		refs = append(refs, holderRef{f.readerClients[i], &info.Readers[i].Holder})
+	}
+	for i := range info.Permits {
+		refs = append(refs, holderRef{f.permitClients[i], &info.Permits[i].Metadata})
+	}
+	c.joinHolders(ctx, node, refs)
 	slices.SortFunc(info.Readers, func(a, b ReadHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
 	slices.SortFunc(info.Permits, func(a, b PermitHolder) int { return cmpHolder(a.TTL, b.TTL, a.Owner, b.Owner) })
+	return info
+}
+
+// info is the report of the pages added, holders in page order, and the
+// single holder's Client.
+func (f *inspectFold) info(name string) (info LockInfo, holdClient string) {
+	raw := f.first
+	now := raw.now
+	info = LockInfo{Name: name, Partial: f.partial}
+	info.Limit, _ = strconv.ParseInt(raw.head["l"], 10, 64)
+	kind, until, state, rest := splitHold(raw.head["h"])
+	if until > now {
+		switch state {
+		case "h", "g", "x":
+			// count, client, attempt, owner, meta
+			h := strings.SplitN(rest, "\t", 5)
+			for len(h) < 5 {
+				h = append(h, "")
+			}
+			info.Held, info.Owner, info.Revoked = true, ownerToken(h[3]), state == "x"
+			info.TTL = time.Duration(until-now) * time.Millisecond
+			info.HoldCount, _ = strconv.ParseInt(h[0], 10, 64)
+			info.Holder, holdClient = holdMetadata(h[4]), h[1]
+		}
+	}
+	info.Readers, info.Permits = slices.Clone(f.readers), slices.Clone(f.permits)
 	info.Held = info.Held || len(info.Readers) > 0 || len(info.Permits) > 0
 	if info.Held {
 		info.Kind = kind
-		info.Token, _ = strconv.ParseInt(fields["f"], 10, 64)
+		info.Token, _ = strconv.ParseInt(raw.head["f"], 10, 64)
 	}
-	// Waiters: the queues' members and the w:<owner> entries, each once,
-	// besides the RWMutex writers' W:<owner> entries counted above; one
-	// whose entry's deadline passed is not counted.
-	for _, q := range queues {
-		members, ok := q.([]any)
-		if !ok {
-			return LockInfo{}, false
-		}
-		for _, m := range members {
-			who, _ := m.(string)
-			if _, known := waiting[who]; !known {
-				waiting[who] = true
-			}
-		}
-	}
-	for _, live := range waiting {
-		if live {
-			info.Waiters++
-		}
-	}
-	return info, true
+	info.Waiters = f.liveW + max(raw.queued-f.queuedW, 0) + f.writers
+	return info, holdClient
 }
 
 // splitHold splits K's field h, "<kind>\t<until_ms>\t<state>\t<rest>".
@@ -333,6 +534,19 @@ func splitHold(h string) (kind string, until int64, state, rest string) {
 		rest = f[3]
 	}
 	return f[0], until, f[2], rest
+}
+
+// waiterLeft is the time until a waiter entry's deadline (0 when it has none).
+func waiterLeft(entry string, now int64) time.Duration {
+	end := strings.IndexAny(entry, "\t ")
+	if end < 0 {
+		end = len(entry)
+	}
+	deadline, err := strconv.ParseInt(entry[:end], 10, 64)
+	if err != nil || deadline <= now {
+		return 0
+	}
+	return time.Duration(deadline-now) * time.Millisecond
 }
 
 // waiterLive reads a waiter entry's deadline, its first number (up to a tab
@@ -355,6 +569,15 @@ func cmpHolder(a, b time.Duration, ownerA, ownerB string) int {
 		return 1
 	}
 	return strings.Compare(ownerA, ownerB)
+}
+
+// holdMetadata is the metadata a hold record carries ("" when none, and
+// the placeholder "~" until joined with its Client's holder record).
+func holdMetadata(meta string) Metadata {
+	if meta == "" || meta == holderPlaceholder {
+		return Metadata{}
+	}
+	return parseMetadata(meta)
 }
 
 // parseMetadata reads holder metadata leniently: it is informational, and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redlua/redlua/internal/redistest"
 	"github.com/redlua/redlua/locks"
+	"github.com/redlua/redlua/simulate"
 )
 
 // A label with control bytes, invalid UTF-8 and a quote must not hide the
@@ -357,4 +358,253 @@ func TestInspectLayoutRecords(t *testing.T) {
 		t.Cleanup(func() { rc.Close() })
 		check(t, rc, time.Now().UnixMilli())
 	})
+}
+
+// A name with 10,000 queued waiters (issue 45 item 4) is listed page by
+// page: every waiter once, with its place in the queue, and each page's
+// work on the server (the simulator's work meter) bounded by its count,
+// not by the pile.
+func TestInspectPagesTenThousandWaiters(t *testing.T) {
+	const n, count = 10_000, 100
+	clock := simulate.NewVirtualClock(time.Unix(1_800_000_000, 0))
+	srv := simulate.New(simulate.WithClock(clock))
+	c, err := locks.NewWithBackend(srv, locks.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := timeout(t, time.Minute)
+	if _, err := mutex(t, c, "pile", locks.WithTTL(time.Hour)).Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The waiters' entries and queue, as mutex.acquire writes them.
+	deadline := clock.Now().Add(time.Hour).UnixMilli()
+	hset, zadd := []any{"HSET", "{pile}"}, []any{"ZADD", "{pile}:queue"}
+	for i := range n {
+		owner := fmt.Sprintf("w%05d", i)
+		hset = append(hset, "w:"+owner, fmt.Sprintf("%d\t60000\t5000\tc9\ta-%s\t~", deadline, owner))
+		zadd = append(zadd, i, owner)
+	}
+	for _, args := range [][]any{hset, zadd} {
+		if err := srv.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	seen := map[string]bool{}
+	cursor, pages, most := uint64(0), 0, int64(0)
+	for {
+		if pages++; pages > 2*n/count {
+			t.Fatalf("no end after %d pages", pages)
+		}
+		srv.ResetWork()
+		page, err := c.InspectPage(ctx, "pile", cursor, count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, srv.Work().Total.Elements)
+		if !page.Held || page.Owner == "" || page.Waiters != n {
+			t.Fatalf("page %d: held %v, owner %q, waiters %d; want the holder and %d waiters", pages, page.Held, page.Owner, page.Waiters, n)
+		}
+		for _, w := range page.Queue {
+			var i int64
+			if _, err := fmt.Sscanf(w.Owner, "w%05d", &i); err != nil || w.Rank != i || w.TTL != time.Hour {
+				t.Fatalf("waiter %+v: want rank %d and an hour left", w, i)
+			}
+			seen[w.Owner] = true
+		}
+		if cursor = page.Cursor; cursor == 0 {
+			break
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d waiters listed in %d pages, want %d", len(seen), pages, n)
+	}
+	// A page: an HSCAN of about count fields, a ZRANK (log2 10,000 = 14)
+	// per waiter of it, and a few constant commands.
+	if bound := int64(count*(2+14) + 50); most > bound {
+		t.Fatalf("a page took %d elements of work, want at most %d", most, bound)
+	}
+	t.Logf("%d waiters in %d pages, at most %d elements of work a page", n, pages, most)
+
+	info, err := c.Inspect(ctx, "pile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Held || info.Waiters != n || info.Partial {
+		t.Fatalf("Inspect: held %v, waiters %d, partial %v; want held, %d, whole", info.Held, info.Waiters, info.Partial, n)
+	}
+}
+
+// A forced unlock of a name with 10,000 readers or permit holders (issue
+// 45 item 1) revokes them all, one page per call: each call's work on the
+// server is bounded, not the pile's.
+func TestForceUnlockPagesTenThousandHolders(t *testing.T) {
+	const n = 10_000
+	for _, tc := range []struct {
+		kind, prefix string
+		grace        time.Duration
+	}{{"rwmutex", "r:", 10 * time.Second}, {"semaphore", "p:", 0}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			clock := simulate.NewVirtualClock(time.Unix(1_800_000_000, 0))
+			srv := simulate.New(simulate.WithClock(clock))
+			c, err := locks.NewWithBackend(srv, locks.WithClock(clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := timeout(t, time.Minute)
+			// The holders' records, as rw.rlock and sem.take write them.
+			until := clock.Now().Add(time.Hour).UnixMilli()
+			h := fmt.Sprintf("rwmutex\t%d\tr\t%d", until, n)
+			if tc.kind == "semaphore" {
+				h = fmt.Sprintf("semaphore\t%d\tp\t%d\t%d", until, until, n)
+			}
+			hset := []any{"HSET", "{pile}", "h", h, "f", "1"}
+			for i := range n {
+				hset = append(hset, fmt.Sprintf("%so%05d", tc.prefix, i), fmt.Sprintf("%d\th\t1\tc9\ta%05d\t~", until, i))
+			}
+			if err := srv.Do(ctx, hset...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			srv.ResetWork()
+			revoked, err := c.ForceUnlock(ctx, "pile", locks.WithGrace(tc.grace))
+			if err != nil || !revoked {
+				t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
+			}
+			w := srv.Work().Scripts["lock.forceunlock@3"]
+			// A call: an HSCAN of about 500 fields, an HSET or HDEL of them,
+			// a few constant commands.
+			if w.Runs < 10 || w.MaxRun > 2*500+100 {
+				t.Fatalf("%d calls, the largest %d elements of work; want at least 10, each at most %d", w.Runs, w.MaxRun, 2*500+100)
+			}
+			t.Logf("%d holders revoked in %d calls, at most %d elements of work a call", n, w.Runs, w.MaxRun)
+			info, err := c.Inspect(ctx, "pile")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.grace == 0 {
+				if info.Held || len(info.Readers)+len(info.Permits) != 0 {
+					t.Fatalf("after a forced unlock without grace: held %v, %d readers, %d permit holders", info.Held, len(info.Readers), len(info.Permits))
+				}
+				if left := srv.Do(ctx, "HLEN", "{pile}").Val(); left != int64(1) {
+					t.Fatalf("%v fields left, want the fencing token only", left)
+				}
+				return
+			}
+			if len(info.Readers) != n {
+				t.Fatalf("%d readers after the forced unlock, want %d, revoked", len(info.Readers), n)
+			}
+			for _, r := range info.Readers {
+				if !r.Revoked || r.TTL > tc.grace {
+					t.Fatalf("reader %+v: want revoked, at most %v left", r, tc.grace)
+				}
+			}
+		})
+	}
+}
+
+// Holder metadata lives apart (issue 45 item 2): the holds carry "~" or a
+// lock's own label, short enough for a listpack; each Client writes its
+// host, pid and label once under <prefix>{redlua-holders}:<client id>;
+// Inspect joins them, and a missing holder record leaves the metadata
+// unknown, not an error.
+func TestInspectHolderMetadataApart(t *testing.T) {
+	srv := redistest.Standalone(t)
+	rc := srv.Client()
+	ctx := timeout(t, 20*time.Second)
+	const prefix = "app:"
+	c, err := locks.New(rc, locks.WithKeyPrefix(prefix), locks.WithLabel("client label"), locks.WithTTL(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rw, err := c.RWMutex("doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := rw.RLock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mutex(t, c, "job", locks.WithLabel("its own")).Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sem, err := c.Semaphore("slots", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sem.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	// One holder record, under the prefix, with a TTL of about a day.
+	holders, err := rc.Keys(ctx, prefix+"{redlua-holders}:*").Result()
+	if err != nil || len(holders) != 1 {
+		t.Fatalf("holder keys %q (%v), want one", holders, err)
+	}
+	if ttl := rc.PTTL(ctx, holders[0]).Val(); ttl < 23*time.Hour || ttl > 24*time.Hour {
+		t.Fatalf("the holder record's TTL = %v, want about 24h", ttl)
+	}
+	// The holds carry the placeholder. An RWMutex's reader records stay
+	// within 64 bytes, so its hash is a listpack; a Semaphore's permit
+	// record repeats its 32-byte owner as the attempt (sem.* scripts,
+	// owner tokens: not this change) and is a few bytes over.
+	for _, key := range []string{prefix + "{doc}", prefix + "{slots}"} {
+		fields := rc.HGetAll(ctx, key).Val()
+		for f, v := range fields {
+			if strings.HasPrefix(f, "r:") || strings.HasPrefix(f, "p:") {
+				if !strings.HasSuffix(v, "\t~") {
+					t.Fatalf("%s %s = %q, want the placeholder", key, f, v)
+				}
+				t.Logf("%s %s: %d bytes", key, f, len(v))
+			}
+		}
+	}
+	if enc := rc.ObjectEncoding(ctx, prefix+"{doc}").Val(); enc != "listpack" {
+		t.Fatalf("the RWMutex's hash is a %s, want a listpack: %q", enc, rc.HGetAll(ctx, prefix+"{doc}").Val())
+	}
+	if _, err := mutex(t, c, "plain").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a Mutex's h: %d bytes", len(rc.HGet(ctx, prefix+"{plain}", "h").Val()))
+	if h := rc.HGet(ctx, prefix+"{job}", "h").Val(); !strings.HasSuffix(h, "\t{\"label\":\"its own\"}") {
+		t.Fatalf("a lock with its own label: h = %q, want the label alone", h)
+	}
+
+	want := locks.Metadata{Host: hostname(t), PID: os.Getpid(), Label: "client label"}
+	info, err := c.Inspect(ctx, "doc")
+	if err != nil || len(info.Readers) != 3 {
+		t.Fatalf("Inspect = %+v, %v; want 3 readers", info, err)
+	}
+	for _, r := range info.Readers {
+		if r.Holder != want {
+			t.Fatalf("reader %+v: holder %+v, want %+v", r, r.Holder, want)
+		}
+	}
+	if info, err := c.Inspect(ctx, "job"); err != nil || info.Holder != (locks.Metadata{Host: want.Host, PID: want.PID, Label: "its own"}) {
+		t.Fatalf("Inspect of a lock with its own label = %+v, %v", info.Holder, err)
+	}
+	if info, err := c.Inspect(ctx, "slots"); err != nil || len(info.Permits) != 1 || info.Permits[0].Metadata != want {
+		t.Fatalf("Inspect of the semaphore = %+v, %v", info.Permits, err)
+	}
+
+	// Without the holder record: unknown, not an error.
+	if err := rc.Del(ctx, holders[0]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	info, err = c.Inspect(ctx, "doc")
+	if err != nil || len(info.Readers) != 3 || info.Readers[0].Holder != (locks.Metadata{}) {
+		t.Fatalf("Inspect without the holder record = %+v, %v; want 3 readers, metadata unknown", info, err)
+	}
+	if info, err := c.Inspect(ctx, "job"); err != nil || info.Holder != (locks.Metadata{Label: "its own"}) {
+		t.Fatalf("Inspect of a lock with its own label, without the holder record = %+v, %v", info.Holder, err)
+	}
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

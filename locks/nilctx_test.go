@@ -92,6 +92,7 @@ func TestEveryContextCallRefusesNilAndCancelled(t *testing.T) {
 	table := map[string]func(ctx context.Context) error{
 		"Client.ForceUnlock": func(ctx context.Context) error { _, err := c.ForceUnlock(ctx, "cc-other"); return err },
 		"Client.Inspect":     func(ctx context.Context) error { _, err := c.Inspect(ctx, "cc-mutex"); return err },
+		"Client.InspectPage": func(ctx context.Context) error { _, err := c.InspectPage(ctx, "cc-mutex", 0, 0); return err },
 		"Lease.Context": func(ctx context.Context) error {
 			lc, cancel := held.Context(ctx)
 			defer cancel()

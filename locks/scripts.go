@@ -31,6 +31,7 @@ type scriptSet struct {
 	multiAcquire, forceUnlock, keepQueued       *registry.Script
 	semKeepQueued, semUndo, semTake             *registry.Script
 	inspect                                     *registry.Script
+	holderWrite, holderRead                     *registry.Script
 }
 
 // embeddedScripts parses lua.FS once per process: the scripts are immutable.
@@ -54,9 +55,10 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
 		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
-		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@2"),
+		holderWrite: pick("holder.write@1"), holderRead: pick("holder.read@1"),
+		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@3"),
 		keepQueued: pick("mutex.keepqueued@6"),
-		inspect:    pick("lock.inspect@2"),
+		inspect:    pick("lock.inspect@3"),
 	}
 	return set, missing
 })
@@ -68,7 +70,7 @@ func (s *scriptSet) list() []*registry.Script {
 		s.rlock, s.runlock, s.rextend, s.wlock, s.wleave, s.wunlock,
 		s.semTake, s.semAcquire, s.semRelease, s.semUndo, s.semExtend, s.semLimit, s.semKeepQueued,
 		s.multiAcquire, s.forceUnlock, s.keepQueued,
-		s.inspect,
+		s.inspect, s.holderWrite, s.holderRead,
 	}
 }
 
@@ -238,7 +240,7 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	// The hold record's end, "client \t attempt \t owner \t meta", goes as
 	// one argument that the script's fast path stores as it is (owner
 	// tokens hold no tab: WithOwner refuses one; meta is JSON).
-	holder := c.id + "\t" + attempt_ + "\t" + owner + "\t" + meta
+	holder := c.id + "\t" + attempt_ + "\t" + owner + "\t" + c.holding(ctx, node, meta)
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
 		[]string{k.lock, k.queue},
 		s.ttl.Milliseconds(), "g:"+attempt_, holder)
@@ -354,7 +356,7 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(c.scripts.rlock, k),
-		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", meta))
+		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", c.holding(ctx, c.backend(), meta)))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
@@ -368,7 +370,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(c.scripts.wlock, k),
-		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
+		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), c.holding(ctx, c.backend(), meta)))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
@@ -466,7 +468,7 @@ func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 // queue (0: not queued) and a.serverUs the server's time then. The
 // scripts' work does not depend on n.
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
-	holder := c.id + "\t" + owner + "\t" + meta
+	holder := c.id + "\t" + owner + "\t" + c.holding(ctx, c.backend(), meta)
 	if fast {
 		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
 		if err != nil {
@@ -570,7 +572,7 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	for _, k := range group {
 		ks = append(ks, k.lock)
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, meta)
+	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, c.holding(ctx, c.backend(), meta))
 	if err != nil {
 		return multiOutcome{}, false, err
 	}

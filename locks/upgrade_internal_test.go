@@ -230,12 +230,13 @@ func mixedClient(t *testing.T, srv *redistest.Server, old *registry.Script, useO
 		&withOld.rlock, &withOld.runlock, &withOld.rextend, &withOld.wlock, &withOld.wleave, &withOld.wunlock,
 		&withOld.semTake, &withOld.semAcquire, &withOld.semRelease, &withOld.semUndo, &withOld.semExtend, &withOld.semLimit, &withOld.semKeepQueued,
 		&withOld.multiAcquire, &withOld.forceUnlock, &withOld.keepQueued, &withOld.inspect,
+		&withOld.holderWrite, &withOld.holderRead,
 	} {
 		if (*p).Name == old.Name {
 			*p, swapped = old, true
 		}
 	}
-	if !swapped || len(withOld.list()) != 21 {
+	if !swapped || len(withOld.list()) != 23 {
 		t.Fatalf("%s: no pinned script is named %s (or this list misses one of scriptSet's %d)", old.ID(), old.Name, len(withOld.list()))
 	}
 	rc := srv.Client()

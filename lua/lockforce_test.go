@@ -173,7 +173,7 @@ func between(t *testing.T, what string, got, lo, hi int64) {
 	}
 }
 
-// lock.forceunlock@2 over hand-built K hashes of every kind (docs/layout.md):
+// lock.forceunlock@3 over hand-built K hashes of every kind (docs/layout.md):
 // a grace period marks each live hold x and cuts its expiry, grace 0
 // removes the holds and wakes the name's waiters when q is live, every
 // holder's client is told "revoke <attempt> <owner>" on its grant channel,
@@ -182,11 +182,22 @@ func TestLockForceUnlock(t *testing.T) {
 	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
 		force := func(name string, grace int64) int64 {
 			t.Helper()
-			v, err := e.run("lock.forceunlock@2", []string{name}, grace, "PUBLISH", name+":released", name+":grant:")
-			if err != nil {
-				t.Fatalf("force unlock of %s: %v", name, err)
+			// The calls a forced unlock makes: one page each, until the
+			// cursor comes back 0.
+			cursor, total := "0", int64(0)
+			for range 100 {
+				v, err := e.run("lock.forceunlock@3", []string{name}, grace, "PUBLISH", name+":released", name+":grant:", cursor, 1000)
+				if err != nil {
+					t.Fatalf("force unlock of %s: %v", name, err)
+				}
+				reply := v.([]any)
+				total += reply[1].(int64)
+				if cursor = reply[0].(string); cursor == "0" {
+					return total
+				}
 			}
-			return v.(int64)
+			t.Fatalf("force unlock of %s: the cursor did not come back to 0 in 100 calls", name)
+			return 0
 		}
 		next, quiet := e.messages(t, "{m}:grant:c1", "{m}:released", "{w}:grant:c1",
 			"{r}:grant:c1", "{r}:grant:c2", "{r}:grant:c3", "{r}:released",
@@ -348,14 +359,20 @@ func TestLockForceUnlock(t *testing.T) {
 
 		// Arguments outside their bounds are refused, naming them.
 		for _, grace := range []any{-1, "1.5", "x", 604800001} {
-			_, err := e.run("lock.forceunlock@2", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "{m}:grant:")
+			_, err := e.run("lock.forceunlock@3", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "{m}:grant:", "0", 100)
 			if err == nil || !strings.Contains(err.Error(), "grace_ms must be") {
 				t.Fatalf("grace_ms %v: err %v, want one naming grace_ms", grace, err)
 			}
 		}
-		_, err := e.run("lock.forceunlock@2", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "{m}:grant:")
+		_, err := e.run("lock.forceunlock@3", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "{m}:grant:", "0", 100)
 		if err == nil || !strings.Contains(err.Error(), "publish must be") {
 			t.Fatalf("publish XPUBLISH: err %v, want one naming publish", err)
+		}
+		for _, bad := range [][2]any{{"-1", 100}, {"x", 100}, {"1.5", 100}, {"0", 0}, {"0", 1001}, {"0", "1.5"}} {
+			_, err := e.run("lock.forceunlock@3", []string{"{m}"}, 0, "PUBLISH", "{m}:released", "{m}:grant:", bad[0], bad[1])
+			if err == nil || !strings.Contains(err.Error(), "must be a whole number") {
+				t.Fatalf("cursor %v, count %v: err %v, want one naming them", bad[0], bad[1], err)
+			}
 		}
 	})
 }
@@ -372,48 +389,111 @@ func sorted(in []string) []string {
 	return out
 }
 
-// lock.inspect@2 returns the server's time, K's fields and the queue keys'
-// members in order; a key of another type reads as empty, a missing one
-// too.
+// lock.inspect@3 returns the server's time, the hold's fields (h, f, q, l),
+// the queues' lengths, HSCAN's next cursor, the page's fields and the
+// queue rank of each waiter in the page; a key of another type reads as
+// empty, a missing one too.
 func TestLockInspect(t *testing.T) {
 	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
 		now := e.nowMs(t)
 		h := fmt.Sprintf("mutex\t%d\th\t1\tc1\ta1\talice\t{}", now+60000)
-		e.set(t, "{i}", "h", h, "f", "12")
+		e.set(t, "{i}", "h", h, "f", "12", "w:bob", "1\t2", "w:dan", "1\t2")
 		for _, args := range [][]any{{"ZADD", "{i}:queue", 2, "bob", 1, "carol"}, {"SET", "{i}:squeue", "not a zset"}} {
 			if _, err := e.do(args...); err != nil {
 				t.Fatal(err)
 			}
 		}
 		before := e.nowMs(t)
-		v, err := e.run("lock.inspect@2", []string{"{i}", "{i}:queue", "{i}:squeue"})
+		v, err := e.run("lock.inspect@3", []string{"{i}", "{i}:queue", "{i}:squeue"}, "0", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		after := e.nowMs(t)
 		reply := v.([]any)
-		if len(reply) != 3 {
-			t.Fatalf("reply %v, want 3 parts", reply)
+		if len(reply) != 6 {
+			t.Fatalf("reply %v, want 6 parts", reply)
 		}
 		between(t, "the server time", reply[0].(int64), before, after)
+		if got := fmt.Sprint(reply[1]); got != fmt.Sprint([]any{h, "12", "", ""}) {
+			t.Fatalf("the hold = %s", got)
+		}
+		if got := fmt.Sprint(reply[2:4]); got != "[[2 0] 0]" {
+			t.Fatalf("queue lengths and cursor = %s, want [[2 0] 0]", got)
+		}
 		fields := map[string]string{}
-		flat := reply[1].([]any)
+		var waiters []string
+		flat := reply[4].([]any)
 		for i := 0; i+1 < len(flat); i += 2 {
 			fields[flat[i].(string)] = flat[i+1].(string)
+			if strings.HasPrefix(flat[i].(string), "w:") {
+				waiters = append(waiters, flat[i].(string))
+			}
 		}
-		if len(fields) != 2 || fields["h"] != h || fields["f"] != "12" {
+		if len(fields) != 4 || fields["h"] != h || fields["f"] != "12" {
 			t.Fatalf("K's fields = %v", fields)
 		}
-		got := fmt.Sprint(reply[2])
-		if got != "[[carol bob] []]" {
-			t.Fatalf("queues = %s, want [[carol bob] []]", got)
+		ranks := reply[5].([]any)
+		want := map[string]int64{"w:bob": 1, "w:dan": -1}
+		if len(ranks) != len(waiters) {
+			t.Fatalf("ranks %v for waiters %v", ranks, waiters)
 		}
-		v, err = e.run("lock.inspect@2", []string{"{free}", "{free}:queue", "{free}:squeue"})
+		for i, w := range waiters {
+			if ranks[i].(int64) != want[w] {
+				t.Fatalf("rank of %s = %v, want %d", w, ranks[i], want[w])
+			}
+		}
+		v, err = e.run("lock.inspect@3", []string{"{free}", "{free}:queue", "{free}:squeue"}, "0", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(v.([]any)[1:]); got != "[[] [[] []]]" {
+		if got := fmt.Sprint(v.([]any)[1:]); got != "[[   ] [0 0] 0 [] []]" {
 			t.Fatalf("inspect of a free name = %s", got)
+		}
+		for _, bad := range [][2]any{{"-1", 100}, {"x", 100}, {"0", 0}, {"0", 1001}} {
+			_, err := e.run("lock.inspect@3", []string{"{i}", "{i}:queue", "{i}:squeue"}, bad[0], bad[1])
+			if err == nil || !strings.Contains(err.Error(), "must be a whole number") {
+				t.Fatalf("cursor %v, count %v: err %v, want one naming them", bad[0], bad[1], err)
+			}
+		}
+	})
+}
+
+// A hash too big for a listpack pages: every field comes back within a
+// bounded number of pages of at most about count fields each.
+func TestLockInspectPages(t *testing.T) {
+	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
+		args := []any{"HSET", "{big}", "f", "1"}
+		for i := range 3000 {
+			args = append(args, fmt.Sprintf("w:%05d", i), "1\t2")
+		}
+		if _, err := e.do(args...); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		cursor, pages := "0", 0
+		for {
+			pages++
+			if pages > 100 {
+				t.Fatal("the scan did not end within 100 pages")
+			}
+			v, err := e.run("lock.inspect@3", []string{"{big}", "{big}:queue", "{big}:squeue"}, cursor, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply := v.([]any)
+			flat := reply[4].([]any)
+			if len(flat)/2 > 300 {
+				t.Fatalf("a page of count 100 returned %d fields", len(flat)/2)
+			}
+			for i := 0; i < len(flat); i += 2 {
+				seen[flat[i].(string)] = true
+			}
+			if cursor = reply[3].(string); cursor == "0" {
+				break
+			}
+		}
+		if len(seen) != 3001 || pages < 10 {
+			t.Fatalf("%d fields in %d pages, want 3001 in at least 10", len(seen), pages)
 		}
 	})
 }

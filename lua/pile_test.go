@@ -63,9 +63,10 @@ func (f pileFigure) grows() bool {
 // grows (take it out: the table only shrinks), and when a listed path
 // does more work at pileBig than recorded here.
 var pileKnownGrowth = map[string][2]int64{
-	"lock.inspect, n waiting":         {31, 20021}, // the whole hash and queue (issue 45 item 4: pages)
-	"lock.forceunlock rw, n readers":  {27, 20007}, // HGETALL, and an HDEL of every reader
-	"lock.forceunlock sem, n holders": {27, 20007}, // HGETALL, and an HDEL of every holder
+	// One page of count pileSmall (a listpack answers whole at pileSmall):
+	// a ZRANK (log N) per waiter of the page, so count * log N, which the
+	// growth rule counts as growing; the page's count bounds it.
+	"lock.inspect, n waiting": {62, 159},
 }
 
 // pileRW are the RWMutex scripts' keys: the lock hash and its index.
@@ -164,7 +165,7 @@ func (e *pileEnv) semAcquire(owner string, limit int) any {
 }
 
 func (e *pileEnv) forceUnlock(graceMs int) any {
-	return e.run("lock.forceunlock@2", []string{pileLock}, graceMs, "PUBLISH", pileLock+":released", pileLock+":grant:")
+	return e.run("lock.forceunlock@3", []string{pileLock}, graceMs, "PUBLISH", pileLock+":released", pileLock+":grant:", "0", pileSmall)
 }
 
 // member is the i-th of a pile's owners.
@@ -446,7 +447,9 @@ var pilePaths = []pilePath{
 		prep: func(e *pileEnv, n int) { e.mutexRelease("holder"); afterWaiterTTL(e, n) },
 		act:  func(e *pileEnv, n int) { e.multiAcquire("new") }},
 	{name: "lock.inspect, n waiting", pile: "mutex waiters",
-		act: func(e *pileEnv, n int) { e.run("lock.inspect@2", []string{pileLock, pileQueue, pileSQueue}) }},
+		act: func(e *pileEnv, n int) {
+			e.run("lock.inspect@3", []string{pileLock, pileQueue, pileSQueue}, "0", pileSmall)
+		}},
 	{name: "lock.forceunlock mutex, n waiting", pile: "mutex waiters",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 	{name: "lock.forceunlock mutex grace, n waiting", pile: "mutex waiters",

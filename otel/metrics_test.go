@@ -194,13 +194,13 @@ func TestScriptMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inspect, err := scripts.Lookup("lock.inspect@2")
+	inspect, err := scripts.Lookup("lock.inspect@3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Nothing is loaded: the first call comes back NOSCRIPT and is re-sent.
 	for range 3 {
-		if err := runner.Run(ctx, inspect, []string{"{a}", "{a}:queue", "{a}:squeue"}).Err(); err != nil {
+		if err := runner.Run(ctx, inspect, []string{"{a}", "{a}:queue", "{a}:squeue"}, "0", 100).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,8 +221,8 @@ func TestScriptMetrics(t *testing.T) {
 	if n := got.sumWhere(t, "redlua.script.events", "event", "noscript"); n != int64(st.NoScript) {
 		t.Errorf("noscript events = %d, want %d", n, st.NoScript)
 	}
-	if n := got.sumWhere(t, "redlua.script.events", "script", "lock.inspect@2"); n < 2 {
-		t.Errorf("events for lock.inspect@2 = %d, want the fallback and the failure", n)
+	if n := got.sumWhere(t, "redlua.script.events", "script", "lock.inspect@3"); n < 2 {
+		t.Errorf("events for lock.inspect@3 = %d, want the fallback and the failure", n)
 	}
 }
 

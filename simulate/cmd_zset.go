@@ -176,16 +176,18 @@ func cmdZRank(rev bool) handler {
 		if !v.has(a[2]) {
 			return nilReply()
 		}
-		members := sortedMembers(v.zset)
-		for i, m := range members {
-			if m.Member == a[2] {
-				if rev {
-					return intReply(int64(len(members) - 1 - i))
-				}
-				return intReply(int64(i))
+		// The rank is how many members sort before it (by score, then
+		// member): one pass, not a sort of the whole set per call.
+		score, i := v.zset[a[2]], int64(0)
+		for m, s := range v.zset {
+			if s < score || s == score && m < a[2] {
+				i++
 			}
 		}
-		return nilReply()
+		if rev {
+			return intReply(int64(len(v.zset)) - 1 - i)
+		}
+		return intReply(i)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 func (d *demo) fencing(ctx context.Context) error {
 	name := d.name("ledger")
 	d.say("\n6. Fencing at the resource: a paused holder's write is refused (package fence, script %s).", fence.ScriptID)
-	c, err := locks.New(d.client)
+	c, err := locks.New(d.client, d.keyPrefix())
 	if err != nil {
 		return err
 	}

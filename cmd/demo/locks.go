@@ -32,7 +32,7 @@ func (s *storage) write(token int64) error {
 func (d *demo) watchdogAndFencing(ctx context.Context) error {
 	name := d.name("report")
 	d.say("\n1. A mutex with a watchdog and a fencing token.")
-	c, err := locks.New(d.client)
+	c, err := locks.New(d.client, d.keyPrefix())
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (d *demo) contendedPair(ctx context.Context) error {
 	d.say("\n2. Two workers, alice and bob, want the lock %s.", name)
 	var clients [2]*locks.Client
 	for i := range clients {
-		c, err := locks.New(d.client)
+		c, err := locks.New(d.client, d.keyPrefix())
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func waitUntil(cond func() bool) {
 func (d *demo) fairMode(ctx context.Context) error {
 	name := d.name("printer")
 	d.say("\n3. Fair mode: workers get %s in arrival order.", name)
-	c, err := locks.New(d.client, locks.WithTTL(10*time.Second))
+	c, err := locks.New(d.client, d.keyPrefix(), locks.WithTTL(10*time.Second))
 	if err != nil {
 		return err
 	}

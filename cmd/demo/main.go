@@ -6,8 +6,9 @@
 //	go run ./cmd/demo                            # an embedded miniredis
 //	REDIS_ADDR=127.0.0.1:6379 go run ./cmd/demo  # your own server
 //
-// On your own server every key it creates starts with "{redlua-demo-" and a
-// random run id, and it deletes exactly those keys when it ends.
+// On your own server every key it creates starts with "redlua-demo-" or
+// "{redlua-demo-" and a random run id, and it deletes exactly those keys
+// when it ends.
 package main
 
 import (
@@ -21,6 +22,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
 )
 
 func main() {
@@ -82,15 +85,22 @@ func run(ctx context.Context, addr string, out io.Writer) (err error) {
 	return nil
 }
 
-// cleanup deletes the keys whose names start with this run's prefix.
+// keyPrefix puts this run's locks, and the record each Client keeps of
+// who it is (its holder key), under this run's prefix.
+func (d *demo) keyPrefix() locks.Option { return locks.WithKeyPrefix(d.prefix + ":") }
+
+// cleanup deletes the keys whose names start with this run's prefix, in
+// braces (fence keys) or not (the locks' keys, under their key prefix).
 func (d *demo) cleanup(ctx context.Context) (int, error) {
 	var keys []string
-	iter := d.client.Scan(ctx, 0, "{"+d.prefix+"*", 100).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		return 0, err
+	for _, pattern := range []string{"{" + d.prefix + "*", d.prefix + ":*"} {
+		iter := d.client.Scan(ctx, 0, pattern, 100).Iterator()
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			return 0, err
+		}
 	}
 	if len(keys) == 0 {
 		return 0, nil

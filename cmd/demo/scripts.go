@@ -48,7 +48,7 @@ func (d *demo) scripts(ctx context.Context) error {
 	}
 	keys[0] = tag
 	for range 3 {
-		if err := runner.Run(ctx, inspect, keys).Err(); err != nil {
+		if err := runner.Run(ctx, inspect, keys, "0", 100).Err(); err != nil { // the first page
 			return err
 		}
 	}

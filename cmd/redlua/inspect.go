@@ -38,6 +38,10 @@ type lockView struct {
 	// false then means: cannot tell).
 	Servers   []serverView `json:"servers,omitempty"`
 	Undecided bool         `json:"undecided,omitempty"`
+	// Partial: the name holds more records (holders, waiters) than one
+	// inspect reads (locks.MaxInspectRecords); the lists and counts hold
+	// those it read.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // serverView is one primary of a quorum: its own view of the lock, or the
@@ -90,7 +94,8 @@ func revokedNote(revoked bool) string {
 // viewOf is info as printed; addrs name a quorum's servers (--addr).
 func viewOf(info locks.LockInfo, addrs []string) lockView {
 	v := lockView{Name: info.Name, Held: info.Held, Kind: info.Kind, Owner: info.Owner, Token: info.Token, Holds: info.HoldCount,
-		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit, Revoked: info.Revoked, Holder: holderOf(info.Holder)}
+		TTLms: info.TTL.Milliseconds(), Waiters: info.Waiters, Limit: info.Limit, Revoked: info.Revoked, Holder: holderOf(info.Holder),
+		Partial: info.Partial}
 	for _, r := range info.Readers {
 		v.Readers = append(v.Readers, readerView{Owner: r.Owner, Holds: r.Holds, TTLms: r.TTL.Milliseconds(), Holder: holderOf(r.Holder), Revoked: r.Revoked})
 	}
@@ -118,7 +123,10 @@ Reports what holds each lock NAME: a Mutex's holder (owner, fencing token,
 lease left, host, pid and label), an RWMutex's writer or readers, a
 Semaphore's permit holders (each with host, pid and label), its count (when
 SetPermits stored one) and its queue. A hold that a forced unlock revoked is
-marked so, with the grace left. It runs one read-only script per NAME and changes nothing.
+marked so, with the grace left. It reads each NAME in pages of read-only
+scripts (1000 records each, so a name with many readers or waiters does not
+stall the server), up to 100000 records (beyond: "partial"), and changes
+nothing.
 Flags may stand before or after the names.
 
 examples:
@@ -132,7 +140,7 @@ exit codes: 0 reported; 2 usage; 69 server unreachable or error (with
 
 func cmdInspect(ctx context.Context, args []string, io stdio, getenv func(string) string) error {
 	c := newCommand("inspect", inspectHelp, getenv)
-	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, revoked, waiters, readers, permits, limit; with --quorum servers and undecided)")
+	asJSON := c.fs.Bool("json", false, "print a JSON array of objects (name, held, kind, owner, token, holds, ttl_ms, holder, revoked, waiters, readers, permits, limit, partial; with --quorum servers and undecided)")
 	c.conn.addQuorumFlag(c.fs)
 	if err := c.parse(args, io.out); err != nil {
 		return err
@@ -208,6 +216,7 @@ func printView(io stdio, v lockView) {
 		fmt.Fprintln(io.out)
 	}
 	if !v.Held {
+		printPartial(io, v)
 		printServers(io, v)
 		return
 	}
@@ -248,7 +257,16 @@ func printView(io stdio, v lockView) {
 	if v.Waiters > 0 {
 		fmt.Fprintf(io.out, "  waiters  %d\n", v.Waiters)
 	}
+	printPartial(io, v)
 	printServers(io, v)
+}
+
+// printPartial says when the lists above are only the records one inspect
+// reads.
+func printPartial(io stdio, v lockView) {
+	if v.Partial {
+		fmt.Fprintf(io.out, "  partial  the name holds more than %d records; the lists and counts above are those read\n", locks.MaxInspectRecords)
+	}
 }
 
 // holdingServers counts the primaries of a quorum where the quorum's owner
