@@ -287,11 +287,11 @@ var keySuffixBytes = func() int {
 	return n
 }()
 
-// newToken makes an owner token: 96 random bits as 16 base64url
+// newToken makes an owner token: 88 random bits as 15 base64url
 // characters. Tokens are short because they sit in every hold record,
 // which must stay within a listpack value (64 bytes) to keep a held lock
-// small; 96 bits keep two random owners apart for good.
-func newToken() string { return randomID(12) }
+// small; 88 bits keep two random owners apart for good.
+func newToken() string { return randomID(11) }
 
 // newShortID makes a client or attempt id: 64 random bits as 11
 // base64url characters. They only need to differ among the clients and
