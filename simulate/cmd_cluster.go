@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/redlua/redlua/internal/cmdtable"
@@ -24,9 +25,16 @@ func init() {
 	}
 	commands["cluster"] = cmdCluster
 	registerSubcommands("cluster", cmdCluster)
+	commands["cluster|myshardid"] = cmdCluster // 7.2's
 }
 
 func cmdCluster(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) > 1 && strings.EqualFold(a[1], "myshardid") && ks.profile.since72() {
+		if len(a) != 2 {
+			return errorReply(fmt.Sprintf(errWrongArgs, "cluster|myshardid"))
+		}
+		return errorReply(errClusterDisabled)
+	}
 	if _, bad := subcommand(a); bad != nil {
 		return *bad
 	}

@@ -167,8 +167,20 @@ func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return doubleReply(s)
 }
 
+// cmdZRank is ZRANK and ZREVRANK key member, and from 7.2 (whose table
+// gives them arity -3) [WITHSCORE]: [rank, score], or a null array.
 func cmdZRank(rev bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		withScore := false
+		if len(a) > 4 {
+			return errorReply(fmt.Sprintf(errWrongArgs, strings.ToLower(a[0])))
+		}
+		if len(a) == 4 {
+			if !strings.EqualFold(a[3], "withscore") {
+				return errorReply(errSyntax)
+			}
+			withScore = true
+		}
 		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
 		if !ok {
 			return done
@@ -179,10 +191,17 @@ func cmdZRank(rev bool) handler {
 		members := sortedMembers(v.zset)
 		for i, m := range members {
 			if m.Member == a[2] {
+				rank := int64(i)
 				if rev {
-					return intReply(int64(len(members) - 1 - i))
+					rank = int64(len(members) - 1 - i)
 				}
-				return intReply(int64(i))
+				if !withScore {
+					return intReply(rank)
+				}
+				if cc.RESP == 3 {
+					return arrayReply([]Reply{intReply(rank), doubleReply(m.Score)})
+				}
+				return arrayReply([]Reply{intReply(rank), bulkReply(cc.profile.formatDouble(m.Score))})
 			}
 		}
 		return nilReply()

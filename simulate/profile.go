@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redlua/redlua/internal/cmdtable"
 	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
@@ -390,4 +391,49 @@ func (p Profile) parseScanCursor(s string) (uint64, bool) {
 		return parseScanCursor74(s)
 	}
 	return parseScanCursor(s)
+}
+
+// laterCommands are, per profile, the commands its line has that Redis
+// 7.0's table lacks or describes otherwise (cmdtable.Since72, Since74).
+var laterCommands = func() (out [profileCount]map[string]*cmdtable.Command) {
+	for p := Profile(0); p < profileCount; p++ {
+		m := map[string]*cmdtable.Command{}
+		add := func(cs []cmdtable.Command) {
+			for i := range cs {
+				m[cs[i].Name] = &cs[i]
+			}
+		}
+		if p.since72() {
+			add(cmdtable.Since72)
+		}
+		if p.since74() {
+			add(cmdtable.Since74)
+		}
+		out[p] = m
+	}
+	return out
+}()
+
+// lookup finds a command (or "container|sub") in the line's table.
+func (p Profile) lookup(name string) (*cmdtable.Command, bool) {
+	name = strings.ToLower(name)
+	if !p.valid() {
+		p = Redis70
+	}
+	if c, ok := laterCommands[p][name]; ok {
+		return c, true
+	}
+	return cmdtable.Lookup(name)
+}
+
+// lookupCommand is lookupCommand with the line's table.
+func (p Profile) lookupCommand(argv []string) (*cmdtable.Command, bool) {
+	c, ok := p.lookup(argv[0])
+	if !ok {
+		return nil, false
+	}
+	if !containers[c.Name] || len(argv) < 2 {
+		return c, true
+	}
+	return p.lookup(c.Name + "|" + argv[1])
 }

@@ -1,0 +1,48 @@
+package cmdtable
+
+// The table is Redis 7.0's. Later server lines add commands a script may
+// call and change some entries (7.2 lets scripts call WAIT and the blocking
+// commands, and gives ZRANK a WITHSCORE). The entries below are those
+// lines' own COMMAND replies for what they add or change that the
+// simulator needs (Redis 7.2.6 and 7.4.1, Valkey 7.2.7 and 8.0.1; Redis
+// 8.0-m01 has 7.4.1's), written by hand: the generator reads one server.
+// The blocking commands' lost noscript flag is Profile.scriptMayBlock's.
+
+// Since72 are the commands Redis 7.2 adds or changes, which every later
+// line (Redis 7.4, 8.0, Valkey 7.2, 8.0) has too.
+var Since72 = []Command{
+	// WAIT was noscript in 7.0; from 7.2 a script may call it (it never
+	// blocks there). WAITAOF is noscript in 7.2; 7.4 lets scripts call it.
+	{Name: "wait", Arity: 3, Flags: []string{}, Categories: []string{"slow", "connection"}, KeySpecs: []KeySpec{}},
+	{Name: "waitaof", Arity: 4, Flags: []string{"noscript"}, Categories: []string{"slow", "connection"}, KeySpecs: []KeySpec{}},
+	{Name: "cluster|myshardid", Container: "cluster", Arity: 2, Flags: []string{"stale"}, Categories: []string{"slow"}, KeySpecs: []KeySpec{}},
+	// ZRANK and ZREVRANK key member [WITHSCORE].
+	{Name: "zrank", Arity: -3, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1, Categories: []string{"read", "sortedset", "fast"},
+		KeySpecs: []KeySpec{{BeginIndex: 1, Find: "range", KeyStep: 1, Flags: []string{"RO", "access"}}}},
+	{Name: "zrevrank", Arity: -3, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1, Categories: []string{"read", "sortedset", "fast"},
+		KeySpecs: []KeySpec{{BeginIndex: 1, Find: "range", KeyStep: 1, Flags: []string{"RO", "access"}}}},
+}
+
+// Since74 are the commands Redis 7.4 adds or changes (and 8.0 keeps;
+// Valkey 8.0 has none of them): WAITAOF callable from scripts, and the
+// hash field expiry family.
+var Since74 = func() []Command {
+	key := func(flags ...string) []KeySpec {
+		return []KeySpec{{BeginIndex: 1, Find: "range", KeyStep: 1, Flags: flags}}
+	}
+	out := []Command{
+		{Name: "wait", Arity: 3, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
+		{Name: "waitaof", Arity: 4, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
+	}
+	for _, n := range []string{"hexpire", "hexpireat", "hpexpire", "hpexpireat"} {
+		out = append(out, Command{Name: n, Arity: -6, Flags: []string{"write", "denyoom", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1,
+			Categories: []string{"write", "hash", "fast"}, KeySpecs: key("RW", "update")})
+	}
+	out = append(out, Command{Name: "hpersist", Arity: -5, Flags: []string{"write", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		Categories: []string{"write", "hash", "fast"}, KeySpecs: key("RW", "update")})
+	for _, n := range []string{"hexpiretime", "hpexpiretime", "httl", "hpttl"} {
+		out = append(out, Command{Name: n, Arity: -5, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1,
+			Categories: []string{"read", "hash", "fast"}, KeySpecs: key("RO", "access")})
+	}
+	return out
+}()
