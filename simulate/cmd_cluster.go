@@ -25,15 +25,21 @@ func init() {
 	}
 	commands["cluster"] = cmdCluster
 	registerSubcommands("cluster", cmdCluster)
-	commands["cluster|myshardid"] = cmdCluster // 7.2's
+	commands["cluster|myshardid"] = cmdCluster  // 7.2's
+	commands["cluster|slot-stats"] = cmdCluster // Valkey 8's
 }
 
 func cmdCluster(ks *Keyspace, cc *CallContext, a []string) Reply {
-	if len(a) > 1 && strings.EqualFold(a[1], "myshardid") && ks.profile.since72() {
-		if len(a) != 2 {
-			return errorReply(fmt.Sprintf(errWrongArgs, "cluster|myshardid"))
+	if len(a) > 1 {
+		// A subcommand a later line adds (7.2's MYSHARDID, Valkey 8's
+		// SLOT-STATS) is not in 7.0's table.
+		name := "cluster|" + strings.ToLower(a[1])
+		if c, ok := laterCommands[ks.profile][name]; ok {
+			if !c.ArityOK(len(a)) {
+				return errorReply(fmt.Sprintf(errWrongArgs, name))
+			}
+			return errorReply(errClusterDisabled)
 		}
-		return errorReply(errClusterDisabled)
 	}
 	if _, bad := subcommand(a); bad != nil {
 		return *bad

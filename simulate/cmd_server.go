@@ -285,26 +285,26 @@ func cmdMemory(ks *Keyspace, cc *CallContext, a []string) Reply {
 		if keys > 0 {
 			perKey = (used - startupMemory) / keys
 		}
-		// 7.4 keeps the keyspace in a kvstore: db.N loses slot-to-keys,
+		// 7.4 (and Valkey 8) keeps the keyspace in a kvstore: db.N loses slot-to-keys,
 		// and the store's lookup table, rehashing and muzzy pages count.
 		db := mapReply("overhead.hashtable.main", intReply(0), "overhead.hashtable.expires", intReply(0), "overhead.hashtable.slot-to-keys", intReply(0))
-		if ks.profile.since74() {
+		if ks.profile.kvstore() {
 			db = mapReply("overhead.hashtable.main", intReply(0), "overhead.hashtable.expires", intReply(0))
 		}
 		kv := []any{"peak.allocated", intReply(used), "total.allocated", intReply(used), "startup.allocated", intReply(startupMemory),
 			"replication.backlog", intReply(0), "clients.slaves", intReply(0), "clients.normal", intReply(0), "cluster.links", intReply(0),
 			"aof.buffer", intReply(0), "lua.caches", intReply(0), "functions.caches", intReply(0), "db.0", db}
-		if ks.profile.since74() {
+		if ks.profile.kvstore() {
 			kv = append(kv, "overhead.db.hashtable.lut", intReply(0), "overhead.db.hashtable.rehashing", intReply(0))
 		}
 		kv = append(kv, "overhead.total", intReply(startupMemory))
-		if ks.profile.since74() {
+		if ks.profile.kvstore() {
 			kv = append(kv, "db.dict.rehashing.count", intReply(0))
 		}
 		kv = append(kv, "keys.count", intReply(keys), "keys.bytes-per-key", intReply(perKey),
 			"dataset.bytes", intReply(data), "dataset.percentage", doubleReply(100*float64(data)/float64(used)), "peak.percentage", doubleReply(100),
 			"allocator.allocated", intReply(used), "allocator.active", intReply(used), "allocator.resident", intReply(used))
-		if ks.profile.since74() {
+		if ks.profile.kvstore() {
 			kv = append(kv, "allocator.muzzy", intReply(0))
 		}
 		kv = append(kv, "allocator-fragmentation.ratio", doubleReply(1), "allocator-fragmentation.bytes", intReply(0),

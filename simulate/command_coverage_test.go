@@ -154,7 +154,7 @@ func TestEveryScriptCommandIsImplemented(t *testing.T) {
 }
 
 // TestLaterCommandsAreImplemented calls, under every profile, each
-// command its line adds to Redis 7.0's table (cmdtable.Since72, Since74)
+// command its line adds to Redis 7.0's table (cmdtable.Since72 and the rest)
 // that a script may call, without a server: each runs, or is one of the
 // profile's listed exceptions and says it is not implemented. A profile
 // without the command answers as its line does, with the unknown-command
@@ -163,7 +163,7 @@ func TestLaterCommandsAreImplemented(t *testing.T) {
 	ctx := context.Background()
 	for p := Profile(0); p < profileCount; p++ {
 		sim := New(WithServer(p), WithKeyDiscipline(false), WithCrossSlotCheck(false))
-		for _, list := range [][]cmdtable.Command{cmdtable.Since72, cmdtable.Since74} {
+		for _, list := range [][]cmdtable.Command{cmdtable.Since72, cmdtable.WaitInScripts, cmdtable.HashFieldExpiry, cmdtable.Valkey80} {
 			for _, c := range list {
 				argv := dummyArgs(c.Name, c.Arity)
 				if c.Container != "" {

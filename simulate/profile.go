@@ -75,6 +75,10 @@ func (p Profile) since72() bool { return p != Redis70 }
 // since74 reports Redis 7.4 or later (not Valkey).
 func (p Profile) since74() bool { return p == Redis74 || p == Redis80 }
 
+// kvstore reports a line that keeps its keyspace in a kvstore (MEMORY
+// STATS shows it): Redis 7.4 and Valkey 8.0.
+func (p Profile) kvstore() bool { return p.since74() || p == Valkey80 }
+
 // hasOS reports whether scripts see the os table (os.clock only): Redis 7.4
 // and Valkey 8.0 added it.
 func (p Profile) hasOS() bool { return p.since74() || p == Valkey80 }
@@ -139,6 +143,9 @@ func (p Profile) infoServer(fields [][2]string) [][2]string {
 	for _, kv := range fields {
 		if kv[0] == "redis_mode" && p == Valkey80 {
 			kv[0] = "server_mode"
+		}
+		if kv[0] == "atomicvar_api" && p == Valkey80 {
+			continue // Valkey 8 dropped it
 		}
 		out = append(out, kv)
 		if kv[0] == "redis_version" {
@@ -394,7 +401,7 @@ func (p Profile) parseScanCursor(s string) (uint64, bool) {
 }
 
 // laterCommands are, per profile, the commands its line has that Redis
-// 7.0's table lacks or describes otherwise (cmdtable.Since72, Since74).
+// 7.0's table lacks or describes otherwise (from cmdtable's lists of them).
 var laterCommands = func() (out [profileCount]map[string]*cmdtable.Command) {
 	for p := Profile(0); p < profileCount; p++ {
 		m := map[string]*cmdtable.Command{}
@@ -406,8 +413,14 @@ var laterCommands = func() (out [profileCount]map[string]*cmdtable.Command) {
 		if p.since72() {
 			add(cmdtable.Since72)
 		}
+		if p.hasOS() { // Redis 7.4, 8.0 and Valkey 8.0
+			add(cmdtable.WaitInScripts)
+		}
 		if p.since74() {
-			add(cmdtable.Since74)
+			add(cmdtable.HashFieldExpiry)
+		}
+		if p == Valkey80 {
+			add(cmdtable.Valkey80)
 		}
 		out[p] = m
 	}

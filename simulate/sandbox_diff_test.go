@@ -106,7 +106,7 @@ var sandboxCases = []sandboxCase{
 	{name: "waitaof", src: "return {redis.pcall('waitaof', 0, 0, 0), redis.pcall('waitaof', 1, 0, 0), redis.pcall('waitaof', 2, 0, 0), redis.pcall('waitaof', 'x', 0, 0), redis.pcall('waitaof', 0, -1, 0), redis.pcall('waitaof', 0, 0, -1), redis.pcall('waitaof', 0, 0, 'x'), redis.pcall('waitaof', 0, 0, '9223372036854775807')}"},
 	{name: "zrank withscore", src: "redis.call('zadd', KEYS[1], 1, 'a', 2.5, 'b') return {redis.pcall('zrank', KEYS[1], 'b', 'withscore'), redis.pcall('zrevrank', KEYS[1], 'b', 'WITHSCORE'), redis.pcall('zrank', KEYS[1], 'nope', 'withscore'), redis.pcall('zrank', KEYS[1], 'b', 'withscores'), redis.pcall('zrank', KEYS[1], 'b', 'withscore', 'x'), redis.pcall('zrank', KEYS[2], 'b', 'withscore'), redis.pcall('zrank', KEYS[1], 'b')}", keys: []string{"{t}z", "{t}n"}},
 	{name: "zrank withscore resp3", src: "redis.call('zadd', KEYS[1], 1, 'a', 2.5, 'b') redis.setresp(3) local r = redis.call('zrevrank', KEYS[1], 'a', 'withscore') return {r[1], tostring(r[2].double)}", keys: []string{"{t}z"}},
-	{name: "cluster myshardid", src: "return {redis.pcall('cluster', 'myshardid'), redis.pcall('cluster', 'myshardid', 'x'), redis.pcall('cluster', 'myid')}"},
+	{name: "cluster myshardid", src: "return {redis.pcall('cluster', 'myshardid'), redis.pcall('cluster', 'myshardid', 'x'), redis.pcall('cluster', 'myid'), redis.pcall('cluster', 'slot-stats', 'orderby', 'key-count'), redis.pcall('cluster', 'slot-stats')}"},
 	{name: "no arguments", src: "return redis.call()"},
 	{name: "bad argument type", src: "return redis.call({})"},
 	{name: "nil argument", src: "return redis.pcall('get', KEYS[1])"},

@@ -55,7 +55,7 @@ func buildWorkRules() map[string]workRule {
 		"slowlog|help", "slowlog|len", "slowlog|reset", "time", "xgroup", "xinfo", "xgroup|help", "xinfo|help",
 		// 7.2's: on the simulator's one server with no replicas or AOF
 		// they answer at once.
-		"wait", "waitaof", "cluster|myshardid")
+		"wait", "waitaof", "cluster|myshardid", "cluster|slot-stats")
 	add("O(N) with N the entries returned", returned,
 		"command", "command|docs", "command|info", "command|list", "slowlog|get", "cluster|getkeysinslot")
 	add("O(N) with N the number of clients receiving the message", func(c *workCall) int64 { return 1 + c.reply.Int },

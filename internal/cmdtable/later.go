@@ -23,17 +23,20 @@ var Since72 = []Command{
 		KeySpecs: []KeySpec{{BeginIndex: 1, Find: "range", KeyStep: 1, Flags: []string{"RO", "access"}}}},
 }
 
-// Since74 are the commands Redis 7.4 adds or changes (and 8.0 keeps;
-// Valkey 8.0 has none of them): WAITAOF callable from scripts, and the
-// hash field expiry family.
-var Since74 = func() []Command {
+// WaitInScripts are WAIT and WAITAOF as Redis 7.4 and Valkey 8.0 list
+// them: both blocking, and scripts may call WAITAOF.
+var WaitInScripts = []Command{
+	{Name: "wait", Arity: 3, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
+	{Name: "waitaof", Arity: 4, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
+}
+
+// HashFieldExpiry is Redis 7.4's hash field expiry family (8.0 keeps it;
+// Valkey 8.0 has none of it).
+var HashFieldExpiry = func() []Command {
 	key := func(flags ...string) []KeySpec {
 		return []KeySpec{{BeginIndex: 1, Find: "range", KeyStep: 1, Flags: flags}}
 	}
-	out := []Command{
-		{Name: "wait", Arity: 3, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
-		{Name: "waitaof", Arity: 4, Flags: []string{"blocking"}, Categories: []string{"slow", "blocking", "connection"}, KeySpecs: []KeySpec{}},
-	}
+	var out []Command
 	for _, n := range []string{"hexpire", "hexpireat", "hpexpire", "hpexpireat"} {
 		out = append(out, Command{Name: n, Arity: -6, Flags: []string{"write", "denyoom", "fast"}, FirstKey: 1, LastKey: 1, KeyStep: 1,
 			Categories: []string{"write", "hash", "fast"}, KeySpecs: key("RW", "update")})
@@ -46,3 +49,8 @@ var Since74 = func() []Command {
 	}
 	return out
 }()
+
+// Valkey80 are the commands Valkey 8.0 adds that a script may call.
+var Valkey80 = []Command{
+	{Name: "cluster|slot-stats", Container: "cluster", Arity: -4, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, KeySpecs: []KeySpec{}},
+}
