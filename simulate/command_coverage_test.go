@@ -163,7 +163,7 @@ func TestLaterCommandsAreImplemented(t *testing.T) {
 	ctx := context.Background()
 	for p := Profile(0); p < profileCount; p++ {
 		sim := New(WithServer(p), WithKeyDiscipline(false), WithCrossSlotCheck(false))
-		for _, list := range [][]cmdtable.Command{cmdtable.Since72, cmdtable.WaitInScripts, cmdtable.HashFieldExpiry, cmdtable.Valkey80} {
+		for _, list := range [][]cmdtable.Command{cmdtable.Since72, cmdtable.ScriptsMayBlock, cmdtable.WaitInScripts, cmdtable.HashFieldExpiry, cmdtable.Valkey80} {
 			for _, c := range list {
 				argv := dummyArgs(c.Name, c.Arity)
 				if c.Container != "" {

@@ -401,31 +401,18 @@ func (p Profile) parseScanCursor(s string) (uint64, bool) {
 }
 
 // laterCommands are, per profile, the commands its line has that Redis
-// 7.0's table lacks or describes otherwise (from cmdtable's lists of them).
+// 7.0's table lacks or describes otherwise (cmdtable's lists of them).
 var laterCommands = func() (out [profileCount]map[string]*cmdtable.Command) {
 	for p := Profile(0); p < profileCount; p++ {
-		m := map[string]*cmdtable.Command{}
-		add := func(cs []cmdtable.Command) {
-			for i := range cs {
-				m[cs[i].Name] = &cs[i]
-			}
-		}
-		if p.since72() {
-			add(cmdtable.Since72)
-		}
-		if p.hasOS() { // Redis 7.4, 8.0 and Valkey 8.0
-			add(cmdtable.WaitInScripts)
-		}
-		if p.since74() {
-			add(cmdtable.HashFieldExpiry)
-		}
-		if p == Valkey80 {
-			add(cmdtable.Valkey80)
-		}
-		out[p] = m
+		out[p] = cmdtable.LineCommands(p.line())
 	}
 	return out
 }()
+
+// line names the profile as cmdtable and lint do: "redis74", "valkey80".
+func (p Profile) line() string {
+	return strings.NewReplacer("-", "", ".", "").Replace(p.String())
+}
 
 // lookup finds a command (or "container|sub") in the line's table.
 func (p Profile) lookup(name string) (*cmdtable.Command, bool) {

@@ -1,5 +1,7 @@
 package cmdtable
 
+import "strings"
+
 // The table is Redis 7.0's. Later server lines add commands a script may
 // call and change some entries (7.2 lets scripts call WAIT and the blocking
 // commands, and gives ZRANK a WITHSCORE). The entries below are those
@@ -53,4 +55,76 @@ var HashFieldExpiry = func() []Command {
 // Valkey80 are the commands Valkey 8.0 adds that a script may call.
 var Valkey80 = []Command{
 	{Name: "cluster|slot-stats", Container: "cluster", Arity: -4, Flags: []string{"loading", "stale"}, Categories: []string{"slow"}, KeySpecs: []KeySpec{}},
+}
+
+// ScriptsMayBlock are the blocking commands 7.0 flags noscript and every
+// later line lets scripts call (they never block there): 7.0's entries
+// without the flag.
+var ScriptsMayBlock = func() []Command {
+	var out []Command
+	for _, n := range []string{"blpop", "brpop", "brpoplpush", "blmove", "bzpopmin", "bzpopmax"} {
+		c := *byName[n]
+		c.Flags = nil
+		for _, f := range byName[n].Flags {
+			if f != "noscript" {
+				c.Flags = append(c.Flags, f)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}()
+
+// lineAdds are, per server line (named as lint's Config.Server names
+// them), the lists above that line has, later lists overriding earlier.
+var lineAdds = map[string][][]Command{
+	"redis72":  {Since72, ScriptsMayBlock},
+	"redis74":  {Since72, ScriptsMayBlock, WaitInScripts, HashFieldExpiry},
+	"redis80":  {Since72, ScriptsMayBlock, WaitInScripts, HashFieldExpiry},
+	"valkey72": {Since72, ScriptsMayBlock},
+	"valkey80": {Since72, ScriptsMayBlock, WaitInScripts, Valkey80},
+}
+
+var lineTables = func() map[string]map[string]*Command {
+	out := map[string]map[string]*Command{}
+	for line, lists := range lineAdds {
+		m := map[string]*Command{}
+		for _, l := range lists {
+			for i := range l {
+				m[l[i].Name] = &l[i]
+			}
+		}
+		out[line] = m
+	}
+	return out
+}()
+
+// LookupLine is Lookup in a server line's table: "redis72", "redis74",
+// "redis80", "valkey72" or "valkey80" see what that line adds or changes;
+// any other line (redis70, "") sees the table as it is.
+func LookupLine(line, name string) (*Command, bool) {
+	name = strings.ToLower(name)
+	if c, ok := lineTables[line][name]; ok {
+		return c, true
+	}
+	return Lookup(name)
+}
+
+// LineCommands returns what a server line adds to or changes in the
+// table, by name (nil for redis70 and unknown lines).
+func LineCommands(line string) map[string]*Command {
+	m := lineTables[line]
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]*Command, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// LookupLineSub is LookupSub in a server line's table.
+func LookupLineSub(line, container, sub string) (*Command, bool) {
+	return LookupLine(line, container+"|"+sub)
 }
