@@ -504,7 +504,7 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return arrayReply(commandInfos(topCommands()))
 	}
 	if ks.profile.getKeysOfBareCommand(a) {
-		return commandGetKeys(a[2:], strings.EqualFold(a[1], "getkeysandflags"))
+		return commandGetKeys(ks.profile, a[2:], strings.EqualFold(a[1], "getkeysandflags"))
 	}
 	sub, bad := subcommand(a)
 	if bad != nil {
@@ -563,7 +563,7 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		return Reply{Kind: KindMap, Elems: out}
 	case "getkeys", "getkeysandflags":
-		return commandGetKeys(a[2:], sub == "getkeysandflags")
+		return commandGetKeys(ks.profile, a[2:], sub == "getkeysandflags")
 	}
 	return subcommandSyntax(a)
 }
@@ -679,9 +679,10 @@ func commandList(a []string) Reply {
 	return arrayReply(out)
 }
 
-// commandGetKeys is COMMAND GETKEYS and GETKEYSANDFLAGS for argv.
-func commandGetKeys(argv []string, withFlags bool) Reply {
-	c, ok := lookupCommand(argv)
+// commandGetKeys is COMMAND GETKEYS and GETKEYSANDFLAGS for argv, by
+// the line's table (7.4 knows HEXPIRE).
+func commandGetKeys(p Profile, argv []string, withFlags bool) Reply {
+	c, ok := p.lookupCommand(argv)
 	switch {
 	case !ok:
 		return errorReply("ERR Invalid command specified")
