@@ -76,11 +76,14 @@ func redisCalls(p *Pass) []redisCall {
 		}
 		rc := redisCall{call: c, fn: key.Value, name: name.Value, args: c.Args[1:]}
 		rc.open = len(c.Args) > 1 && isMulti(c.Args[len(c.Args)-1])
-		if cmd, ok := cmdtable.Lookup(name.Value); ok {
+		// The command table of the configured server line: 7.2 lets
+		// scripts call WAIT and the blocking commands, 7.4 adds HEXPIRE...
+		line := p.Config.Server
+		if cmd, ok := cmdtable.LookupLine(line, name.Value); ok {
 			rc.cmd = cmd
 			if cmd.Container == "" && len(rc.args) > 0 {
 				if sub, ok := rc.args[0].(*StringExpr); ok {
-					if sc, ok := cmdtable.LookupSub(cmd.Name, sub.Value); ok {
+					if sc, ok := cmdtable.LookupLineSub(line, cmd.Name, strings.ToLower(sub.Value)); ok {
 						rc.cmd = sc
 					}
 				}

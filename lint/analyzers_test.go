@@ -211,3 +211,26 @@ func TestOverwrittenMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsPerServerLine: the commands analyzer reads the configured
+// line's command table (cmdtable.LookupLine).
+func TestCommandsPerServerLine(t *testing.T) {
+	src := "redis.call('hexpire', KEYS[1], 10, 'FIELDS', 1, 'f')\n" +
+		"redis.call('blpop', KEYS[1], 0)\n" +
+		"redis.call('wait', '0', '0')\n" +
+		"return redis.call('zrank', KEYS[1], 'm', 'WITHSCORE')"
+	for _, tc := range []struct {
+		server string
+		want   []string
+	}{
+		{"", []string{"1:12 E922", "2:12 E925", "3:12 E925", "4:19 E923"}},
+		{Redis72, []string{"1:12 E922", "2:12 W924"}},
+		{Redis74, []string{"2:12 W924", "3:12 W924"}},
+		{Valkey80, []string{"1:12 E922", "2:12 W924", "3:12 W924"}},
+	} {
+		got := found(t, src, &Config{Server: tc.server}, "92")
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("server %q (-want +got):\n%s", tc.server, diff)
+		}
+	}
+}

@@ -54,7 +54,9 @@ type Config struct {
 	// Server is the server line whose script sandbox gives the standard
 	// globals (see ServerLines: "redis74" adds os, "redis72" getfenv,
 	// ...); "" (AnyServer) is what every supported server has, Redis
-	// 7.0's set, so a script checked with it runs on all of them.
+	// 7.0's set, so a script checked with it runs on all of them. It also
+	// chooses the command table redis.call is checked against
+	// (cmdtable.LookupLine).
 	Server string
 	// Globals are extra globals the script may set and read, ReadGlobals
 	// extra globals it may only read (luacheck's globals/read_globals).

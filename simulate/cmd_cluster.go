@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/redlua/redlua/internal/cmdtable"
@@ -24,9 +25,22 @@ func init() {
 	}
 	commands["cluster"] = cmdCluster
 	registerSubcommands("cluster", cmdCluster)
+	commands["cluster|myshardid"] = cmdCluster  // 7.2's
+	commands["cluster|slot-stats"] = cmdCluster // Valkey 8's
 }
 
 func cmdCluster(ks *Keyspace, cc *CallContext, a []string) Reply {
+	if len(a) > 1 {
+		// A subcommand a later line adds (7.2's MYSHARDID, Valkey 8's
+		// SLOT-STATS) is not in 7.0's table.
+		name := "cluster|" + strings.ToLower(a[1])
+		if c, ok := laterCommands[ks.profile][name]; ok {
+			if !c.ArityOK(len(a)) {
+				return errorReply(fmt.Sprintf(errWrongArgs, name))
+			}
+			return errorReply(errClusterDisabled)
+		}
+	}
 	if _, bad := subcommand(a); bad != nil {
 		return *bad
 	}

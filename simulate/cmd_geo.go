@@ -74,8 +74,15 @@ func geoUnit(u string) (float64, *Reply) {
 func distanceReply(d float64) Reply { return bulkReply(strconv.FormatFloat(d, 'f', 4, 64)) }
 
 // coordReply is addReplyHumanLongDouble: "%.17Lf" without trailing zeros,
-// a bulk string under RESP2 and a double under RESP3.
+// a bulk string under RESP2 and a double under RESP3. 8.0 replies with
+// addReplyDouble instead: the shortest form that reads back.
 func coordReply(cc *CallContext, f float64) Reply {
+	if cc.profile == Redis80 {
+		if cc.RESP == 2 {
+			return bulkReply(cc.profile.formatDouble(f))
+		}
+		return doubleReply(f)
+	}
 	text := formatLongDouble(new(big.Float).SetPrec(longDoublePrec).SetFloat64(f))
 	if cc.RESP == 2 {
 		return bulkReply(text)

@@ -285,16 +285,32 @@ func cmdMemory(ks *Keyspace, cc *CallContext, a []string) Reply {
 		if keys > 0 {
 			perKey = (used - startupMemory) / keys
 		}
-		return mapReply("peak.allocated", intReply(used), "total.allocated", intReply(used), "startup.allocated", intReply(startupMemory),
+		// 7.4 (and Valkey 8) keeps the keyspace in a kvstore: db.N loses slot-to-keys,
+		// and the store's lookup table, rehashing and muzzy pages count.
+		db := mapReply("overhead.hashtable.main", intReply(0), "overhead.hashtable.expires", intReply(0), "overhead.hashtable.slot-to-keys", intReply(0))
+		if ks.profile.kvstore() {
+			db = mapReply("overhead.hashtable.main", intReply(0), "overhead.hashtable.expires", intReply(0))
+		}
+		kv := []any{"peak.allocated", intReply(used), "total.allocated", intReply(used), "startup.allocated", intReply(startupMemory),
 			"replication.backlog", intReply(0), "clients.slaves", intReply(0), "clients.normal", intReply(0), "cluster.links", intReply(0),
-			"aof.buffer", intReply(0), "lua.caches", intReply(0), "functions.caches", intReply(0),
-			"db.0", mapReply("overhead.hashtable.main", intReply(0), "overhead.hashtable.expires", intReply(0), "overhead.hashtable.slot-to-keys", intReply(0)),
-			"overhead.total", intReply(startupMemory), "keys.count", intReply(keys), "keys.bytes-per-key", intReply(perKey),
+			"aof.buffer", intReply(0), "lua.caches", intReply(0), "functions.caches", intReply(0), "db.0", db}
+		if ks.profile.kvstore() {
+			kv = append(kv, "overhead.db.hashtable.lut", intReply(0), "overhead.db.hashtable.rehashing", intReply(0))
+		}
+		kv = append(kv, "overhead.total", intReply(startupMemory))
+		if ks.profile.kvstore() {
+			kv = append(kv, "db.dict.rehashing.count", intReply(0))
+		}
+		kv = append(kv, "keys.count", intReply(keys), "keys.bytes-per-key", intReply(perKey),
 			"dataset.bytes", intReply(data), "dataset.percentage", doubleReply(100*float64(data)/float64(used)), "peak.percentage", doubleReply(100),
-			"allocator.allocated", intReply(used), "allocator.active", intReply(used), "allocator.resident", intReply(used),
-			"allocator-fragmentation.ratio", doubleReply(1), "allocator-fragmentation.bytes", intReply(0),
+			"allocator.allocated", intReply(used), "allocator.active", intReply(used), "allocator.resident", intReply(used))
+		if ks.profile.kvstore() {
+			kv = append(kv, "allocator.muzzy", intReply(0))
+		}
+		kv = append(kv, "allocator-fragmentation.ratio", doubleReply(1), "allocator-fragmentation.bytes", intReply(0),
 			"allocator-rss.ratio", doubleReply(1), "allocator-rss.bytes", intReply(0), "rss-overhead.ratio", doubleReply(1),
 			"rss-overhead.bytes", intReply(0), "fragmentation", doubleReply(1), "fragmentation.bytes", intReply(0))
+		return mapReply(kv...)
 	case "malloc-stats":
 		return bulkReply("Stats not supported for the current allocator")
 	case "doctor":
@@ -488,7 +504,7 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 		return arrayReply(commandInfos(topCommands()))
 	}
 	if ks.profile.getKeysOfBareCommand(a) {
-		return commandGetKeys(a[2:], strings.EqualFold(a[1], "getkeysandflags"))
+		return commandGetKeys(ks.profile, a[2:], strings.EqualFold(a[1], "getkeysandflags"))
 	}
 	sub, bad := subcommand(a)
 	if bad != nil {
@@ -547,7 +563,7 @@ func cmdCommand(ks *Keyspace, cc *CallContext, a []string) Reply {
 		}
 		return Reply{Kind: KindMap, Elems: out}
 	case "getkeys", "getkeysandflags":
-		return commandGetKeys(a[2:], sub == "getkeysandflags")
+		return commandGetKeys(ks.profile, a[2:], sub == "getkeysandflags")
 	}
 	return subcommandSyntax(a)
 }
@@ -663,9 +679,10 @@ func commandList(a []string) Reply {
 	return arrayReply(out)
 }
 
-// commandGetKeys is COMMAND GETKEYS and GETKEYSANDFLAGS for argv.
-func commandGetKeys(argv []string, withFlags bool) Reply {
-	c, ok := lookupCommand(argv)
+// commandGetKeys is COMMAND GETKEYS and GETKEYSANDFLAGS for argv, by
+// the line's table (7.4 knows HEXPIRE).
+func commandGetKeys(p Profile, argv []string, withFlags bool) Reply {
+	c, ok := p.lookupCommand(argv)
 	switch {
 	case !ok:
 		return errorReply("ERR Invalid command specified")

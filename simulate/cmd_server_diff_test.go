@@ -26,6 +26,9 @@ var serverCases = [][]string{
 		"COMMAND GETKEYSANDFLAGS zunionstore d 2 a b", "COMMAND GETKEYS sort a BY x LIMIT 0 1 GET y STORE b", "COMMAND GETKEYS sort_ro a", "COMMAND GETKEYS migrate h p '' 0 5 KEYS a b", "COMMAND GETKEYS migrate h p k 0 5",
 		"COMMAND GETKEYS eval s 0", "COMMAND GETKEYS eval s 2 a b c", "COMMAND GETKEYS georadius k 0 0 1 km STORE d", "COMMAND GETKEYS lmpop 2 a b LEFT", "COMMAND GETKEYS xgroup create s g 0", "COMMAND GETKEYSANDFLAGS set a b", "COMMAND GETKEYSANDFLAGS set a b get", "COMMAND GETKEYSANDFLAGS bitfield a GET u8 0", "COMMAND GETKEYSANDFLAGS bitfield a SET u8 0 1", "COMMAND GETKEYSANDFLAGS bitfield_ro a GET u8 0",
 		"COMMAND LIST x", "COMMAND LIST FILTERBY foo x", "COMMAND LIST FILTERBY module x", "COMMAND LIST FILTERBY pattern x"},
+	// Each line's table: 7.2's ZRANK WITHSCORE, WAITAOF, CLUSTER MYSHARDID; 7.4's HEXPIRE family.
+	{"COMMAND GETKEYS HEXPIRE k 10 FIELDS 1 f", "COMMAND GETKEYSANDFLAGS HPTTL k FIELDS 1 f", "COMMAND GETKEYS WAITAOF 0 0 0", "COMMAND GETKEYS WAIT 0 0",
+		"COMMAND GETKEYS ZRANK k m WITHSCORE", "COMMAND GETKEYS CLUSTER MYSHARDID", "COMMAND GETKEYS BLMOVE a b LEFT LEFT 0", "COMMAND GETKEYSANDFLAGS BZPOPMIN a b 0"},
 	{"ACL HELP", "CLIENT HELP", "CONFIG HELP", "LATENCY HELP", "MODULE HELP", "SLOWLOG HELP", "SLOWLOG HELP x", "SLOWLOG FOO", "SLOWLOG RESET", "SLOWLOG GET 0", "SLOWLOG GET -2", "SLOWLOG GET x", "SLOWLOG GET 1 2", "SLOWLOG RESET x"},
 	// From scripts.
 	{"EVAL \"return redis.call('function', 'help')\" 0", "EVAL \"return redis.call('script', 'help')\" 0", "EVAL \"return redis.call('pubsub', 'help')\" 0", "EVAL \"return redis.call('acl', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'help')\" 0", "EVAL \"return redis.call('slowlog', 'get', '0')\" 0", "EVAL \"return redis.pcall('config', 'help', 'x')\" 0",

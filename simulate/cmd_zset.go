@@ -167,8 +167,20 @@ func cmdZScore(ks *Keyspace, cc *CallContext, a []string) Reply {
 	return doubleReply(s)
 }
 
+// cmdZRank is ZRANK and ZREVRANK key member, and from 7.2 (whose table
+// gives them arity -3) [WITHSCORE]: [rank, score], or a null array.
 func cmdZRank(rev bool) handler {
 	return func(ks *Keyspace, cc *CallContext, a []string) Reply {
+		withScore := false
+		if len(a) > 4 {
+			return errorReply(fmt.Sprintf(errWrongArgs, strings.ToLower(a[0])))
+		}
+		if len(a) == 4 {
+			if !strings.EqualFold(a[3], "withscore") {
+				return errorReply(errSyntax)
+			}
+			withScore = true
+		}
 		v, done, ok := ks.lookupOrReply(cc, a[1], kindZSet, nilReply())
 		if !ok {
 			return done
@@ -185,9 +197,15 @@ func cmdZRank(rev bool) handler {
 			}
 		}
 		if rev {
-			return intReply(int64(len(v.zset)) - 1 - i)
+			i = int64(len(v.zset)) - 1 - i
 		}
-		return intReply(i)
+		if !withScore {
+			return intReply(i)
+		}
+		if cc.RESP == 3 {
+			return arrayReply([]Reply{intReply(i), doubleReply(score)})
+		}
+		return arrayReply([]Reply{intReply(i), bulkReply(cc.profile.formatDouble(score))})
 	}
 }
 

@@ -111,7 +111,10 @@
 // # Commands that differ
 //
 // Every command a Redis 7.0 script may call is implemented but MIGRATE (the
-// simulator is one server). Where Redis itself answers from its clock,
+// simulator is one server), and so is what later lines let scripts call
+// (WAIT, WAITAOF, ZRANK WITHSCORE, ...) but Redis 7.4's hash field expiry
+// (HEXPIRE and its family): under Redis74 and Redis80 those fail with the
+// simulator's "not implemented". Where Redis itself answers from its clock,
 // machine or configuration, the simulator answers in Redis's format about
 // itself:
 //

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/redlua/redlua/internal/cmdtable"
 )
 
 // Keyspace is the simulator's database: typed values with expiry. It is not
@@ -255,7 +253,7 @@ func (ks *Keyspace) Exec(cc *CallContext, argv []string) Reply {
 		return errorReply("ERR simulate: Keyspace.Exec needs a keyspace from NewKeyspace and a CallContext")
 	}
 	name := strings.ToLower(argv[0])
-	meta, known := cmdtable.Lookup(name)
+	meta, known := ks.profile.lookup(name)
 	if !known {
 		var b strings.Builder
 		for _, a := range argv[1:] {

@@ -96,7 +96,7 @@ func (sb *sandbox) lookup(argv []string) (*cmdtable.Command, bool) {
 	if c, ok := sb.cmdCache[argv[0]]; ok {
 		return c, true
 	}
-	c, ok := lookupCommand(argv)
+	c, ok := sb.srv.profile.lookupCommand(argv)
 	if ok && !containers[c.Name] && c.Container == "" && len(sb.cmdCache) < 4096 {
 		sb.cmdCache[argv[0]] = c
 	}

@@ -210,7 +210,7 @@ func redisACLCheckCmd(L *lua.LState, p Profile) int {
 		s, _ := concatString(L.Get(i))
 		argv = append(argv, s)
 	}
-	if _, ok := lookupCommand(argv); !ok {
+	if _, ok := p.lookupCommand(argv); !ok {
 		raise(L, p.text("Invalid command passed to redis.acl_check_cmd()"))
 	}
 	L.Push(lua.LTrue)

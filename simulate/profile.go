@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redlua/redlua/internal/cmdtable"
 	lua "github.com/redlua/redlua/simulate/internal/third_party/gopherlua"
 )
 
@@ -74,6 +75,10 @@ func (p Profile) since72() bool { return p != Redis70 }
 // since74 reports Redis 7.4 or later (not Valkey).
 func (p Profile) since74() bool { return p == Redis74 || p == Redis80 }
 
+// kvstore reports a line that keeps its keyspace in a kvstore (MEMORY
+// STATS shows it): Redis 7.4 and Valkey 8.0.
+func (p Profile) kvstore() bool { return p.since74() || p == Valkey80 }
+
 // hasOS reports whether scripts see the os table (os.clock only): Redis 7.4
 // and Valkey 8.0 added it.
 func (p Profile) hasOS() bool { return p.since74() || p == Valkey80 }
@@ -138,6 +143,9 @@ func (p Profile) infoServer(fields [][2]string) [][2]string {
 	for _, kv := range fields {
 		if kv[0] == "redis_mode" && p == Valkey80 {
 			kv[0] = "server_mode"
+		}
+		if kv[0] == "atomicvar_api" && p == Valkey80 {
+			continue // Valkey 8 dropped it
 		}
 		out = append(out, kv)
 		if kv[0] == "redis_version" {
@@ -390,4 +398,42 @@ func (p Profile) parseScanCursor(s string) (uint64, bool) {
 		return parseScanCursor74(s)
 	}
 	return parseScanCursor(s)
+}
+
+// laterCommands are, per profile, the commands its line has that Redis
+// 7.0's table lacks or describes otherwise (cmdtable's lists of them).
+var laterCommands = func() (out [profileCount]map[string]*cmdtable.Command) {
+	for p := Profile(0); p < profileCount; p++ {
+		out[p] = cmdtable.LineCommands(p.line())
+	}
+	return out
+}()
+
+// line names the profile as cmdtable and lint do: "redis74", "valkey80".
+func (p Profile) line() string {
+	return strings.NewReplacer("-", "", ".", "").Replace(p.String())
+}
+
+// lookup finds a command (or "container|sub") in the line's table.
+func (p Profile) lookup(name string) (*cmdtable.Command, bool) {
+	name = strings.ToLower(name)
+	if !p.valid() {
+		p = Redis70
+	}
+	if c, ok := laterCommands[p][name]; ok {
+		return c, true
+	}
+	return cmdtable.Lookup(name)
+}
+
+// lookupCommand is lookupCommand with the line's table.
+func (p Profile) lookupCommand(argv []string) (*cmdtable.Command, bool) {
+	c, ok := p.lookup(argv[0])
+	if !ok {
+		return nil, false
+	}
+	if !containers[c.Name] || len(argv) < 2 {
+		return c, true
+	}
+	return p.lookup(c.Name + "|" + argv[1])
 }

@@ -52,7 +52,10 @@ func buildWorkRules() map[string]workRule {
 		"memory|help", "memory|malloc-stats", "memory|purge", "memory|stats", "migrate", "module", "module|help",
 		"object", "object|encoding", "object|freq", "object|help", "object|idletime", "object|refcount", "ping",
 		"pubsub", "pubsub|help", "readonly", "readwrite", "script", "script|help", "select", "slowlog",
-		"slowlog|help", "slowlog|len", "slowlog|reset", "time", "xgroup", "xinfo", "xgroup|help", "xinfo|help")
+		"slowlog|help", "slowlog|len", "slowlog|reset", "time", "xgroup", "xinfo", "xgroup|help", "xinfo|help",
+		// 7.2's: on the simulator's one server with no replicas or AOF
+		// they answer at once.
+		"wait", "waitaof", "cluster|myshardid", "cluster|slot-stats")
 	add("O(N) with N the entries returned", returned,
 		"command", "command|docs", "command|info", "command|list", "slowlog|get", "cluster|getkeysinslot")
 	add("O(N) with N the number of clients receiving the message", func(c *workCall) int64 { return 1 + c.reply.Int },
@@ -116,7 +119,7 @@ func buildWorkRules() map[string]workRule {
 	add("O(1) per element", args(2, 1), "lpush", "rpush", "lpushx", "rpushx")
 	add("O(N) with N the elements popped", popped(1), "lpop", "rpop")
 	add("O(N) with N the elements popped", poppedAll, "lmpop", "blmpop", "blpop", "brpop")
-	add("O(1)", one, "llen", "lmove", "rpoplpush")
+	add("O(1)", one, "llen", "lmove", "rpoplpush", "blmove", "brpoplpush")
 	add("O(N) with N the elements walked to the index", func(c *workCall) int64 { return walk(c.argv[2], c.sizeBefore(1)) },
 		"lindex", "lset")
 	add("O(S+N) with S the elements walked to start and N those returned", func(c *workCall) int64 {
@@ -156,7 +159,7 @@ func buildWorkRules() map[string]workRule {
 		n := c.sizeBefore(1)
 		return (n - c.sizeAfter(1)) * lg(n)
 	}, "zpopmin", "zpopmax")
-	add("O(M*log(N)) with M the members popped", func(c *workCall) int64 { return poppedAll(c) * lg(maxBefore(c)) }, "zmpop", "bzmpop")
+	add("O(M*log(N)) with M the members popped", func(c *workCall) int64 { return poppedAll(c) * lg(maxBefore(c)) }, "zmpop", "bzmpop", "bzpopmin", "bzpopmax")
 	add("O(N) with N the members returned", returnedPairs("WITHSCORES"), "zrandmember")
 	add("O(N)+O(M*log(M)) with N the members of the inputs and M those returned", func(c *workCall) int64 {
 		m := int64(len(c.reply.Elems))

@@ -52,3 +52,38 @@ func TestKeyPositions(t *testing.T) {
 		}
 	}
 }
+
+func TestLookupLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, name string
+		found      bool
+		noscript   bool
+	}{
+		{"", "hexpire", false, false},
+		{"redis70", "blpop", true, true},
+		{"redis72", "blpop", true, false},
+		{"redis72", "wait", true, false},
+		{"redis70", "wait", true, true},
+		{"redis72", "waitaof", true, true},
+		{"redis74", "waitaof", true, false},
+		{"valkey80", "waitaof", true, false},
+		{"valkey72", "waitaof", true, true},
+		{"redis74", "HEXPIRE", true, false},
+		{"redis80", "hpttl", true, false},
+		{"valkey80", "hexpire", false, false},
+		{"valkey80", "cluster|slot-stats", true, false},
+		{"redis74", "cluster|slot-stats", false, false},
+		{"redis72", "cluster|myshardid", true, false},
+	} {
+		c, ok := LookupLine(tc.line, tc.name)
+		if ok != tc.found || (ok && c.DeniedInScripts() != tc.noscript) {
+			t.Errorf("LookupLine(%q, %q) = %v, %v; want found %v, noscript %v", tc.line, tc.name, c, ok, tc.found, tc.noscript)
+		}
+	}
+	// A line's blocking commands keep 7.0's key specs.
+	b70, _ := Lookup("blmove")
+	b72, _ := LookupLine("redis72", "blmove")
+	if len(b72.KeySpecs) != len(b70.KeySpecs) || b72.FirstKey != b70.FirstKey || b72.LastKey != b70.LastKey {
+		t.Errorf("redis72 blmove %+v, 7.0's %+v", b72, b70)
+	}
+}
