@@ -17,9 +17,10 @@ import (
 // replies -2 for a revoked hold, x holds count as held, and releases drop
 // them.
 
-// grantWatch is a Backend that counts confirmed subscriptions to grant
-// channels, so that a test knows when a lease's Client listens, and can
-// drop the "revoke" messages (a holder that cannot be told).
+// grantWatch is a Backend that counts confirmed subscriptions to revoke
+// channels (one per Client, "redlua:revoke:<id>"), so that a test knows
+// when a lease's Client listens, and can drop the "revoke" messages (a
+// holder that cannot be told).
 type grantWatch struct {
 	locks.Backend
 	subscribed *atomic.Int64
@@ -33,7 +34,7 @@ func (g grantWatch) Subscribe(ctx context.Context, ch string, deliver func(strin
 		}
 		deliver(p)
 	})
-	if err == nil && strings.Contains(ch, ":grant:") {
+	if err == nil && strings.Contains(ch, "redlua:revoke:") {
 		g.subscribed.Add(1)
 	}
 	return stop, err
@@ -54,7 +55,7 @@ func (e revokeEnv) client(t *testing.T, opts ...locks.Option) *locks.Client {
 	return c
 }
 
-// holderClient is a Client whose grant subscriptions the test can await
+// holderClient is a Client whose revoke subscription the test can await
 // (listening), and which ignores "revoke" messages when deaf.
 func (e revokeEnv) holderClient(t *testing.T, deaf bool, opts ...locks.Option) (c *locks.Client, listening func()) {
 	t.Helper()
@@ -65,7 +66,7 @@ func (e revokeEnv) holderClient(t *testing.T, deaf bool, opts ...locks.Option) (
 	}
 	return c, func() {
 		t.Helper()
-		poll(t, "the holder's grant subscription", 10*time.Second, nil, func() bool { return n.Load() > 0 })
+		poll(t, "the holder's revoke subscription", 10*time.Second, nil, func() bool { return n.Load() > 0 })
 	}
 }
 
