@@ -47,7 +47,7 @@ type Client struct {
 	counts   counters
 	clock    Clock
 	grants   grantHub
-	revokes  revokeHub // this Client's revoke channel, for its live leases
+	revokes  revokeHub   // this Client's revoke channel, for its live leases
 	workers  *workers    // run a quorum's per-server calls (nil unless quorum)
 	keeper   queueKeeper // refreshes this Client's queued Mutex waiters together
 	expiries expiries    // ends this Client's leases at their local deadlines
