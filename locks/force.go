@@ -80,9 +80,10 @@ func WithGrace(d time.Duration) ForceOption {
 // their next renewal (with ErrLockLost), so keep the grace above a third
 // of their TTL.
 //
-// A lease's Client starts listening when the lease begins, without
-// delaying it: a forced unlock within a round trip of the acquisition may
-// miss the message, and then ends the lease at its next renewal.
+// A Client starts listening (one subscription, its revoke channel, for all
+// its leases) when its first lease begins, without delaying it: a forced
+// unlock within a round trip of that acquisition may miss the message, and
+// then ends the lease at its next renewal.
 func (c *Client) ForceUnlock(ctx context.Context, name string, opts ...ForceOption) (bool, error) {
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))
