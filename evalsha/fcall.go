@@ -246,6 +246,14 @@ func (f *FunctionRunner) Subscribe(ctx context.Context, channel string, deliver 
 	return f.runner.Subscribe(ctx, channel, deliver)
 }
 
+// SubscribeClassic is Runner.SubscribeClassic.
+func (f *FunctionRunner) SubscribeClassic(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if !f.usable() {
+		return nil, errNoFunctionRunner
+	}
+	return f.runner.SubscribeClassic(ctx, channel, deliver)
+}
+
 // Close closes the shared subscription connection (not the client).
 func (f *FunctionRunner) Close() error {
 	if !f.usable() {

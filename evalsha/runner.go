@@ -43,6 +43,9 @@ type Runner struct {
 
 	subOnce sync.Once
 	sub     subscriber
+	// classic is SubscribeClassic's multiplexer when Subscribe is sharded.
+	classicOnce sync.Once
+	classic     subscriber
 
 	companions        []*registry.Script // WithCompanions
 	companionsLoading atomic.Bool

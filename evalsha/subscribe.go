@@ -39,6 +39,35 @@ func (r *Runner) Subscribe(ctx context.Context, channel string, deliver func(pay
 	return r.sub.subscribe(ctx, channel, deliver)
 }
 
+// SubscribeClassic is Subscribe with classic SUBSCRIBE even when Subscribe
+// uses SSUBSCRIBE (ShardedPubSub), for a channel that is in no key's slot,
+// such as one per process: its publishers use classic PUBLISH, which a
+// script may send on a cluster whatever its keys, and whose messages reach
+// a subscriber on any node. Without sharded pub/sub it is Subscribe. Its
+// channels share one connection (to any node of a cluster), which go-redis
+// re-subscribes after a reconnect; deliver then gets an empty payload.
+func (r *Runner) SubscribeClassic(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	if !r.usable() {
+		return nil, errNoRunner
+	}
+	if !r.sharded {
+		return r.Subscribe(ctx, channel, deliver)
+	}
+	if err := checkContext(ctx, "SubscribeClassic"); err != nil {
+		return nil, err
+	}
+	if channel == "" || deliver == nil {
+		return nil, errors.New("evalsha: SubscribeClassic needs a channel name and a deliver function")
+	}
+	r.classicOnce.Do(func() {
+		r.classic = newMultiplexer(func() *redis.PubSub { return r.client.Subscribe(context.Background()) }, false, false)
+	})
+	if r.classic == nil {
+		return nil, errors.New("evalsha: SubscribeClassic after Close")
+	}
+	return r.classic.subscribe(ctx, channel, deliver)
+}
+
 // ShardedPubSub reports whether Subscribe uses SSUBSCRIBE (sharded pub/sub,
 // Redis 7): then publishers must use SPUBLISH, from a script whose keys
 // share the channel's slot. It is true on a *redis.ClusterClient unless
@@ -56,10 +85,17 @@ func (r *Runner) Close() error {
 	r.backgroundMu.Unlock()
 	r.background.Wait()
 	r.subOnce.Do(func() {}) // no subscriber may start after Close
+	r.classicOnce.Do(func() {})
+	var err error
 	if r.sub != nil {
-		return r.sub.close()
+		err = r.sub.close()
 	}
-	return nil
+	if r.classic != nil {
+		if cerr := r.classic.close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // subscriber is what Subscribe runs on: one multiplexer, or a router of one

@@ -47,6 +47,7 @@ type Client struct {
 	counts   counters
 	clock    Clock
 	grants   grantHub
+	revokes  revokeHub   // this Client's revoke channel, for its live leases
 	workers  *workers    // run a quorum's per-server calls (nil unless quorum)
 	keeper   queueKeeper // refreshes this Client's queued Mutex waiters together
 	expiries expiries    // ends this Client's leases at their local deadlines
@@ -144,6 +145,7 @@ func newClient(nodes []Backend, opts []Option) (*Client, error) {
 	if sp, ok := nodes[0].(shardedPubSub); ok && sp.ShardedPubSub() {
 		c.publish = "SPUBLISH"
 	}
+	c.revokes.channel = c.revokePrefix() + c.id
 	if c.defaults.replicas > 0 {
 		if err := c.canReplicate(); err != nil {
 			return nil, fmt.Errorf("locks: %w", err)
@@ -181,6 +183,7 @@ func (c *Client) canReplicate() error {
 // could reach, instead of leaving the lock held on a minority until the
 // lease runs out.
 func (c *Client) Close() error {
+	c.revokes.stop()
 	if c.workers != nil {
 		c.workers.drain()
 	}
@@ -201,7 +204,7 @@ type keys struct {
 	queue, semQueue string // "{N}:queue" and "{N}:squeue": a Mutex's and a Semaphore's queue
 	gone            string // "{N}:gone": a Mutex's given-up records (g:<attempt>) by their end
 	channel         string // "{N}:released": callers that wait without queueing hear releases there
-	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants, wake-ups and revocations
+	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants and wake-ups
 	rwIndex         string // "{N}:rw": an RWMutex's index of readers, waiting writers and given-up attempts by time
 }
 

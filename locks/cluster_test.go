@@ -143,6 +143,65 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	// A forced unlock on a cluster reaches the holder at once: the Client
+	// grants over sharded pub/sub but hears revocations on its one revoke
+	// channel with classic SUBSCRIBE (on any node), which lock.forceunlock
+	// publishes with classic PUBLISH whatever the lock's slot; the holder
+	// holds locks of three slots and keeps one subscription.
+	t.Run("forced unlock over the classic revoke channel", func(t *testing.T) {
+		ctx := timeout(t, 30*time.Second)
+		holderC, operator := newClient(t, locks.WithTTL(time.Minute)), newClient(t)
+		rw, _ := holderC.RWMutex("cluster:force:rw", locks.WithTTL(time.Minute))
+		sem, _ := holderC.Semaphore("cluster:force:sem", 2, locks.WithTTL(time.Minute))
+		var held []*locks.Lease
+		for _, take := range []func() (*locks.Lease, error){
+			func() (*locks.Lease, error) {
+				return mutex(t, holderC, "cluster:force:m", locks.WithTTL(time.Minute)).TryLock(ctx)
+			},
+			func() (*locks.Lease, error) { return rw.TryRLock(ctx) },
+			func() (*locks.Lease, error) { return sem.TryAcquire(ctx, 1) },
+		} {
+			l, err := take()
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, l)
+		}
+		revokeChannels := func() int {
+			n := 0
+			for _, node := range cl.Nodes {
+				chs, err := node.Do(ctx, "PUBSUB", "CHANNELS", "redlua:revoke:*").StringSlice()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += len(chs)
+			}
+			return n
+		}
+		waitFor(t, func() bool { return revokeChannels() > 0 })
+		if n := revokeChannels(); n != 1 {
+			t.Fatalf("revoke channels subscribed over the nodes = %d with 3 locks held, want 1", n)
+		}
+		for i, name := range []string{"cluster:force:m", "cluster:force:rw", "cluster:force:sem"} {
+			if revoked, err := operator.ForceUnlock(ctx, name, locks.WithGrace(time.Minute)); err != nil || !revoked {
+				t.Fatalf("ForceUnlock %s = %v, %v", name, revoked, err)
+			}
+			select {
+			case <-held[i].Done():
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: the holder's lease still live 5s after ForceUnlock (its renewal is 20s away)", name)
+			}
+			if err := held[i].Unlock(ctx); !errors.Is(err, locks.ErrForced) {
+				t.Fatalf("%s: Unlock = %v, want ErrForced", name, err)
+			}
+			for _, l := range held[i+1:] {
+				if l.Err() != nil {
+					t.Fatalf("ForceUnlock of %s ended another lease: %v", name, l.Err())
+				}
+			}
+		}
+	})
+
 	// A manual CLUSTER FAILOVER waits for the replica to catch up, so this
 	// shows that leases, renewals (WAIT routed to the slot's primary) and
 	// releases follow the promotion; that WithReplicas prevents double grants

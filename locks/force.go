@@ -50,8 +50,9 @@ func WithGrace(d time.Duration) ForceOption {
 // A forced unlock is a revocation: the holder must stop before anyone else
 // gets the lock, or two holders run. So, by kind alike (a Mutex, an
 // RWMutex's writer or readers, a Semaphore's permit holders):
-//   - each holder's Client is told at once (on its grant channel of the
-//     lock, where grants reach it), and the holder's lease ends within
+//   - each holder's Client is told at once (on its revoke channel, one
+//     per Client: "<key prefix>redlua:revoke:<client id>"), and the
+//     holder's lease ends within
 //     milliseconds: Done is closed and Err matches ErrLockLost and
 //     ErrForced. A lease's renewal that finds its hold revoked ends it the
 //     same way, should the message have been missed.
@@ -79,9 +80,10 @@ func WithGrace(d time.Duration) ForceOption {
 // their next renewal (with ErrLockLost), so keep the grace above a third
 // of their TTL.
 //
-// A lease's Client starts listening when the lease begins, without
-// delaying it: a forced unlock within a round trip of the acquisition may
-// miss the message, and then ends the lease at its next renewal.
+// A Client starts listening (one subscription, its revoke channel, for all
+// its leases) when its first lease begins, without delaying it: a forced
+// unlock within a round trip of that acquisition may miss the message, and
+// then ends the lease at its next renewal.
 func (c *Client) ForceUnlock(ctx context.Context, name string, opts ...ForceOption) (bool, error) {
 	if ctx == nil {
 		return false, fmt.Errorf("locks: force unlock %s: nil context; pass context.Background() or a context with a deadline", shortText(name))
@@ -139,7 +141,7 @@ func (c *Client) forceUnlockQuorum(ctx context.Context, k keys, graceMs int64) (
 }
 
 // forcePageCount is how many fields of the name's hash each call of
-// lock.forceunlock@3 scans: each call's server work is bounded by it,
+// lock.forceunlock@4 scans: each call's server work is bounded by it,
 // whatever the name holds. maxForcePages bounds the loop (HSCAN completes
 // in about fields/count calls; a hash being rehashed may take a few more).
 const (
@@ -147,7 +149,7 @@ const (
 	maxForcePages  = 1 << 16
 )
 
-// forceUnlock runs lock.forceunlock@3 on one server, one page per call until
+// forceUnlock runs lock.forceunlock@4 on one server, one page per call until
 // its cursor comes back 0: it revokes every live hold of the name (graceMs
 // 0: removes them and wakes the waiters) and tells each holder's Client; it
 // reports how many holds it revoked. The first call revokes a single holder
@@ -156,7 +158,7 @@ const (
 func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys, graceMs int64) (int64, error) {
 	cursor, total := "0", int64(0)
 	for range maxForcePages {
-		reply, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, graceMs, c.publish, k.channel, k.grantPrefix, cursor, forcePageCount).Slice()
+		reply, err := node.Run(ctx, c.scripts.forceUnlock, []string{k.lock}, graceMs, c.publish, k.channel, c.revokePrefix(), cursor, forcePageCount).Slice()
 		if err != nil {
 			return total, err
 		}
@@ -176,7 +178,7 @@ func (c *Client) forceUnlock(ctx context.Context, node Backend, k keys, graceMs 
 	return total, fmt.Errorf("%s: the scan did not end within %d pages", c.scripts.forceUnlock.ID(), maxForcePages)
 }
 
-// forceReply reads lock.forceunlock@3's {next_cursor, revoked}.
+// forceReply reads lock.forceunlock@4's {next_cursor, revoked}.
 func forceReply(reply []any) (next string, n int64, ok bool) {
 	if len(reply) != 2 {
 		return "", 0, false

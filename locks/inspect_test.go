@@ -470,7 +470,7 @@ func TestForceUnlockPagesTenThousandHolders(t *testing.T) {
 			if err != nil || !revoked {
 				t.Fatalf("ForceUnlock = %v, %v; want true", revoked, err)
 			}
-			w := srv.Work().Scripts["lock.forceunlock@3"]
+			w := srv.Work().Scripts["lock.forceunlock@4"]
 			// A call: an HSCAN of about 500 fields, an HSET or HDEL of them,
 			// a few constant commands.
 			if w.Runs < 10 || w.MaxRun > 2*500+100 {

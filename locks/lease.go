@@ -53,9 +53,9 @@ type Lease struct {
 	unconfirmed  bool
 	unlockFailed bool
 
-	// watched is the grant subscription that brings this lease's "revoke"
-	// messages (the Client's grantHub owns it, under its mutex).
-	watched *grantSub
+	// watched is set while the Client's revokeHub routes this lease's
+	// revocations to it (under the hub's mutex).
+	watched bool
 }
 
 // holdKind is how one kind of hold is renewed and released: a lease gets its
@@ -92,11 +92,12 @@ func startLease(c *Client, k *keys, s *settings, hold holdKind, owner string, to
 		l.scheduleRenewal(l.renewEvery(first))
 	}
 	l.mu.Unlock()
-	// Listen for a forced unlock while the lease lasts (see Lease.revoke);
-	// the subscription starts without delaying the caller. A quorum's
-	// leases learn of it at their next renewal.
+	// Listen for a forced unlock while the lease lasts (see Lease.revoke),
+	// on the Client's revoke channel, which the Client's first lease
+	// subscribes without delaying the caller. A quorum's leases learn of
+	// it at their next renewal.
 	if !c.quorum() {
-		c.grants.watch(c.backend(), k.grantPrefix+c.id, l)
+		c.watch(l)
 	}
 	return l
 }
@@ -234,7 +235,7 @@ func (l *Lease) end(err error) bool {
 		lc.cancel(err)
 	}
 	close(l.done)
-	l.c.grants.unwatch(l)
+	l.c.revokes.unwatch(l)
 	return true
 }
 
@@ -246,7 +247,7 @@ func (l *Lease) lost(cause string) {
 }
 
 // revoke ends the lease because a forced unlock revoked it: its Client got
-// "revoke <attempt> <owner>" on its grant channel of the lock, or an
+// a revocation naming its lock and hold on its revoke channel, or an
 // extend replied outcomeRevoked. The error matches ErrForced and
 // ErrLockLost. The server keeps the name taken until this holder's Unlock
 // confirms that it stopped, or the grace period ends.

@@ -14,8 +14,8 @@ import (
 	"github.com/redlua/redlua/simulate"
 )
 
-// revokeFixture is a Client on the simulator, whose leases listen on their
-// grant channel.
+// revokeFixture is a Client on the simulator, whose leases listen on its
+// revoke channel.
 type revokeFixture struct {
 	srv *simulate.Server
 	c   *Client
@@ -53,25 +53,41 @@ func (f revokeFixture) lock(t *testing.T, name, owner string) *Lease {
 
 func (f revokeFixture) waitSubscribed(t *testing.T, name string) {
 	t.Helper()
-	k, _ := keysFor(name)
-	f.c.grants.mu.Lock()
-	sub := f.c.grants.subs[k.grantPrefix+f.c.id]
-	f.c.grants.mu.Unlock()
-	if sub == nil {
-		t.Fatalf("no subscription on %s's grant channel while a lease is held", name)
+	f.c.revokes.mu.Lock()
+	ready, started := f.c.revokes.ready, f.c.revokes.started
+	f.c.revokes.mu.Unlock()
+	if !started {
+		t.Fatalf("no subscription on the Client's revoke channel while a lease of %s is held", name)
 	}
 	select {
-	case <-sub.ready:
+	case <-ready:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the lease's subscription was not confirmed in 10s")
 	}
 }
 
-// publish sends payload on the Client's grant channel of name.
-func (f revokeFixture) publish(t *testing.T, name, payload string) {
-	t.Helper()
+// revokeMessage is lock.forceunlock's message revoking holds (attempt,
+// owner pairs) of name.
+func revokeMessage(name string, holds ...string) string {
 	k, _ := keysFor(name)
-	if err := f.srv.Do(context.Background(), "PUBLISH", k.grantPrefix+f.c.id, payload).Err(); err != nil {
+	m := fmt.Sprintf("revoke %d %s\n", len(k.lock), k.lock)
+	for i := 0; i+1 < len(holds); i += 2 {
+		m += fmt.Sprintf("%s %d %s\n", holds[i], len(holds[i+1]), holds[i+1])
+	}
+	return m
+}
+
+// publish sends a revocation of the holds (attempt, owner pairs) of name
+// on the Client's revoke channel.
+func (f revokeFixture) publish(t *testing.T, name string, holds ...string) {
+	t.Helper()
+	f.publishRaw(t, revokeMessage(name, holds...))
+}
+
+// publishRaw sends payload on the Client's revoke channel.
+func (f revokeFixture) publishRaw(t *testing.T, payload string) {
+	t.Helper()
+	if err := f.srv.Do(context.Background(), "PUBLISH", f.c.revokes.channel, payload).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -94,23 +110,25 @@ func wantForced(t *testing.T, what string, err error) {
 	}
 }
 
-// A "revoke <attempt> <owner>" message on the holder's grant channel ends
-// the lease it names at once (the simulator delivers it before PUBLISH
-// returns), and no other: another attempt of the same owner, or another
-// owner, keeps its lease.
+// A revocation of <attempt> <owner> of a lock on the holder's revoke
+// channel ends the lease it names at once (the simulator delivers it
+// before PUBLISH returns), and no other: another attempt of the same
+// owner, another owner, or the same hold of another lock keeps its lease.
 func TestRevokeMessageEndsTheNamedLease(t *testing.T) {
 	f := newRevokeFixture(t, nil)
 	l := f.lock(t, "job", "alice")
 	other := f.lock(t, "job2", "alice")
 
-	f.publish(t, "job", "revoke not-"+attemptOf(l)+" alice")
-	f.publish(t, "job", "revoke "+attemptOf(l)+" bob")
-	f.publish(t, "job", "revoke")
-	f.publish(t, "job", "revoke "+attemptOf(l))
+	f.publish(t, "job", "not-"+attemptOf(l), "alice")
+	f.publish(t, "job", attemptOf(l), "bob")
+	f.publish(t, "job2", attemptOf(l), "alice")
+	f.publishRaw(t, "revoke")
+	f.publishRaw(t, "revoke "+attemptOf(l))
+	f.publishRaw(t, "revoke "+attemptOf(l)+" alice")
 	if isDone(l) {
-		t.Fatalf("a revoke for another call or owner ended the lease: %v", l.Err())
+		t.Fatalf("a revoke for another call, owner or lock ended the lease: %v", l.Err())
 	}
-	f.publish(t, "job", "revoke "+attemptOf(l)+" alice")
+	f.publish(t, "job", attemptOf(l), "alice")
 	if !isDone(l) {
 		t.Fatal("the lease named by a revoke message is still live")
 	}
@@ -132,7 +150,7 @@ func TestRevokeMessageEndsTheNamedLease(t *testing.T) {
 func TestUnlockOfARevokedLeaseReleases(t *testing.T) {
 	f := newRevokeFixture(t, nil)
 	l := f.lock(t, "job", "alice")
-	f.publish(t, "job", "revoke "+attemptOf(l)+" alice")
+	f.publish(t, "job", attemptOf(l), "alice")
 	wantForced(t, "Unlock of a revoked lease", l.Unlock(context.Background()))
 	m, _ := f.c.Mutex("job", WithOwner("bob"))
 	l2, err := m.TryLock(context.Background())
@@ -146,7 +164,7 @@ func TestUnlockOfARevokedLeaseReleases(t *testing.T) {
 }
 
 // An empty attempt (a reentrant owner's hold) names every lease of the
-// owner on this Client's channel of the lock.
+// owner of the lock on this Client.
 func TestRevokeWithoutAttemptEndsTheOwnersLeases(t *testing.T) {
 	f := newRevokeFixture(t, nil)
 	m, _ := f.c.Mutex("job", WithOwner("alice"), WithReentrant())
@@ -159,7 +177,7 @@ func TestRevokeWithoutAttemptEndsTheOwnersLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitSubscribed(t, "job")
-	f.publish(t, "job", "revoke  alice")
+	f.publish(t, "job", "", "alice")
 	if !isDone(a) || !isDone(b) {
 		t.Fatal("a revoke without attempt left a reentrant owner's lease live")
 	}
@@ -170,8 +188,8 @@ func TestRevokeWithoutAttemptEndsTheOwnersLeases(t *testing.T) {
 // was read) ends that lease when it starts.
 func TestRevokeBeforeTheLeaseStarts(t *testing.T) {
 	f := newRevokeFixture(t, nil)
-	held := f.lock(t, "job", "carol") // keeps the channel subscribed
-	f.publish(t, "job", "revoke att-1 alice")
+	held := f.lock(t, "job", "carol") // subscribes the revoke channel
+	f.publish(t, "job", "att-1", "alice")
 	k, _ := keysFor("job")
 	s := f.c.defaults
 	l := newLease(f.c, &k, &s, mutexHold{attempt: "att-1"}, "alice", 7, 0, f.c.clock.Now(), time.Minute)
@@ -182,6 +200,11 @@ func TestRevokeBeforeTheLeaseStarts(t *testing.T) {
 	l2 := newLease(f.c, &k, &s, mutexHold{attempt: "att-2"}, "alice", 8, 0, f.c.clock.Now(), time.Minute)
 	if isDone(l2) || isDone(held) {
 		t.Fatal("a revoke of att-1 ended another call's lease")
+	}
+	k2, _ := keysFor("job2")
+	l3 := newLease(f.c, &k2, &s, mutexHold{attempt: "att-1"}, "alice", 9, 0, f.c.clock.Now(), time.Minute)
+	if isDone(l3) {
+		t.Fatal("a revoke of job's att-1 ended a lease of job2")
 	}
 }
 
@@ -210,17 +233,17 @@ func TestExtendMinusTwoEndsTheLease(t *testing.T) {
 	wantForced(t, "Unlock", l.Unlock(context.Background()))
 }
 
-// A lease's listening ends with it: the subscription's users go back to
-// zero (it then lingers, as after the last waiter), and a revoke after
+// A lease's listening ends with it: the lock's leases go back to zero
+// (the Client's revoke channel stays subscribed), and a revoke after
 // Unlock changes nothing.
 func TestLeaseStopsListeningWhenItEnds(t *testing.T) {
 	f := newRevokeFixture(t, nil)
 	l := f.lock(t, "job", "alice")
 	k, _ := keysFor("job")
 	users := func() int {
-		f.c.grants.mu.Lock()
-		defer f.c.grants.mu.Unlock()
-		return f.c.grants.subs[k.grantPrefix+f.c.id].users
+		f.c.revokes.mu.Lock()
+		defer f.c.revokes.mu.Unlock()
+		return len(f.c.revokes.leases[k.lock])
 	}
 	if n := users(); n != 1 {
 		t.Fatalf("users with a lease held = %d, want 1", n)
@@ -231,7 +254,7 @@ func TestLeaseStopsListeningWhenItEnds(t *testing.T) {
 	if n := users(); n != 0 {
 		t.Fatalf("users after Unlock = %d, want 0", n)
 	}
-	f.publish(t, "job", "revoke "+attemptOf(l)+" alice")
+	f.publish(t, "job", attemptOf(l), "alice")
 	if err := l.Err(); !errors.Is(err, ErrNotHeld) || errors.Is(err, ErrForced) {
 		t.Fatalf("Err of an unlocked lease after a revoke = %v, want ErrNotHeld", err)
 	}
@@ -266,31 +289,35 @@ func TestRevokedByMatchesRecordedIdentities(t *testing.T) {
 	}
 }
 
-// The batched form names several holds of one Client; an owner may hold
-// spaces, a tab (an RWMutex call's identity) or a newline.
+// A revoke message names its lock, then several holds of one Client; a
+// lock name or an owner may hold spaces, a tab (an RWMutex call's
+// identity) or a newline.
 func TestParseRevocations(t *testing.T) {
 	for _, tc := range []struct {
 		payload string
+		lock    string
 		want    []revocation
 	}{
-		{"revoke a1 alice", []revocation{{attempt: "a1", owner: "alice"}}},
-		{"revoke  alice smith", []revocation{{attempt: "", owner: "alice smith"}}},
-		{"revoke\na1 5 alice\na2 8 tok\ta2 b\n", []revocation{{attempt: "a1", owner: "alice"}, {attempt: "a2", owner: "tok\ta2 b"}}},
-		{"revoke\na1 6 al\nice\n", []revocation{{attempt: "a1", owner: "al\nice"}}},
-		{"revoke\na1 50 alice\n", nil},
-		{"revoke\na1 x alice\n", nil},
-		{"revoke", nil},
-		{"revoke a1", nil},
-		{"revoked a1 alice", nil},
+		{"revoke 3 {j}\na1 5 alice\n", "{j}", []revocation{{attempt: "a1", owner: "alice"}}},
+		{"revoke 3 {j}\n 11 alice smith\n", "{j}", []revocation{{attempt: "", owner: "alice smith"}}},
+		{"revoke 3 {j}\na1 5 alice\na2 8 tok\ta2 b\n", "{j}", []revocation{{attempt: "a1", owner: "alice"}, {attempt: "a2", owner: "tok\ta2 b"}}},
+		{"revoke 3 {j}\na1 6 al\nice\n", "{j}", []revocation{{attempt: "a1", owner: "al\nice"}}},
+		{"revoke 6 {a\n b}\na1 1 x\n", "{a\n b}", []revocation{{attempt: "a1", owner: "x"}}},
+		{"revoke 3 {j}\na1 50 alice\n", "{j}", nil},
+		{"revoke 3 {j}\na1 x alice\n", "{j}", nil},
+		{"revoke 9 {j}\na1 5 alice\n", "", nil},
+		{"revoke", "", nil},
+		{"revoke a1 alice", "", nil},
+		{"revoked 3 {j}\na1 5 alice\n", "", nil},
 	} {
-		got := parseRevocations(tc.payload)
-		if len(got) != len(tc.want) {
-			t.Errorf("parseRevocations(%q) = %v, want %v", tc.payload, got, tc.want)
+		lock, got := parseRevocations(tc.payload)
+		if len(got) != len(tc.want) || (tc.want != nil && lock != tc.lock) {
+			t.Errorf("parseRevocations(%q) = %q, %v, want %q, %v", tc.payload, lock, got, tc.lock, tc.want)
 			continue
 		}
 		for i := range got {
-			if got[i].attempt != tc.want[i].attempt || got[i].owner != tc.want[i].owner {
-				t.Errorf("parseRevocations(%q)[%d] = %+v, want %+v", tc.payload, i, got[i], tc.want[i])
+			if got[i].attempt != tc.want[i].attempt || got[i].owner != tc.want[i].owner || got[i].lock != tc.lock {
+				t.Errorf("parseRevocations(%q)[%d] = %+v, want %+v of %q", tc.payload, i, got[i], tc.want[i], tc.lock)
 			}
 		}
 	}
@@ -305,11 +332,11 @@ func TestBatchedRevokeEndsEveryNamedLease(t *testing.T) {
 	if _, err := m.TryLock(context.Background()); err == nil {
 		t.Fatal("carol took a held lock")
 	}
-	f.publish(t, "job", fmt.Sprintf("revoke\n%s 5 alice\nzz 3 bob\n", attemptOf(a)))
+	f.publish(t, "job", attemptOf(a), "alice", "zz", "bob")
 	if !isDone(a) {
 		t.Fatal("alice's lease is live after a batched revoke naming it")
 	}
 	if isDone(b) {
-		t.Fatal("bob's lease of job2 ended by a revoke on job's channel")
+		t.Fatal("bob's lease of job2 ended by a revoke of job")
 	}
 }

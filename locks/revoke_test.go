@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,9 +18,10 @@ import (
 // replies -2 for a revoked hold, x holds count as held, and releases drop
 // them.
 
-// grantWatch is a Backend that counts confirmed subscriptions to grant
-// channels, so that a test knows when a lease's Client listens, and can
-// drop the "revoke" messages (a holder that cannot be told).
+// grantWatch is a Backend that counts confirmed subscriptions to revoke
+// channels (one per Client, "redlua:revoke:<id>"), so that a test knows
+// when a lease's Client listens, and can drop the "revoke" messages (a
+// holder that cannot be told).
 type grantWatch struct {
 	locks.Backend
 	subscribed *atomic.Int64
@@ -33,7 +35,7 @@ func (g grantWatch) Subscribe(ctx context.Context, ch string, deliver func(strin
 		}
 		deliver(p)
 	})
-	if err == nil && strings.Contains(ch, ":grant:") {
+	if err == nil && strings.Contains(ch, "redlua:revoke:") {
 		g.subscribed.Add(1)
 	}
 	return stop, err
@@ -54,7 +56,7 @@ func (e revokeEnv) client(t *testing.T, opts ...locks.Option) *locks.Client {
 	return c
 }
 
-// holderClient is a Client whose grant subscriptions the test can await
+// holderClient is a Client whose revoke subscription the test can await
 // (listening), and which ignores "revoke" messages when deaf.
 func (e revokeEnv) holderClient(t *testing.T, deaf bool, opts ...locks.Option) (c *locks.Client, listening func()) {
 	t.Helper()
@@ -65,7 +67,7 @@ func (e revokeEnv) holderClient(t *testing.T, deaf bool, opts ...locks.Option) (
 	}
 	return c, func() {
 		t.Helper()
-		poll(t, "the holder's grant subscription", 10*time.Second, nil, func() bool { return n.Load() > 0 })
+		poll(t, "the holder's revoke subscription", 10*time.Second, nil, func() bool { return n.Load() > 0 })
 	}
 }
 
@@ -378,5 +380,99 @@ func TestWithGraceBounds(t *testing.T) {
 	}
 	if _, err := c.ForceUnlock(context.Background(), "x", nil); !errors.Is(err, locks.ErrInvalidArgument) {
 		t.Fatalf("a nil ForceOption: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// A Client's held locks share one subscription on the server, its revoke
+// channel, however many it holds (a subscription per held lock cost the
+// server more than the lock itself): 100 held Mutexes, RWMutex read and
+// write locks and Semaphore permits show one channel subscribed (PUBSUB
+// CHANNELS, CLIENT LIST's sub=), and a ForceUnlock of one of them still
+// ends exactly that lease at once: not the others, a lease of another
+// lock held by the same owner token (WithOwner) included.
+func TestHeldLocksShareOneRevokeSubscription(t *testing.T) {
+	env := revokeEnv{srv: redistest.Standalone(t)}
+	ctx := timeout(t, time.Minute)
+	holder, listening := env.holderClient(t, false, revokeOpts...)
+	operator := env.client(t)
+	held := map[string]*locks.Lease{}
+	for i := range 100 {
+		var l *locks.Lease
+		var err error
+		name := fmt.Sprintf("many-%d", i)
+		switch i % 4 {
+		case 0: // every Mutex under one owner token
+			l, err = mutex(t, holder, name, append(revokeOpts, locks.WithOwner("shared-owner"))...).TryLock(ctx)
+		case 1:
+			rw, _ := holder.RWMutex(name, revokeOpts...)
+			l, err = rw.TryRLock(ctx)
+		case 2:
+			rw, _ := holder.RWMutex(name, revokeOpts...)
+			l, err = rw.TryLock(ctx)
+		case 3:
+			s, _ := holder.Semaphore(name, 3, revokeOpts...)
+			l, err = s.TryAcquire(ctx, 2)
+		}
+		if err != nil {
+			t.Fatalf("taking %s: %v", name, err)
+		}
+		held[name] = l
+	}
+	listening()
+
+	channels, err := env.srv.Do(ctx, "PUBSUB", "CHANNELS").StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(channels) != 1 || !strings.HasPrefix(channels[0], "redlua:revoke:") {
+		t.Fatalf("PUBSUB CHANNELS with 100 locks held = %q, want the holder's revoke channel alone", channels)
+	}
+	list, err := env.srv.Do(ctx, "CLIENT", "LIST").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := 0
+	for _, field := range strings.Fields(list) {
+		if n, ok := strings.CutPrefix(field, "sub="); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil {
+				t.Fatalf("CLIENT LIST field %q: %v", field, err)
+			}
+			subs += v
+		}
+	}
+	if subs != 1 {
+		t.Fatalf("CLIENT LIST's sub= summed over the clients = %d with 100 locks held, want 1:\n%s", subs, list)
+	}
+
+	// Force one lock of each kind, one at a time: exactly its lease ends.
+	ended := map[string]bool{}
+	for _, name := range []string{"many-0", "many-1", "many-2", "many-3"} {
+		forced := time.Now()
+		if revoked, err := operator.ForceUnlock(ctx, name, locks.WithGrace(time.Minute)); err != nil || !revoked {
+			t.Fatalf("ForceUnlock %s = %v, %v; want true", name, revoked, err)
+		}
+		select {
+		case <-held[name].Done():
+		case <-time.After(time.Until(forced.Add(5 * time.Second))):
+			t.Fatalf("%s's Done still open 5s after ForceUnlock began: the revocation did not reach it (its renewal is 20s away)", name)
+		}
+		if err := held[name].Err(); !errors.Is(err, locks.ErrForced) {
+			t.Fatalf("%s's Err = %v, want ErrForced", name, err)
+		}
+		ended[name] = true
+		// One message carried the revocation: the other leases would have
+		// ended with it.
+		for other, l := range held {
+			if !ended[other] && l.Err() != nil {
+				t.Fatalf("ForceUnlock of %s ended the lease of %s: %v", name, other, l.Err())
+			}
+		}
+	}
+	for name, l := range held {
+		err := l.Unlock(ctx)
+		if ended[name] != errors.Is(err, locks.ErrForced) || !ended[name] && err != nil {
+			t.Fatalf("Unlock of %s = %v (forced: %v)", name, err, ended[name])
+		}
 	}
 }

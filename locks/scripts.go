@@ -56,7 +56,7 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
 		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
 		holderWrite: pick("holder.write@1"), holderRead: pick("holder.read@1"),
-		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@3"),
+		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@4"),
 		keepQueued: pick("mutex.keepqueued@6"),
 		inspect:    pick("lock.inspect@3"),
 	}

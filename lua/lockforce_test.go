@@ -173,11 +173,12 @@ func between(t *testing.T, what string, got, lo, hi int64) {
 	}
 }
 
-// lock.forceunlock@3 over hand-built K hashes of every kind (docs/layout.md):
+// lock.forceunlock@4 over hand-built K hashes of every kind (docs/layout.md):
 // a grace period marks each live hold x and cuts its expiry, grace 0
 // removes the holds and wakes the name's waiters when q is live, every
-// holder's client is told "revoke <attempt> <owner>" on its grant channel,
-// and dead holds are neither counted nor told.
+// holder's client is told "revoke <lock bytes> <lock>\n" then
+// "<attempt> <owner bytes> <owner>\n" on its revoke channel (one per
+// client, classic PUBLISH), and dead holds are neither counted nor told.
 func TestLockForceUnlock(t *testing.T) {
 	scriptEnvs(t, func(t *testing.T, e scriptEnv) {
 		force := func(name string, grace int64) int64 {
@@ -186,7 +187,7 @@ func TestLockForceUnlock(t *testing.T) {
 			// cursor comes back 0.
 			cursor, total := "0", int64(0)
 			for range 100 {
-				v, err := e.run("lock.forceunlock@3", []string{name}, grace, "PUBLISH", name+":released", name+":grant:", cursor, 1000)
+				v, err := e.run("lock.forceunlock@4", []string{name}, grace, "PUBLISH", name+":released", "redlua:revoke:", cursor, 1000)
 				if err != nil {
 					t.Fatalf("force unlock of %s: %v", name, err)
 				}
@@ -199,9 +200,17 @@ func TestLockForceUnlock(t *testing.T) {
 			t.Fatalf("force unlock of %s: the cursor did not come back to 0 in 100 calls", name)
 			return 0
 		}
-		next, quiet := e.messages(t, "{m}:grant:c1", "{m}:released", "{w}:grant:c1",
-			"{r}:grant:c1", "{r}:grant:c2", "{r}:grant:c3", "{r}:released",
-			"{s}:grant:c1", "{s}:grant:c2", "{s}:released", "{b}:grant:c1")
+		next, quiet := e.messages(t, "redlua:revoke:c1", "redlua:revoke:c2", "redlua:revoke:c3",
+			"{m}:released", "{r}:released", "{s}:released")
+		// rv is the message client gets on its revoke channel for the holds
+		// (attempt, owner pairs) of lock.
+		rv := func(client, lock string, holds ...string) string {
+			m := fmt.Sprintf("redlua:revoke:%s revoke %d %s\n", client, len(lock), lock)
+			for i := 0; i < len(holds); i += 2 {
+				m += fmt.Sprintf("%s %d %s\n", holds[i], len(holds[i+1]), holds[i+1])
+			}
+			return m
+		}
 		expect := func(after string, want ...string) {
 			t.Helper()
 			var got []string
@@ -225,7 +234,7 @@ func TestLockForceUnlock(t *testing.T) {
 			t.Fatalf("force unlock of a Mutex holder with a grace = %d, want 1", n)
 		}
 		after := e.nowMs(t)
-		expect("revoking the Mutex holder", "{m}:grant:c1 revoke a1 alice")
+		expect("revoking the Mutex holder", rv("c1", "{m}", "a1", "alice"))
 		k := e.hash(t, "{m}")
 		between(t, "the revoked holder's until", msField(t, k["h"], 1), before+10000, after+10000)
 		if want := fmt.Sprintf("\tx\t1\tc1\ta1\talice\t%s", meta); !strings.HasSuffix(k["h"], want) || fieldAt(t, k["h"], 0) != "mutex" {
@@ -239,7 +248,7 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{m}", 50000); n != 1 {
 			t.Fatalf("a second force unlock = %d, want 1 (the revoked hold is live until its grace ends)", n)
 		}
-		expect("revoking again", "{m}:grant:c1 revoke a1 alice")
+		expect("revoking again", rv("c1", "{m}", "a1", "alice"))
 		if got := msField(t, e.hash(t, "{m}")["h"], 1); got != cut {
 			t.Fatalf("a longer grace moved until from %d to %d", cut, got)
 		}
@@ -247,7 +256,7 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{m}", 0); n != 1 {
 			t.Fatalf("force unlock with grace 0 = %d, want 1", n)
 		}
-		expect("removing the Mutex holder", "{m}:grant:c1 revoke a1 alice", "{m}:released released")
+		expect("removing the Mutex holder", rv("c1", "{m}", "a1", "alice"), "{m}:released released")
 		k = e.hash(t, "{m}")
 		if _, ok := k["h"]; ok || k["f"] != "1700000000000000" || k["q"] == "" {
 			t.Fatalf("K after removing the holder = %v, want f and q without h", k)
@@ -274,7 +283,7 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{w}", 0); n != 1 {
 			t.Fatalf("force unlock of a granted writer = %d, want 1", n)
 		}
-		expect("removing a writer", "{w}:grant:c1 revoke  writer")
+		expect("removing a writer", rv("c1", "{w}", "", "writer"))
 		if _, ok := e.hash(t, "{w}")["h"]; ok {
 			t.Fatal("h stays after removing the writer")
 		}
@@ -292,7 +301,7 @@ func TestLockForceUnlock(t *testing.T) {
 			t.Fatalf("force unlock of 2 live readers = %d, want 2", n)
 		}
 		after = e.nowMs(t)
-		expect("revoking readers", "{r}:grant:c1 revoke ra1 r1", "{r}:grant:c2 revoke ra2 r2")
+		expect("revoking readers", rv("c1", "{r}", "ra1", "r1"), rv("c2", "{r}", "ra2", "r2"))
 		k = e.hash(t, "{r}")
 		between(t, "r1's expiry", msField(t, k["r:r1"], 0), before+20000, after+20000)
 		if got := k["r:r2"]; got != strings.Replace(r2, "\th\t", "\tx\t", 1) {
@@ -310,7 +319,7 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{r}", 0); n != 2 {
 			t.Fatalf("force unlock of 2 revoked readers = %d, want 2", n)
 		}
-		expect("removing readers", "{r}:grant:c1 revoke ra1 r1", "{r}:grant:c2 revoke ra2 r2")
+		expect("removing readers", rv("c1", "{r}", "ra1", "r1"), rv("c2", "{r}", "ra2", "r2"))
 		k = e.hash(t, "{r}")
 		if len(k) != 2 || k["w:wr"] != "entry" || k["f"] != "42" {
 			t.Fatalf("K after removing the readers = %v, want only f and w:wr", k)
@@ -325,7 +334,7 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{s}", 5000); n != 2 {
 			t.Fatalf("force unlock of 2 permit holders = %d, want 2", n)
 		}
-		expect("revoking permits", "{s}:grant:c1 revoke o1 o1", "{s}:grant:c2 revoke o2 o2")
+		expect("revoking permits", rv("c1", "{s}", "o1", "o1"), rv("c2", "{s}", "o2", "o2"))
 		k = e.hash(t, "{s}")
 		if fieldAt(t, k["p:o1"], 1) != "x" || fieldAt(t, k["p:o2"], 1) != "x" || fieldAt(t, k["p:o2"], 2) != "1" {
 			t.Fatalf("permit records after revoking: %q, %q", k["p:o1"], k["p:o2"])
@@ -333,14 +342,14 @@ func TestLockForceUnlock(t *testing.T) {
 		if n := force("{s}", 0); n != 2 {
 			t.Fatalf("force unlock with grace 0 = %d, want 2", n)
 		}
-		expect("removing permits", "{s}:grant:c1 revoke o1 o1", "{s}:grant:c2 revoke o2 o2", "{s}:released released")
+		expect("removing permits", rv("c1", "{s}", "o1", "o1"), rv("c2", "{s}", "o2", "o2"), "{s}:released released")
 		k = e.hash(t, "{s}")
 		if len(k) != 2 || k["l"] != "5" || k["q"] == "" {
 			t.Fatalf("K after removing the permits = %v, want only l and q", k)
 		}
 
-		// Several holds of one client go in one message: "revoke\n" then
-		// "<attempt> <owner bytes> <owner>\n" each (an RWMutex call's
+		// Several holds of one client go in one message: "revoke 3 {b}\n"
+		// then "<attempt> <owner bytes> <owner>\n" each (an RWMutex call's
 		// identity holds a tab).
 		now = e.nowMs(t)
 		e.set(t, "{b}", "h", fmt.Sprintf("rwmutex\t%d\tr\t2", now+60000),
@@ -350,26 +359,26 @@ func TestLockForceUnlock(t *testing.T) {
 			t.Fatalf("force unlock of 2 readers of one client = %d, want 2", n)
 		}
 		m := next()
-		body, ok := strings.CutPrefix(m, "{b}:grant:c1 revoke\n")
+		body, ok := strings.CutPrefix(m, "redlua:revoke:c1 revoke 3 {b}\n")
 		lines := sorted(strings.Split(strings.TrimSuffix(body, "\n"), "\n"))
 		if !ok || len(lines) != 2 || lines[0] != "ra1 2 r1" || lines[1] != "ra2 7 tok\tra2" {
-			t.Fatalf("the batched message = %q, want revoke\\n, then ra1 2 r1 and ra2 7 tok\\tra2", m)
+			t.Fatalf("the batched message = %q, want revoke 3 {b}\\n, then ra1 2 r1 and ra2 7 tok\\tra2", m)
 		}
 		quiet()
 
 		// Arguments outside their bounds are refused, naming them.
 		for _, grace := range []any{-1, "1.5", "x", 604800001} {
-			_, err := e.run("lock.forceunlock@3", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "{m}:grant:", "0", 100)
+			_, err := e.run("lock.forceunlock@4", []string{"{m}"}, grace, "PUBLISH", "{m}:released", "redlua:revoke:", "0", 100)
 			if err == nil || !strings.Contains(err.Error(), "grace_ms must be") {
 				t.Fatalf("grace_ms %v: err %v, want one naming grace_ms", grace, err)
 			}
 		}
-		_, err := e.run("lock.forceunlock@3", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "{m}:grant:", "0", 100)
+		_, err := e.run("lock.forceunlock@4", []string{"{m}"}, 0, "XPUBLISH", "{m}:released", "redlua:revoke:", "0", 100)
 		if err == nil || !strings.Contains(err.Error(), "publish must be") {
 			t.Fatalf("publish XPUBLISH: err %v, want one naming publish", err)
 		}
 		for _, bad := range [][2]any{{"-1", 100}, {"x", 100}, {"1.5", 100}, {"0", 0}, {"0", 1001}, {"0", "1.5"}} {
-			_, err := e.run("lock.forceunlock@3", []string{"{m}"}, 0, "PUBLISH", "{m}:released", "{m}:grant:", bad[0], bad[1])
+			_, err := e.run("lock.forceunlock@4", []string{"{m}"}, 0, "PUBLISH", "{m}:released", "redlua:revoke:", bad[0], bad[1])
 			if err == nil || !strings.Contains(err.Error(), "must be a whole number") {
 				t.Fatalf("cursor %v, count %v: err %v, want one naming them", bad[0], bad[1], err)
 			}

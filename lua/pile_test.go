@@ -165,7 +165,7 @@ func (e *pileEnv) semAcquire(owner string, limit int) any {
 }
 
 func (e *pileEnv) forceUnlock(graceMs int) any {
-	return e.run("lock.forceunlock@3", []string{pileLock}, graceMs, "PUBLISH", pileLock+":released", pileLock+":grant:", "0", pileSmall)
+	return e.run("lock.forceunlock@4", []string{pileLock}, graceMs, "PUBLISH", pileLock+":released", "redlua:revoke:", "0", pileSmall)
 }
 
 // member is the i-th of a pile's owners.

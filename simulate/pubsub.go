@@ -51,6 +51,13 @@ func (s *Server) Subscribe(ctx context.Context, channel string, deliver func(pay
 	return s.subscribe(ctx, "Subscribe", chanKey{name: channel}, deliver)
 }
 
+// SubscribeClassic is Subscribe (the simulator's Subscribe is classic
+// already), as evalsha.Runner offers it for a per-process channel when its
+// Subscribe is sharded.
+func (s *Server) SubscribeClassic(ctx context.Context, channel string, deliver func(payload string)) (unsubscribe func(), err error) {
+	return s.subscribe(ctx, "SubscribeClassic", chanKey{name: channel}, deliver)
+}
+
 // SSubscribe is Subscribe for a shard channel, as SSUBSCRIBE is: deliver
 // gets every message SPUBLISHed on channel, and no PUBLISHed one. Delivery
 // follows Subscribe's rules; SPUBLISH replies the number of shard

@@ -21,7 +21,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@13"), get("mutex.release@10"), get("mutex.keepqueued@6")
 	undo, extend := get("mutex.undo@5"), get("mutex.extend@5")
-	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@9"), get("lock.forceunlock@3")
+	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@9"), get("lock.forceunlock@4")
 	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
 	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
 	rlock, wlock := get("rw.rlock@6"), get("rw.lock@7")
@@ -87,7 +87,7 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{nil, nil, []any{"HLEN", "{w}"}},
 		{nil, nil, []any{"PTTL", "{w}"}},
 		{inspect, inspectKeys("{w}"), []any{"0", 100}},
-		{force, w, []any{10000, "PUBLISH", "{w}:released", "{w}:grant:", "0", 100}}, // revokes both readers
+		{force, w, []any{10000, "PUBLISH", "{w}:released", "redlua:revoke:", "0", 100}}, // revokes both readers
 		{runlock, wi, []any{"r:r1"}},
 		{runlock, wi, []any{"r:r2"}}, // the last reader out wakes w1
 		{nil, nil, []any{"HEXISTS", "{w}", "h"}},
@@ -96,11 +96,11 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{nil, nil, []any{"PTTL", "{w}"}},
 		{wunlock, wi, []any{"w1"}},
 		{leave, wi, []any{"z", "z-1", 60000, "w", "PUBLISH"}},
-		{wlock, wi, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}},    // late: takes nothing
-		{rlock, wi, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},              // an error
-		{leave, wi, []any{"z", "z-2", 60000, "w", "PUB"}},                        // an error
-		{force, w, []any{0, "PUB", "{w}:released", "{w}:grant:", "0", 100}},      // an error
-		{force, w, []any{-1, "PUBLISH", "{w}:released", "{w}:grant:", "0", 100}}, // an error
+		{wlock, wi, []any{"z", 60000, "g:z-1", "wq--00020000cz\tz-1\tz\t{}"}},        // late: takes nothing
+		{rlock, wi, []any{"r:r4", 5, "g:r4-1", "wq--cr\tr4-1\t{}"}},                  // an error
+		{leave, wi, []any{"z", "z-2", 60000, "w", "PUB"}},                            // an error
+		{force, w, []any{0, "PUB", "{w}:released", "redlua:revoke:", "0", 100}},      // an error
+		{force, w, []any{-1, "PUBLISH", "{w}:released", "redlua:revoke:", "0", 100}}, // an error
 
 		{semTake, s[:1], []any{"alice", "1 60000 2", holder("c1", "alice")}},
 		{semTake, s[:1], []any{"bob", "2 60000 2", holder("c2", "bob")}}, // 0: sem.acquire decides
@@ -125,8 +125,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{semAcquire, s, []any{"dave", 1, 60000, 2, holder("c4", "dave"), wait}}, // late: takes nothing
 		{semAcquire, s, []any{"x", 0, 60000, 2, holder("c4", "x"), wait}},       // an error
 		{nil, nil, []any{"HKEYS", "{s}"}},
-		{force, s[:1], []any{0, "PUBLISH", "{s}:released", "{s}:grant:", "0", 100}},
-		{force, s[:1], []any{0, "PUB", "{s}:released", "{s}:grant:", "0", 100}}, // an error
+		{force, s[:1], []any{0, "PUBLISH", "{s}:released", "redlua:revoke:", "0", 100}},
+		{force, s[:1], []any{0, "PUB", "{s}:released", "redlua:revoke:", "0", 100}}, // an error
 	}
 	for i, st := range steps {
 		var want, got outcome

@@ -36,10 +36,10 @@ func TestScriptsListAndVerify(t *testing.T) {
 	}
 	found := false
 	for _, v := range views {
-		found = found || (v.ID == "lock.forceunlock@3" && len(v.SHA1) == 40 && v.Keys[0] == "lock")
+		found = found || (v.ID == "lock.forceunlock@4" && len(v.SHA1) == 40 && v.Keys[0] == "lock")
 	}
 	if !found {
-		t.Fatalf("scripts list has no lock.forceunlock@3:\n%s", r.stdout)
+		t.Fatalf("scripts list has no lock.forceunlock@4:\n%s", r.stdout)
 	}
 	if r := runHere(t, nil, "scripts", "list"); r.code != 0 || !strings.Contains(r.stdout, "mutex.acquire@13") {
 		t.Fatalf("scripts list: exit %d\n%s", r.code, r.stdout)

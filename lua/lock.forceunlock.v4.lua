@@ -1,8 +1,8 @@
 -- name: lock.forceunlock
--- version: 3
+-- version: 4
 -- description: Revoke the live holds of a lock name, of any kind, one page of shared holders per call, for operators freeing a stuck lock: each holder's client is told at once, and the name stays taken until the holder confirms with its release or the grace period ends.
 -- keys: lock
--- args: grace_ms publish channel grant_prefix cursor count
+-- args: grace_ms publish channel revoke_prefix cursor count
 -- returns: {next_cursor, revoked}: HSCAN's cursor for the next call ("0" when done) and the number of live holds this call revoked (grace_ms > 0) or removed (grace_ms 0)
 --
 -- lock is the name's hash K ("{N}", see docs/layout.md). A live hold is the
@@ -34,14 +34,18 @@
 -- someone waits for the name, "released" goes on channel, as a release
 -- sends it; queued waiters take the name at their next look.
 --
--- Either way each revoked holder's client is told on its own grant channel,
--- grant_prefix .. client ("{N}:grant:<client id>"), with
--- "revoke <attempt> <owner>"; a client with several revoked holds in one
--- page gets them in one message, "revoke\n" then
--- "<attempt> <owner bytes> <owner>\n" for each (an owner token may hold any
--- byte but a tab, and an RWMutex call's identity holds one: the length
--- delimits it). A hold that recorded no client is not told. publish is
--- PUBLISH or SPUBLISH (sharded pub/sub on a cluster).
+-- Either way each revoked holder's client is told on its revoke channel,
+-- revoke_prefix .. client ("<key prefix>redlua:revoke:<client id>", one
+-- per client whatever it holds), with classic PUBLISH whatever publish is:
+-- the channel is not in the lock's slot, and a classic message reaches a
+-- subscriber on any node of a cluster. One message per client and page:
+-- "revoke <lock bytes> <lock>\n" (the lock's key: the channel carries the
+-- revocations of every lock of the client), then
+-- "<attempt> <owner bytes> <owner>\n" for each of its revoked holds (an
+-- owner token may hold any byte but a tab, and an RWMutex call's identity
+-- holds one: the lengths delimit the key and the owner). A hold that
+-- recorded no client is not told. publish (PUBLISH, or SPUBLISH for
+-- sharded pub/sub on a cluster) sends "released" on channel.
 --
 -- The fencing token (f), given-up attempts (g:), the limit (l) and waiter
 -- entries stay. K's expiry is not touched: nothing written lives longer
@@ -51,7 +55,7 @@
 -- name holds.
 
 local lock = KEYS[1]
-local grace_arg, publish, channel, grant_prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local grace_arg, publish, channel, revoke_prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local cursor, count = ARGV[5], tonumber(ARGV[6])
 
 -- MaxTTL (locks/limits.go, 7 days): a grace longer than any lease changes nothing.
@@ -180,19 +184,14 @@ end
 flush('HSET', sets, 1000)
 flush('HDEL', dels, 500)
 
+local head_line = 'revoke ' .. #lock .. ' ' .. lock .. '\n'
 for _, client in ipairs(clients) do
   local list = told[client]
-  local message
-  if #list == 2 then
-    message = 'revoke ' .. list[1] .. ' ' .. list[2]
-  else
-    local parts = {'revoke\n'}
-    for i = 1, #list, 2 do
-      parts[#parts + 1] = list[i] .. ' ' .. #list[i + 1] .. ' ' .. list[i + 1] .. '\n'
-    end
-    message = table.concat(parts)
+  local parts = {head_line}
+  for i = 1, #list, 2 do
+    parts[#parts + 1] = list[i] .. ' ' .. #list[i + 1] .. ' ' .. list[i + 1] .. '\n'
   end
-  redis.call(publish, grant_prefix .. client, message)
+  redis.call('PUBLISH', revoke_prefix .. client, table.concat(parts))
 end
 if grace == 0 and next_cursor == '0' then
   local waiting = tonumber(q)
