@@ -262,6 +262,11 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 	// the attempt's bare id; the mode goes in "g:<attempt>", read by the
 	// slow path only.
 	holder := c.id + "\t" + attemptID(attempt_) + "\t" + owner + "\t" + mutexMeta(c.holding(ctx, node, meta))
+	if c.scripts.mutexAcquire.Version < 14 {
+		// A version before 14 (which a rolling upgrade's test runs as the
+		// previous release would) takes the whole attempt and "~".
+		holder = c.id + "\t" + attempt_ + "\t" + owner + "\t" + c.holding(ctx, node, meta)
+	}
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
 		[]string{k.lock, k.queue},
 		s.ttl.Milliseconds(), "g:"+attempt_, holder)
