@@ -17,6 +17,7 @@
 --               waiter, or a caller that waits for "released")
 --   g:<attempt> until_ms: an attempt whose caller gave up (mutex.undo)
 --   w:<owner>   a queued waiter: deadline_ms \t ttl_ms \t waiter_ttl_ms \t client \t attempt \t meta
+--               (the bare id from version 14 on)
 -- queue is a sorted set of the waiting owners by arrival. Only the server's
 -- clock counts: a hold is valid until its until_ms, whatever the hash's TTL.
 --
@@ -276,7 +277,10 @@ if not redis.call('ZSCORE', queue, owner) then
   redis.call('ZADD', queue, seq, owner)
 end
 local deadline = now + waiter_ttl
-local entry = deadline .. '\t' .. ttl .. '\t' .. waiter_ttl .. '\t' .. client .. '\t' .. attempt .. '\t' .. meta
+-- The entry holds the bare id too: a release hands the lock over with the
+-- entry's attempt, into h and the grant message (an older version's entry
+-- has the attempt with its mode, which that version's claim compares).
+local entry = deadline .. '\t' .. ttl .. '\t' .. waiter_ttl .. '\t' .. client .. '\t' .. id .. '\t' .. meta
 if waiting and tonumber(q) >= deadline then
   redis.call('HSET', lock, 'w:' .. owner, entry)
 else

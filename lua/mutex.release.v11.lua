@@ -13,13 +13,16 @@
 -- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
 -- hold of the owner (a reentrant owner, whose calls are one holder; its
 -- hold count goes down by one). A granted (g) or revoked (x) hold is
--- dropped like a held one. A hand-over writes the waiter's bare attempt
--- id, and its meta ("" for "~", the holder record's), as mutex.acquire@14.
+-- dropped like a held one. A hand-over writes the attempt as the waiter's
+-- entry has it (the bare id from mutex.acquire@14 on; an older version's
+-- entry has the attempt with its mode, which that version's claim compares
+-- whole) and its meta ("" for "~", the holder record's, as
+-- mutex.acquire@14 writes it).
 --
 -- Only when q says someone may wait does the release look at the clock
 -- and the queue: it hands the lock to the oldest live waiter inside the
 -- script, telling only that waiter's client ("grant <token> <attempt>
--- <owner>", the attempt as its entry has it, with the mode, on lock ..
+-- <owner>", the attempt as its entry has it, on lock ..
 -- ':grant:' .. client), with min(its lease, its waiter lease) at first,
 -- so that a waiter that died since its last refresh holds the lock no
 -- longer than that; with no live waiter left it frees the lock
@@ -159,8 +162,7 @@ if q and tonumber(q) > now then
     if meta == '~' then
       meta = ''
     end
-    local id = string.match(attempt, '^[^/]*')
-    local grant = table.concat({'mutex', now + first, 'g', 1, client, id, head, meta}, '\t')
+    local grant = table.concat({'mutex', now + first, 'g', 1, client, attempt, head, meta}, '\t')
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then
       redis.call('PEXPIRE', lock, first)

@@ -206,8 +206,8 @@ if q and tonumber(q) > now then
     if meta == '~' then
       meta = '' -- the holder record's, as mutex.acquire@14 writes it
     end
-    local next_id = string.match(next_attempt, '^[^/]*')
-    local grant = table.concat({'mutex', now + first, 'g', 1, client, next_id, head, meta}, '\t')
+    -- The attempt as the entry has it (see mutex.release@11).
+    local grant = table.concat({'mutex', now + first, 'g', 1, client, next_attempt, head, meta}, '\t')
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then
       redis.call('PEXPIRE', lock, first)

@@ -278,7 +278,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// Two calls of worker-7 queue; the entry is the last one's.
 	m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", `{"pid":1}`)
 	m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", `{"pid":1}`)
-	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2/3000/-\t"+`{"pid":1}`) {
+	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2\t"+`{"pid":1}`) {
 		t.Fatalf("waiter entry %q, want it to end with the client, the last call's attempt w2 and the meta", entry)
 	}
 	heard := make(chan string, 4)
@@ -292,7 +292,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	}
 	select {
 	case msg := <-heard:
-		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2/3000/- worker-7") {
+		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2 worker-7") {
 			t.Fatalf("grant message %q, want \"grant <token> w2 worker-7\"", msg)
 		}
 	case <-time.After(5 * time.Second):
@@ -673,8 +673,26 @@ func TestMutexOlderHoldFormat(t *testing.T) {
 	if h[2] != "g" || h[5] != "b1" || h[6] != "bob" || h[7] != "" {
 		t.Fatalf("handed-over hold %q, want bob's bare id b1 and an empty meta", h)
 	}
-	if got := m.acquire("{old}", "bob", 10000, "b1/3000/-", "c2", ""); got == nil {
+	if _, ok := m.acquire("{old}", "bob", 10000, "b1/3000/-", "c2", "").(int64); !ok {
 		t.Fatal("bob's claim failed")
+	}
+	// A waiter entry of an older version (the attempt with its mode) is
+	// handed the lock with that attempt, which that version's claim
+	// compares whole.
+	if err := srv.Do(ctx, "HSET", "{old}", "w:carol", fmt.Sprintf("%d\t10000\t3000\tc3\tk1/3000/-\t~", time.Now().Add(time.Hour).UnixMilli()), "q", fmt.Sprint(time.Now().Add(time.Hour).UnixMilli())).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Do(ctx, "ZADD", "{old}:queue", 1, "carol").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.release("{old}", "bob", "b1/3000/-"); n != 3 {
+		t.Fatalf("bob's release = %d, want 3 (handed to carol)", n)
+	}
+	if h := hold(t, srv, "{old}"); h[2] != "g" || h[5] != "k1/3000/-" || h[6] != "carol" || h[7] != "" {
+		t.Fatalf("hold handed to an older entry %q, want its attempt k1/3000/- whole and an empty meta", h)
+	}
+	if n := m.release("{old}", "carol", "k1"); n != 1 {
+		t.Fatalf("carol's release by her bare id = %d, want 1", n)
 	}
 	if enc, _ := srv.Do(ctx, "OBJECT", "ENCODING", "{old}").Text(); enc != "listpack" {
 		t.Fatalf("encoding %s, want listpack", enc)
