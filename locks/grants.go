@@ -180,7 +180,9 @@ func (h *grantHub) deliver(channel, payload string) {
 		}
 		for _, g := range list {
 			give := token
-			if attempt != "" && g.attempt != attempt { // (an empty payload has no attempt)
+			// Attempts compare by their ids: a Mutex waiter's entry, and
+			// so its grant, holds the bare id from mutex.acquire@14 on.
+			if attempt != "" && attemptID(g.attempt) != attemptID(attempt) { // (an empty payload has no attempt)
 				// Another call of the same owner: the grant is not its, and
 				// the queue no longer has it (one entry per owner, now taken).
 				// It looks again at once, to queue behind the new hold.

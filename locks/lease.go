@@ -280,7 +280,9 @@ func (l *Lease) revokedBy(attempt, owner string) bool {
 	if a, ok := l.hold.(interface{ attemptID() string }); ok {
 		own = a.attemptID()
 	}
-	return own == "" || own == attempt
+	// Attempts compare by their ids: a Mutex's hold records the bare id
+	// from mutex.acquire@14 on, the attempt with its mode before.
+	return own == "" || attemptID(own) == attemptID(attempt)
 }
 
 // missing ends the lease after the server said that its owner does not

@@ -21,7 +21,7 @@ import (
 // mcNow is the model's server time in ms (the simulator's clock starts there).
 func mcNow(v *explore.View) int64 { return 1_700_000_000_000 + v.Now().Milliseconds() }
 
-// mcHold is a live hold h of lock hash key (mutex.acquire@13's layout: kind,
+// mcHold is a live hold h of lock hash key (mutex.acquire@14's layout: kind,
 // until, state, count, client, attempt, owner, meta); ok is false when
 // there is none, or its time passed.
 func mcHold(v *explore.View, key string) (h []string, ok bool) {
@@ -162,14 +162,23 @@ func mcAttempt(id string, waiterTTL time.Duration, flags string) string {
 
 // mcAcquireArgs is mutex.acquire's ARGV for a call of owner with attempt id
 // attempt (from mcAttempt), whose client is "client-<owner>".
+// The hold record's end holds the attempt's bare id and an empty meta, as
+// the locks package sends them (mutex.acquire@14).
 func mcAcquireArgs(owner, attempt string) []any {
-	return []any{mcTTL.Milliseconds(), "g:" + attempt, "client-" + owner + "\t" + attempt + "\t" + owner + "\t"}
+	return []any{mcTTL.Milliseconds(), "g:" + attempt, "client-" + owner + "\t" + mcID(attempt) + "\t" + owner + "\t"}
+}
+
+// mcID is an attempt's bare id (the part before its mode), as a Mutex's
+// hold records it from mutex.acquire@14 on.
+func mcID(attempt string) string {
+	id, _, _ := strings.Cut(attempt, "/")
+	return id
 }
 
 // mcReleaseArgs is mutex.release's ARGV for an Unlock of the hold that
 // leaseAttempt took ("": any hold of the owner).
 func mcReleaseArgs(owner, leaseAttempt string) []any {
-	return []any{"\t" + leaseAttempt + "\t" + owner + "\t"}
+	return []any{"\t" + mcID(leaseAttempt) + "\t" + owner + "\t"}
 }
 
 // mcUndoArgs is mutex.undo's ARGV for undoing attempt.
@@ -199,7 +208,7 @@ func mcV2Lookup(t testing.TB, ids ...string) []*registry.Script {
 }
 
 // mcMutexIDs are the scripts the client runs for a Mutex.
-var mcMutexIDs = []string{"mutex.acquire@13", "mutex.release@10", "mutex.undo@5", "mutex.keepqueued@6"}
+var mcMutexIDs = []string{"mutex.acquire@14", "mutex.release@11", "mutex.undo@6", "mutex.keepqueued@6"}
 
 // mcV2Scripts is the Mutex's scripts the client runs.
 func mcV2Scripts(t *testing.T) mutexScripts {
@@ -584,11 +593,13 @@ func mcSameOwnerModel(name string, s mutexScripts, mine func(attempt, self strin
 
 // byAttempt is how a client routes a grant: to the call named in it.
 // byOwner routes it to any call of the owner, a broken client.
-func byAttempt(attempt, self string) bool { return attempt == mcSameOwnerAttempt(self) }
+// A hold records the bare id (the grant message carries the attempt with
+// its mode): ids compare.
+func byAttempt(attempt, self string) bool { return mcID(attempt) == mcID(mcSameOwnerAttempt(self)) }
 func byOwner(string, string) bool         { return true }
 
 // mcLeaseAttemptCheck is how mutex.release, off its fast path, tests the hold's attempt.
-const mcLeaseAttemptCheck = "if lease_attempt ~= '' and held_attempt ~= lease_attempt then"
+const mcLeaseAttemptCheck = "if lease_attempt ~= '' and string.match(held_attempt, '^[^/]*') ~= string.match(lease_attempt, '^[^/]*') then"
 
 func TestModelMutexSameOwnerCalls(t *testing.T) {
 	explore.Check(t, mcSameOwnerModel("mutex@10, two calls of one owner, one gives up", mcV2Scripts(t), byAttempt))
@@ -602,7 +613,7 @@ func TestModelMutexSameOwnerCalls(t *testing.T) {
 	mcMustFail(t, mcSameOwnerModel("mutex@10, a grant routed to any call of the owner", mcV2Scripts(t), byOwner), "mutual exclusion")
 	// An undo releases only a hold its own attempt took.
 	broken := mcV2Scripts(t)
-	broken.undo = mcBreak(t, broken.undo, "if held_attempt ~= attempt then", "if false then")
+	broken.undo = mcBreak(t, broken.undo, "if held_attempt ~= id then", "if false then")
 	mcMustFail(t, mcSameOwnerModel("mutex@10, an undo releases any hold of the owner", broken, byAttempt), "mutual exclusion")
 	// And an Unlock whose lease ran out leaves alone the hold another call
 	// of the owner took since: the fast path finds the attempt and the

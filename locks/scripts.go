@@ -49,8 +49,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		return s
 	}
 	set := &scriptSet{
-		mutexAcquire: pick("mutex.acquire@13"), mutexRelease: pick("mutex.release@10"),
-		mutexExtend: pick("mutex.extend@5"), mutexUndo: pick("mutex.undo@5"),
+		mutexAcquire: pick("mutex.acquire@14"), mutexRelease: pick("mutex.release@11"),
+		mutexExtend: pick("mutex.extend@6"), mutexUndo: pick("mutex.undo@6"),
 		rlock: pick("rw.rlock@6"), runlock: pick("rw.runlock@7"), rextend: pick("rw.rextend@4"),
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
 		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
@@ -207,7 +207,7 @@ const (
 )
 
 // mutexAttempt names one Mutex acquisition call (see newAttempt) that
-// waits as wait says. mutex.acquire@13 reads the call's mode, which only its
+// waits as wait says. mutex.acquire@14 reads the call's mode, which only its
 // slow path needs, from the attempt id: "<id>/<waiter_ttl_ms>/<flags>",
 // flags of r (reentrant), f (fair), w (told of releases without queueing)
 // or - (none). Each argument of a script call costs the server work even
@@ -233,14 +233,40 @@ func mutexAttempt(s *settings, wait acquireWait) string {
 	return newAttempt() + "/" + strconv.FormatInt(waiterTTL, 10) + "/" + string(flags)
 }
 
-// mutexAcquire runs mutex.acquire@13 (KEYS lock, queue) for the call
+// attemptID is the id part of an attempt: a Mutex attempt without its
+// mode ("<id>/<waiter_ttl_ms>/<flags>", see mutexAttempt), which is what a
+// hold records from mutex.acquire@14 on. Other attempts are ids already.
+func attemptID(attempt string) string {
+	id, _, _ := strings.Cut(attempt, "/")
+	return id
+}
+
+// mutexMeta is the metadata a Mutex's hold records: empty for the
+// placeholder "~" (the holder record of the client id in the hold), so
+// that with the default options the hold record is 64 bytes and the lock's
+// hash stays a listpack (docs/layout.md).
+func mutexMeta(meta string) string {
+	if meta == holderPlaceholder {
+		return ""
+	}
+	return meta
+}
+
+// mutexAcquire runs mutex.acquire@14 (KEYS lock, queue) for the call
 // attempt_, from mutexAttempt. The script replies with the fencing token
 // alone when the caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
-	// The hold record's end, "client \t attempt \t owner \t meta", goes as
-	// one argument that the script's fast path stores as it is (owner
-	// tokens hold no tab: WithOwner refuses one; meta is JSON).
-	holder := c.id + "\t" + attempt_ + "\t" + owner + "\t" + c.holding(ctx, node, meta)
+	// The hold record's end, "client \t id \t owner \t meta", goes as one
+	// argument that the script's fast path stores as it is (owner tokens
+	// hold no tab: WithOwner refuses one; meta is empty or JSON). It holds
+	// the attempt's bare id; the mode goes in "g:<attempt>", read by the
+	// slow path only.
+	holder := c.id + "\t" + attemptID(attempt_) + "\t" + owner + "\t" + mutexMeta(c.holding(ctx, node, meta))
+	if c.scripts.mutexAcquire.Version < 14 {
+		// A version before 14 (which a rolling upgrade's test runs as the
+		// previous release would) takes the whole attempt and "~".
+		holder = c.id + "\t" + attempt_ + "\t" + owner + "\t" + c.holding(ctx, node, meta)
+	}
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
 		[]string{k.lock, k.queue},
 		s.ttl.Milliseconds(), "g:"+attempt_, holder)
@@ -259,10 +285,10 @@ func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k 
 }
 
 // mutexRelease drops a Mutex hold (RWMutex write holds use writeRelease).
-// With attempt_ "" it is an Unlock (mutex.release@10): leaseAttempt is the
+// With attempt_ "" it is an Unlock (mutex.release@11): leaseAttempt is the
 // attempt that took the hold it drops ("" for any hold of the owner: a
 // reentrant owner). With an attempt id it undoes an acquisition whose
-// caller gave up (mutex.undo@5): the server refuses that attempt from then
+// caller gave up (mutex.undo@6): the server refuses that attempt from then
 // on and drops the hold only if that attempt took it.
 func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, leaseAttempt string) (outcome, error) {
 	// No WAIT: a release that a failover loses only leaves a lease that
@@ -270,10 +296,11 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 	var n int64
 	var err error
 	if attempt_ == "" {
-		// The hold: "\t<attempt>\t<owner>\t" for the one that attempt
-		// took ("\t\t<owner>\t": any of the owner's holds). PUBLISH is
-		// the script's default: an argument left out costs nothing.
-		hold := "\t" + leaseAttempt + "\t" + owner + "\t"
+		// The hold: "\t<id>\t<owner>\t" for the one that attempt took,
+		// by the attempt's bare id as the hold records it ("\t\t<owner>\t":
+		// any of the owner's holds). PUBLISH is the script's default: an
+		// argument left out costs nothing.
+		hold := "\t" + attemptID(leaseAttempt) + "\t" + owner + "\t"
 		if c.publish == "PUBLISH" {
 			n, err = node.Run(ctx, c.scripts.mutexRelease, []string{k.lock, k.queue}, hold).Int64()
 		} else {
@@ -286,10 +313,11 @@ func (c *Client) mutexRelease(ctx context.Context, node Backend, s *settings, k 
 	return outcome(n), err
 }
 
-// mutexExtend runs mutex.extend@5 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease.
+// mutexExtend runs mutex.extend@6 (also the write hold of an RWMutex); leaseAttempt as for mutexRelease,
+// sent as its bare id.
 // A revoked hold (a forced unlock's grace period) answers outcomeRevoked.
 func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k keys, owner, leaseAttempt string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock, k.queue}, owner, ttl.Milliseconds(), leaseAttempt)
+	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexExtend, []string{k.lock, k.queue}, owner, ttl.Milliseconds(), attemptID(leaseAttempt))
 	if err != nil {
 		return 0, false, err
 	}
@@ -572,7 +600,7 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	for _, k := range group {
 		ks = append(ks, k.lock)
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, c.holding(ctx, c.backend(), meta))
+	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, mutexMeta(c.holding(ctx, c.backend(), meta)))
 	if err != nil {
 		return multiOutcome{}, false, err
 	}

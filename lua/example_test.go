@@ -16,11 +16,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	acquire, err := reg.Lookup("mutex.acquire@13")
+	acquire, err := reg.Lookup("mutex.acquire@14")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(acquire.ID(), acquire.Keys)
-	// Output: mutex.acquire@13 [lock queue]
+	// Output: mutex.acquire@14 [lock queue]
 }

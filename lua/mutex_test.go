@@ -21,47 +21,53 @@ type mutexCalls struct {
 	call func(id string, keys []string, args ...any) (any, error)
 }
 
-// acquire calls mutex.acquire@13; the attempt id carries the call's mode:
+// acquire calls mutex.acquire@14; the attempt id carries the call's mode:
 // "<id>/<waiter_ttl_ms>/<flags>".
 func (m mutexCalls) acquire(lock, owner string, ttl int, attempt, client, meta string) any {
 	m.t.Helper()
-	r, err := m.call("mutex.acquire@13", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
+	r, err := m.call("mutex.acquire@14", []string{lock, lock + ":queue"}, acquireArgs(owner, ttl, attempt, client, meta)...)
 	if err != nil {
-		m.t.Fatalf("mutex.acquire@13 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.acquire@14 %s %s: %v", owner, attempt, err)
 	}
 	return r
 }
 
 func (m mutexCalls) release(lock, owner, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.release@10", []string{lock, lock + ":queue"}, "\t"+leaseAttempt+"\t"+owner+"\t")
+	r, err := m.call("mutex.release@11", []string{lock, lock + ":queue"}, "\t"+attemptID(leaseAttempt)+"\t"+owner+"\t")
 	if err != nil {
-		m.t.Fatalf("mutex.release@10 %s: %v", owner, err)
+		m.t.Fatalf("mutex.release@11 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
 
 func (m mutexCalls) undo(lock, owner, attempt string, goneTTL int) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.undo@5", []string{lock, lock + ":queue", lock + ":gone"}, owner, attempt, goneTTL, "PUBLISH")
+	r, err := m.call("mutex.undo@6", []string{lock, lock + ":queue", lock + ":gone"}, owner, attempt, goneTTL, "PUBLISH")
 	if err != nil {
-		m.t.Fatalf("mutex.undo@5 %s %s: %v", owner, attempt, err)
+		m.t.Fatalf("mutex.undo@6 %s %s: %v", owner, attempt, err)
 	}
 	return r.(int64)
 }
 
 func (m mutexCalls) extend(lock, owner string, ttl int, leaseAttempt string) int64 {
 	m.t.Helper()
-	r, err := m.call("mutex.extend@5", []string{lock, lock + ":queue"}, owner, ttl, leaseAttempt)
+	r, err := m.call("mutex.extend@6", []string{lock, lock + ":queue"}, owner, ttl, leaseAttempt)
 	if err != nil {
-		m.t.Fatalf("mutex.extend@5 %s: %v", owner, err)
+		m.t.Fatalf("mutex.extend@6 %s: %v", owner, err)
 	}
 	return r.(int64)
 }
 
-// acquireArgs is mutex.acquire@13's ARGV for a call of owner.
+// acquireArgs is mutex.acquire@14's ARGV for a call of owner.
 func acquireArgs(owner string, ttl int, attempt, client, meta string) []any {
-	return []any{ttl, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
+	return []any{ttl, "g:" + attempt, client + "\t" + attemptID(attempt) + "\t" + owner + "\t" + meta}
+}
+
+// attemptID is an attempt's bare id, as a hold records it (mutex.acquire@14).
+func attemptID(attempt string) string {
+	id, _, _ := strings.Cut(attempt, "/")
+	return id
 }
 
 // token is an acquire reply that says "held": the fencing token alone.
@@ -150,7 +156,7 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 		t.Fatalf("token %d, want >= %d (server time in µs)", first, before)
 	}
 	h := hold(t, srv, "{o}")
-	if h[0] != "mutex" || h[2] != "h" || h[3] != "1" || h[4] != "ca" || h[5] != "a1/0/-" || h[6] != "alice" || h[7] != `{"x":1}` {
+	if h[0] != "mutex" || h[2] != "h" || h[3] != "1" || h[4] != "ca" || h[5] != "a1" || h[6] != "alice" || h[7] != `{"x":1}` {
 		t.Fatalf("h = %q, want mutex, until, h, 1, ca, a1, alice, meta", h)
 	}
 	if fields, _ := srv.Do(ctx, "HKEYS", "{o}").StringSlice(); len(fields) != 2 {
@@ -179,7 +185,7 @@ func TestMutexQueueAndHandoff(t *testing.T) {
 		t.Fatalf("messages %v: want one grant to bob's client and nothing else", got)
 	}
 	h = hold(t, srv, "{o}")
-	if h[6] != "bob" || h[2] != "g" || h[5] != "b2/3000/-" {
+	if h[6] != "bob" || h[2] != "g" || h[5] != "b2" {
 		t.Fatalf("after the hand-over h = %q, want bob's grant (state g, attempt b2)", h)
 	}
 	var until int64
@@ -272,7 +278,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// Two calls of worker-7 queue; the entry is the last one's.
 	m.acquire("{p}", "worker-7", 10000, "w1/3000/-", "cw", `{"pid":1}`)
 	m.acquire("{p}", "worker-7", 10000, "w2/3000/-", "cw", `{"pid":1}`)
-	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2/3000/-\t"+`{"pid":1}`) {
+	if entry := field("w:worker-7"); !strings.HasSuffix(entry, "\tcw\tw2\t"+`{"pid":1}`) {
 		t.Fatalf("waiter entry %q, want it to end with the client, the last call's attempt w2 and the meta", entry)
 	}
 	heard := make(chan string, 4)
@@ -286,13 +292,13 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	}
 	select {
 	case msg := <-heard:
-		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2/3000/- worker-7") {
+		if !strings.HasPrefix(msg, "grant ") || !strings.HasSuffix(msg, " w2 worker-7") {
 			t.Fatalf("grant message %q, want \"grant <token> w2 worker-7\"", msg)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no grant message")
 	}
-	if h := hold(t, srv, "{p}"); h[5] != "w2/3000/-" || h[7] != `{"pid":1}` || h[4] != "cw" {
+	if h := hold(t, srv, "{p}"); h[5] != "w2" || h[7] != `{"pid":1}` || h[4] != "cw" {
 		t.Fatalf("after the hand-over h = %q, want attempt w2, client cw and the entry's meta", h)
 	}
 
@@ -342,7 +348,7 @@ func TestMutexCallsOfOneOwner(t *testing.T) {
 	// A tab in an owner or attempt would break the record: refused.
 	m.acquire("{p}", "bob", 10000, "b1/3000/-", "cb", "")
 	for _, args := range [][]any{acquireArgs("carol", 10000, "c\t1/3000/-", "cc", ""), acquireArgs("car\tol", 10000, "c1/0/-", "cc", "")} {
-		if _, err := call("mutex.acquire@13", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
+		if _, err := call("mutex.acquire@14", []string{"{p}", "{p}:queue"}, args...); err == nil || !strings.Contains(err.Error(), "no other tab") {
 			t.Fatalf("acquire %q = %v, want an error naming the tab", args, err)
 		}
 	}
@@ -431,19 +437,19 @@ func TestMutexExtendLimitsAndWatch(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
-		{"mutex.extend@5", []string{"{l}", "{l}:queue"}, []any{"o", "soon", ""}, "ttl_ms must be"},
+		{"mutex.acquire@14", []string{"{l}", "{l}:queue"}, acquireArgs("o", 0, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.acquire@14", []string{"{l}", "{l}:queue"}, acquireArgs("o", 604800001, "a/0/-", "c", ""), "ttl_ms must be"},
+		{"mutex.extend@6", []string{"{l}", "{l}:queue"}, []any{"o", "soon", ""}, "ttl_ms must be"},
 		{"multi.acquire@6", []string{"{l}"}, []any{"o", -1, "a", "c", ""}, "ttl_ms must be"},
-		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
-		{"mutex.undo@5", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@6", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", 0, "PUBLISH"}, "gone_ttl_ms must be"},
+		{"mutex.undo@6", []string{"{l}", "{l}:queue", "{l}:gone"}, []any{"o", "a", "soon", "PUBLISH"}, "gone_ttl_ms must be"},
 	} {
 		if _, err := call(c.id, c.keys, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v = %v, want an error with %q", c.id, c.args, err, c.want)
 		}
 	}
 	token(t, m.acquire("{l}", "o", 10000, "a/0/-", "c", ""), "o")
-	if _, err := call("mutex.acquire@13", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
+	if _, err := call("mutex.acquire@14", []string{"{l}", "{l}:queue"}, acquireArgs("p", 10000, "b/86400001/-", "c", "")...); err == nil || !strings.Contains(err.Error(), "waiter_ttl_ms") {
 		t.Errorf("a waiter TTL beyond MaxWaiterTTL = %v, want an error naming waiter_ttl_ms", err)
 	}
 
@@ -609,5 +615,86 @@ func TestMutexAcquireExpiry(t *testing.T) {
 	token(t, m.acquire("{e}", "dave", 1000, "d1/0/-", "cd", ""), "dave on a persistent hash")
 	if ttl := rc.PTTL(ctx, "{e}").Val(); ttl != -1 {
 		t.Fatalf("PTTL %v after a hold on a hash with a stored count, want -1 (persistent)", ttl)
+	}
+}
+
+// A hold written before mutex.acquire@14 records the attempt with its mode
+// and "~" as its meta; the current scripts, given the bare id (as the locks
+// package sends it), still re-enter, extend, release and undo it, and a
+// hand-over writes the bare id and an empty meta (64 bytes with default
+// options: the hash stays a listpack).
+func TestMutexOlderHoldFormat(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	_, call := scriptCaller(t, srv)
+	m := mutexCalls{t, call}
+	old := func(lock, attempt, owner string) {
+		t.Helper()
+		until := time.Now().Add(time.Hour).UnixMilli()
+		h := fmt.Sprintf("mutex\t%d\th\t1\tc1\t%s\t%s\t~", until, attempt, owner)
+		if err := srv.Do(ctx, "HSET", lock, "h", h, "f", "1").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same call again (a retry after a lost reply) holds it.
+	old("{old}", "a1/3000/-", "alice")
+	if got := m.acquire("{old}", "alice", 10000, "a1/3000/-", "c1", ""); got != int64(1) {
+		t.Fatalf("retry of the older hold's attempt = %#v, want its token 1", got)
+	}
+	if h := hold(t, srv, "{old}"); h[5] != "a1" || h[7] != "" {
+		t.Fatalf("retried hold %q, want the bare id and an empty meta", h)
+	}
+	old("{old}", "a1/3000/-", "alice")
+	if n := m.extend("{old}", "alice", 10000, "a1"); n != 1 {
+		t.Fatalf("extend of an older hold by its bare id = %d, want 1", n)
+	}
+	if n := m.extend("{old}", "alice", 10000, "a2"); n != 0 {
+		t.Fatalf("extend of an older hold by another attempt = %d, want 0", n)
+	}
+	if n := m.release("{old}", "alice", "a2"); n != 0 {
+		t.Fatalf("release of an older hold by another attempt = %d, want 0", n)
+	}
+	if n := m.release("{old}", "alice", "a1"); n != 1 {
+		t.Fatalf("release of an older hold by its bare id = %d, want 1", n)
+	}
+	old("{old}", "a1/3000/-", "alice")
+	if n := m.undo("{old}", "alice", "a2/3000/-", 60000); n != 2 {
+		t.Fatalf("undo of another attempt on an older hold = %d, want 2", n)
+	}
+	// A waiter queued with "~" (an older client) gets the lock from the
+	// undo of the older hold, as the bare id and an empty meta.
+	if r, ok := m.acquire("{old}", "bob", 10000, "b1/3000/-", "c2", "~").([]any); !ok || r[2] != int64(1) {
+		t.Fatalf("bob's acquire = %#v, want queued first", r)
+	}
+	if n := m.undo("{old}", "alice", "a1/3000/-", 60000); n != 3 {
+		t.Fatalf("undo of an older hold's attempt = %d, want 3 (handed over)", n)
+	}
+	h := hold(t, srv, "{old}")
+	if h[2] != "g" || h[5] != "b1" || h[6] != "bob" || h[7] != "" {
+		t.Fatalf("handed-over hold %q, want bob's bare id b1 and an empty meta", h)
+	}
+	if _, ok := m.acquire("{old}", "bob", 10000, "b1/3000/-", "c2", "").(int64); !ok {
+		t.Fatal("bob's claim failed")
+	}
+	// A waiter entry of an older version (the attempt with its mode) is
+	// handed the lock with that attempt, which that version's claim
+	// compares whole.
+	if err := srv.Do(ctx, "HSET", "{old}", "w:carol", fmt.Sprintf("%d\t10000\t3000\tc3\tk1/3000/-\t~", time.Now().Add(time.Hour).UnixMilli()), "q", fmt.Sprint(time.Now().Add(time.Hour).UnixMilli())).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Do(ctx, "ZADD", "{old}:queue", 1, "carol").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.release("{old}", "bob", "b1/3000/-"); n != 3 {
+		t.Fatalf("bob's release = %d, want 3 (handed to carol)", n)
+	}
+	if h := hold(t, srv, "{old}"); h[2] != "g" || h[5] != "k1/3000/-" || h[6] != "carol" || h[7] != "" {
+		t.Fatalf("hold handed to an older entry %q, want its attempt k1/3000/- whole and an empty meta", h)
+	}
+	if n := m.release("{old}", "carol", "k1"); n != 1 {
+		t.Fatalf("carol's release by her bare id = %d, want 1", n)
+	}
+	if enc, _ := srv.Do(ctx, "OBJECT", "ENCODING", "{old}").Text(); enc != "listpack" {
+		t.Fatalf("encoding %s, want listpack", enc)
 	}
 }

@@ -108,7 +108,7 @@ func TestMutexHandOverPastDeadWaiters(t *testing.T) {
 			}
 			// A fair acquire of another caller does not jump the live waiter.
 			att := "a-fair/" + fmt.Sprint(pileWaiterTTL) + "/f"
-			r := e.run("mutex.acquire@13", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+att+"\tfair\t{}")
+			r := e.run("mutex.acquire@14", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+attemptID(att)+"\tfair\t{}")
 			if _, took := r.(int64); took {
 				t.Fatalf("a fair newcomer took the lock ahead of %s: %v", last, r)
 			}
@@ -191,7 +191,7 @@ func TestMutexQueueLivesAsLongAsTheHash(t *testing.T) {
 	}
 	buildMutexWaiters(e, 3)
 	check("queueing")
-	e.run("mutex.extend@5", []string{pileLock, pileQueue}, "holder", 10*pileTTL, mutexAttempt("a-holder"))
+	e.run("mutex.extend@6", []string{pileLock, pileQueue}, "holder", 10*pileTTL, mutexAttempt("a-holder"))
 	check("the holder's extend")
 	e.run("mutex.keepqueued@6", []string{pileLock, pileQueue}, member("w", 0), member("w", 1), member("w", 2))
 	check("a keep")
@@ -203,7 +203,7 @@ func TestMutexQueueLivesAsLongAsTheHash(t *testing.T) {
 		t.Fatal("the waiter handed the lock did not claim it")
 	}
 	check("the claim")
-	e.run("mutex.extend@5", []string{pileLock, pileQueue}, member("w", 0), 20*pileTTL, mutexAttempt("a-"+member("w", 0)))
+	e.run("mutex.extend@6", []string{pileLock, pileQueue}, member("w", 0), 20*pileTTL, mutexAttempt("a-"+member("w", 0)))
 	check("the new holder's extend")
 	e.mutexUndo(member("w", 1))
 	check("an undo")

@@ -113,11 +113,11 @@ func mutexAttempt(id string) string { return id + "/" + fmt.Sprint(pileWaiterTTL
 
 func (e *pileEnv) mutexAcquire(owner string) any {
 	att := mutexAttempt("a-" + owner)
-	return e.run("mutex.acquire@13", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+att+"\t"+owner+"\t{}")
+	return e.run("mutex.acquire@14", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+attemptID(att)+"\t"+owner+"\t")
 }
 
 func (e *pileEnv) mutexRelease(owner string) any {
-	return e.run("mutex.release@10", []string{pileLock, pileQueue}, "\t"+mutexAttempt("a-"+owner)+"\t"+owner+"\t")
+	return e.run("mutex.release@11", []string{pileLock, pileQueue}, "\t"+"a-"+owner+"\t"+owner+"\t")
 }
 
 func (e *pileEnv) mutexUndo(owner string) any {
@@ -126,7 +126,7 @@ func (e *pileEnv) mutexUndo(owner string) any {
 
 // mutexUndoFor is mutexUndo with the given-up record's TTL.
 func (e *pileEnv) mutexUndoFor(owner string, goneTTL int) any {
-	return e.run("mutex.undo@5", []string{pileLock, pileQueue, pileGone}, owner, mutexAttempt("a-"+owner), goneTTL, "PUBLISH")
+	return e.run("mutex.undo@6", []string{pileLock, pileQueue, pileGone}, owner, mutexAttempt("a-"+owner), goneTTL, "PUBLISH")
 }
 
 func (e *pileEnv) multiAcquire(owner string) any {
@@ -412,7 +412,7 @@ var pilePaths = []pilePath{
 		},
 		act: func(e *pileEnv, n int) {
 			att := "a-new/" + fmt.Sprint(pileWaiterTTL) + "/f"
-			e.run("mutex.acquire@13", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+att+"\tnew\t{}")
+			e.run("mutex.acquire@14", []string{pileLock, pileQueue}, pileTTL, "g:"+att, "c1\t"+attemptID(att)+"\tnew\t{}")
 		}},
 	{name: "mutex.undo holder, hand-over past n dead waiters", pile: "mutex waiters", batch: 100,
 		prep: keepLastWaiter,
@@ -435,7 +435,7 @@ var pilePaths = []pilePath{
 		}},
 	{name: "mutex.extend, n waiting", pile: "mutex waiters",
 		act: func(e *pileEnv, n int) {
-			e.run("mutex.extend@5", []string{pileLock, pileQueue}, "holder", pileTTL, mutexAttempt("a-holder"))
+			e.run("mutex.extend@6", []string{pileLock, pileQueue}, "holder", pileTTL, mutexAttempt("a-holder"))
 		}},
 	{name: "mutex.keepqueued, n waiting", pile: "mutex waiters",
 		act: func(e *pileEnv, n int) {
@@ -480,7 +480,7 @@ var pilePaths = []pilePath{
 		act: func(e *pileEnv, n int) { e.run("rw.rextend@4", pileRW, "writer", pileTTL, "w") }},
 	{name: "mutex.extend writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) {
-			e.run("mutex.extend@5", []string{pileLock, pileQueue}, "writer", pileTTL, "a-writer")
+			e.run("mutex.extend@6", []string{pileLock, pileQueue}, "writer", pileTTL, "a-writer")
 		}},
 	{name: "rw.leave writer, n writers waiting", pile: "rw writers",
 		act: func(e *pileEnv, n int) { e.rwLeave(member("W", n-1), "w") }},
@@ -684,7 +684,7 @@ func TestScriptWorkPileBuildersMatchTheScripts(t *testing.T) {
 // changes one) makes both of its paths grow, and the ratchet says so.
 func TestScriptWorkPileCatchesAScan(t *testing.T) {
 	reg := scripts(t)
-	extend, err := reg.Lookup("mutex.extend@5")
+	extend, err := reg.Lookup("mutex.extend@6")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -710,7 +710,7 @@ func TestScriptWorkPileCatchesAScan(t *testing.T) {
 	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
 		t.Fatalf("the unbroken script fails the check: %v", problems)
 	}
-	figures := measurePiles(t, reg, map[string]*registry.Script{"mutex.extend@5": broken}, paths)
+	figures := measurePiles(t, reg, map[string]*registry.Script{"mutex.extend@6": broken}, paths)
 	logFigures(t, figures)
 	problems := pileProblems(figures, pileKnownGrowth)
 	if len(problems) != 2 {

@@ -35,7 +35,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		return run("rw.leave@6", []string{lock, lock + ":rw"}, owner, attempt, goneTTL, hold, "PUBLISH")
 	}
 	mutexUndo := func(lock, owner, attempt string) int64 {
-		return run("mutex.undo@5", []string{lock, lock + ":queue", lock + ":gone"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
+		return run("mutex.undo@6", []string{lock, lock + ":queue", lock + ":gone"}, owner, attempt, 60000, "PUBLISH")[0].(int64)
 	}
 
 	// The record, and its expiry: an empty owner only records.
@@ -58,15 +58,15 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	// mutex.undo moves the hash's expiry only forward too, and records the
 	// attempt as g:<attempt> = its end.
 	undoKeys := []string{"{u}", "{u}:queue", "{u}:gone"}
-	run("mutex.undo@5", undoKeys, "alice", "u1", 60000, "PUBLISH")
-	run("mutex.undo@5", undoKeys, "bob", "u2", 1000, "PUBLISH")
+	run("mutex.undo@6", undoKeys, "alice", "u1", 60000, "PUBLISH")
+	run("mutex.undo@6", undoKeys, "bob", "u2", 1000, "PUBLISH")
 	if ttl := rc.PTTL(ctx, "{u}").Val(); ttl < 50*time.Second {
 		t.Fatalf("after a 60 s record, a 1 s one left PTTL %v: the expiry moved back", ttl)
 	}
 	if end, _ := rc.HGet(ctx, "{u}", "g:u1").Int64(); end < time.Now().Add(50*time.Second).UnixMilli() {
 		t.Fatalf("g:u1 = %d, want the record's end, about 60 s ahead", end)
 	}
-	if _, err := call("mutex.undo@5", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+	if _, err := call("mutex.undo@6", undoKeys, "alice", "u3", "soon", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
 		t.Fatalf("mutex.undo with gone_ttl_ms %q = %v, want an error naming gone_ttl_ms", "soon", err)
 	}
 	if n := len(rc.HKeys(ctx, "{u}").Val()); n != 2 {

@@ -19,8 +19,8 @@ import (
 // compare as "time", TTLs to the second.
 func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
-	acquire, release, keep := get("mutex.acquire@13"), get("mutex.release@10"), get("mutex.keepqueued@6")
-	undo, extend := get("mutex.undo@5"), get("mutex.extend@5")
+	acquire, release, keep := get("mutex.acquire@14"), get("mutex.release@11"), get("mutex.keepqueued@6")
+	undo, extend := get("mutex.undo@6"), get("mutex.extend@6")
 	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@9"), get("lock.forceunlock@4")
 	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
 	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")

@@ -38,10 +38,10 @@ func TestSumMatches(t *testing.T) {
 // is retired, not an error.
 func TestSumDetectsEditNotRetirement(t *testing.T) {
 	dir := copyScripts(t)
-	if err := os.Remove(filepath.Join(dir, "mutex.extend.v5.lua")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "mutex.extend.v6.lua")); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "mutex.acquire.v13.lua"), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(dir, "mutex.acquire.v14.lua"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestSumDetectsEditNotRetirement(t *testing.T) {
 	if code != exitErrors {
 		t.Errorf("exit %d, want %d", code, exitErrors)
 	}
-	if want := "mutex.acquire@13 changed after it was recorded"; !strings.Contains(stderr, want) {
+	if want := "mutex.acquire@14 changed after it was recorded"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	if strings.Contains(stderr, "mutex.extend@5") {
+	if strings.Contains(stderr, "mutex.extend@6") {
 		t.Errorf("a retired unreleased version was reported:\n%s", stderr)
 	}
 }

@@ -41,7 +41,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 	if !found {
 		t.Fatalf("scripts list has no lock.forceunlock@4:\n%s", r.stdout)
 	}
-	if r := runHere(t, nil, "scripts", "list"); r.code != 0 || !strings.Contains(r.stdout, "mutex.acquire@13") {
+	if r := runHere(t, nil, "scripts", "list"); r.code != 0 || !strings.Contains(r.stdout, "mutex.acquire@14") {
 		t.Fatalf("scripts list: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := runHere(t, nil, "scripts", "verify"); r.code != 0 || !strings.Contains(r.stdout, "match the embedded scripts.sum") {
@@ -56,7 +56,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 	}
 	for _, e := range entries {
 		b, _ := lua.FS.ReadFile(e.Name())
-		if e.Name() == "mutex.release.v10.lua" {
+		if e.Name() == "mutex.release.v11.lua" {
 			b = append(b, "-- an edit after release\n"...)
 		}
 		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
@@ -64,7 +64,7 @@ func TestScriptsListAndVerify(t *testing.T) {
 		}
 	}
 	r = runHere(t, nil, "scripts", "verify", "--dir", dir)
-	if r.code != exitFailed || !strings.Contains(r.stderr, "mutex.release@10") || !strings.Contains(r.stderr, "changed after it was recorded") {
+	if r.code != exitFailed || !strings.Contains(r.stderr, "mutex.release@11") || !strings.Contains(r.stderr, "changed after it was recorded") {
 		t.Fatalf("verify of an edited release: exit %d\n%s", r.code, r.stderr)
 	}
 	if r := runHere(t, nil, "scripts", "list", "--dir", filepath.Join(dir, "missing")); r.code != exitUsage {

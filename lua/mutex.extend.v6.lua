@@ -1,5 +1,5 @@
 -- name: mutex.extend
--- version: 5
+-- version: 6
 -- description: Reset a single holder's lease (a Mutex, or an RWMutex writer) to a new length, when the caller's own hold is still there.
 -- keys: lock queue
 -- args: owner ttl_ms lease_attempt
@@ -11,7 +11,9 @@
 -- that share an owner token are told apart, so a call whose lease ran out
 -- never renews the hold another call of the owner took since. An empty
 -- lease_attempt (a reentrant owner, whose calls are one holder) extends any
--- hold of the owner. A granted hold (g) that its call extends is held (h)
+-- hold of the owner. Attempts compare by their ids, the part before any
+-- "/" (a Mutex's hold records the bare id from mutex.acquire@14 on, the
+-- attempt with its mode before). A granted hold (g) that its call extends is held (h)
 -- from then on. A revoked hold (x) is not extended: the lease ends.
 --
 -- While q says someone may wait, the queue (mutex.acquire's) lives at least
@@ -36,7 +38,7 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local kind, ends, state, rest, held_attempt, holder =
-  string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t(%d+\t[^\t]*\t([^\t]*)\t([^\t]*)\t.*)$')
+  string.match(h, '^([^\t]*)\t(%d+)\t(%a)\t(%d+\t[^\t]*\t([^/\t]*)[^\t]*\t([^\t]*)\t.*)$')
 if not kind then
   kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
 end
@@ -46,7 +48,7 @@ end
 if (kind ~= 'mutex' and kind ~= 'rwmutex') or not holder or holder ~= owner then
   return 0
 end
-if lease_attempt ~= '' and held_attempt ~= lease_attempt then
+if lease_attempt ~= '' and held_attempt ~= string.match(lease_attempt, '^[^/]*') then
   return 0
 end
 if state == 'x' then

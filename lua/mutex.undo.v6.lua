@@ -1,5 +1,5 @@
 -- name: mutex.undo
--- version: 5
+-- version: 6
 -- description: Undo a mutex acquisition whose caller gave up: refuse the attempt from now on, leave the queue, and drop the hold only if that attempt took it.
 -- keys: lock queue gone
 -- args: owner attempt gone_ttl_ms publish
@@ -15,7 +15,9 @@
 -- first, each once) from the hash and the index. The queue entry of the
 -- owner is removed only when this attempt queued it (another call of the
 -- owner may have queued since). A hold is dropped only when its attempt is
--- this one, and then handed over or freed as mutex.release does; when q's
+-- this one (attempts compare by their ids, the part before any "/": a
+-- hold records the bare id from mutex.acquire@14 on, the attempt with its
+-- mode before), and then handed over or freed as mutex.release does; when q's
 -- time passed, the dead waiters go from the head of the queue as there.
 --
 -- Cost: O(log n) in the queue and the index, plus the expired records and
@@ -75,10 +77,11 @@ if #stale > 0 then
 end
 
 local field = 'g:' .. attempt
+local id = string.match(attempt, '^[^/]*')
 local got = redis.call('HMGET', lock, 'h', 'q', 'f', 'w:' .. owner, field)
 local h, q, f, mine, old = got[1], got[2], got[3], got[4], tonumber(got[5])
 
-if mine and string.match(mine, '^%d+\t%d+\t%d+\t[^\t]*\t([^\t]*)\t') == attempt then
+if mine and string.match(mine, '^%d+\t%d+\t%d+\t[^\t]*\t([^/\t]*)') == id then
   redis.call('ZREM', queue, owner)
   redis.call('HDEL', lock, 'w:' .. owner)
 end
@@ -170,7 +173,7 @@ if not h then
   return -1
 end
 local kind, ends, count, held_attempt, holder =
-  string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t')
+  string.match(h, '^([^\t]*)\t(%d+)\t%a\t(%d+)\t[^\t]*\t([^/\t]*)[^\t]*\t([^\t]*)\t')
 if not kind then
   kind, ends = string.match(h, '^([^\t]*)\t(%d+)')
 end
@@ -180,7 +183,7 @@ end
 if kind ~= 'mutex' or holder ~= owner then
   return 0
 end
-if held_attempt ~= attempt then
+if held_attempt ~= id then
   return 2 -- taken by (or handed to) another call of the same owner: not this attempt's to drop
 end
 if count ~= '1' then
@@ -200,6 +203,10 @@ if q and tonumber(q) > now then
       string.match(entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
     local first = math.min(tonumber(ttl), tonumber(waiter_ttl))
     local token = string.format('%d', math.max((tonumber(f) or 0) + 1, now_us))
+    if meta == '~' then
+      meta = '' -- the holder record's, as mutex.acquire@14 writes it
+    end
+    -- The attempt as the entry has it (see mutex.release@11).
     local grant = table.concat({'mutex', now + first, 'g', 1, client, next_attempt, head, meta}, '\t')
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then

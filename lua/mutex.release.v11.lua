@@ -1,24 +1,31 @@
 -- name: mutex.release
--- version: 10
+-- version: 11
 -- description: Release one hold of a mutex and hand the lock to the call that queued next.
 -- keys: lock queue
 -- args: hold publish...
 -- returns: 3 when handed to the next waiter, 1 when freed, 2 when a reentrant hold remains, 0 when another owner (or another call of this owner, or another kind) holds it, -1 when no one does
 --
 -- The layout is mutex.acquire's. hold names the hold this Unlock drops:
--- "\t<attempt>\t<owner>\t" for the hold that attempt took (when another
+-- "\t<id>\t<owner>\t" for the hold that attempt (its bare id) took
+-- (holds written before mutex.acquire@14 carry the attempt with its mode:
+-- the fast path does not find them, and the ids compare below; when another
 -- call of the same owner holds the lock now, because the first call's
 -- lease ran out, the hold is left alone: 0), or "\t\t<owner>\t" for any
 -- hold of the owner (a reentrant owner, whose calls are one holder; its
 -- hold count goes down by one). A granted (g) or revoked (x) hold is
--- dropped like a held one.
+-- dropped like a held one. A hand-over writes the attempt as the waiter's
+-- entry has it (the bare id from mutex.acquire@14 on; an older version's
+-- entry has the attempt with its mode, which that version's claim compares
+-- whole) and its meta ("" for "~", the holder record's, as
+-- mutex.acquire@14 writes it).
 --
 -- Only when q says someone may wait does the release look at the clock
 -- and the queue: it hands the lock to the oldest live waiter inside the
 -- script, telling only that waiter's client ("grant <token> <attempt>
--- <owner>" on lock .. ':grant:' .. client), with min(its lease, its waiter
--- lease) at first, so that a waiter that died since its last refresh holds
--- the lock no longer than that; with no live waiter left it frees the lock
+-- <owner>", the attempt as its entry has it, on lock ..
+-- ':grant:' .. client), with min(its lease, its waiter lease) at first,
+-- so that a waiter that died since its last refresh holds the lock no
+-- longer than that; with no live waiter left it frees the lock
 -- and publishes "released" on lock .. ':released' (callers that wait
 -- without queueing). f stays in the hash, whose TTL covers the released
 -- lease, so the next token is larger even within the same microsecond.
@@ -39,9 +46,9 @@ local lock, hold = KEYS[1], ARGV[1]
 local v = redis.call('HMGET', lock, 'h', 'q')
 local h, q = v[1], v[2]
 if h and not q and string.find(h, hold, 7, true) then
-  -- Fields hold no tab, and only the attempt ids (16 hex digits and the
-  -- call's mode) and client ids (16 hex digits) are alike: the segment
-  -- "\t<attempt>\t<owner>\t" is found only as this hold's attempt and owner.
+  -- Fields hold no tab, and only the attempt ids and client ids (11
+  -- base64url characters) are alike: the segment "\t<id>\t<owner>\t" is
+  -- found only as this hold's attempt and owner.
   -- No field is empty, so "\t\t<owner>\t" is never found here.
   redis.call('HDEL', lock, 'h')
   return 1
@@ -66,7 +73,7 @@ local lease_attempt, owner = string.match(hold, '^\t([^\t]*)\t([^\t]+)\t$')
 if kind ~= 'mutex' or holder ~= owner then
   return 0
 end
-if lease_attempt ~= '' and held_attempt ~= lease_attempt then
+if lease_attempt ~= '' and string.match(held_attempt, '^[^/]*') ~= string.match(lease_attempt, '^[^/]*') then
   return 0 -- another call of this owner took the lock after this call's lease ran out
 end
 if count ~= '1' then
@@ -152,6 +159,9 @@ if q and tonumber(q) > now then
       string.match(entry, '^(%d+)\t(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t(.*)$')
     local first = math.min(tonumber(ttl), tonumber(waiter_ttl))
     local token = string.format('%d', math.max((tonumber(redis.call('HGET', lock, 'f')) or 0) + 1, now_us))
+    if meta == '~' then
+      meta = ''
+    end
     local grant = table.concat({'mutex', now + first, 'g', 1, client, attempt, head, meta}, '\t')
     redis.call('HSET', lock, 'h', grant, 'f', token)
     if redis.call('PTTL', lock) < first then

@@ -1,5 +1,5 @@
 -- name: mutex.acquire
--- version: 13
+-- version: 14
 -- description: Take a mutex when it is free or re-enter it; otherwise queue the caller so that a release hands the lock to that very call.
 -- keys: lock queue
 -- args: ttl_ms gone holder
@@ -7,21 +7,27 @@
 --
 -- The lock is the hash lock ("{N}"), shared by every kind of lock:
 --   h           the hold: mutex \t until_ms \t state \t count \t client \t attempt \t owner \t meta
---               (state h held, g granted by a release and not claimed yet, x revoked)
+--               (state h held, g granted by a release and not claimed yet, x revoked;
+--               attempt is the bare id, without the call's mode, and meta is empty
+--               for "the holder record of client", so that with default options h
+--               is 64 bytes and the hash stays a listpack; versions before 14 wrote
+--               the attempt with its mode and "~": attempts compare by their ids)
 --   f           the last fencing token granted on the name
 --   q           until_ms: someone may wait for the name until then (a queued
 --               waiter, or a caller that waits for "released")
 --   g:<attempt> until_ms: an attempt whose caller gave up (mutex.undo)
 --   w:<owner>   a queued waiter: deadline_ms \t ttl_ms \t waiter_ttl_ms \t client \t attempt \t meta
+--               (the bare id from version 14 on)
 -- queue is a sorted set of the waiting owners by arrival. Only the server's
 -- clock counts: a hold is valid until its until_ms, whatever the hash's TTL.
 --
 -- The arguments are shaped for the fast path, where each costs the server
 -- work: gone is the field of this call's attempt, "g:<attempt>"; holder is
--- the hold record's end as the client builds it, "client \t attempt \t
--- owner \t meta" (no field holds a tab: the client refuses owner tokens
--- with one, metadata is JSON), stored as it is. The attempt id carries the
--- call's mode, read only off the fast path: "<id>/<waiter_ttl_ms>/<flags>"
+-- the hold record's end as the client builds it, "client \t id \t owner
+-- \t meta" with the attempt's bare id and meta empty (or a label's JSON;
+-- no field holds a tab: the client refuses owner tokens with one), stored
+-- as it is. The attempt in gone carries the call's mode, read only off the
+-- fast path: "<id>/<waiter_ttl_ms>/<flags>"
 -- with flags of r (reentrant: the owner's calls are one holder), f (fair:
 -- a free lock is not taken ahead of a live waiter), w (a caller that does
 -- not queue waits for "released": set q) or - (none); waiter_ttl_ms 0 does
@@ -82,10 +88,10 @@ local now = math.floor(now_us / 1000)
 local last = tonumber(v[2]) or 0
 local attempt = string.sub(ARGV[2], 3)
 local client, held_by, owner, meta = string.match(ARGV[3], '^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)$')
-local waiter_ttl, flags = string.match(attempt, '^[^/]+/(%d+)/([rfw%-]+)$')
-if held_by ~= attempt or string.sub(ARGV[2], 1, 2) ~= 'g:' or not flags then
-  return redis.error_reply('ERR gone must be g:<attempt> and holder client \\t attempt \\t owner \\t meta,' ..
-    ' with the same attempt <id>/<waiter_ttl_ms>/<flags> (flags of r, f, w or -) and no other tab')
+local id, waiter_ttl, flags = string.match(attempt, '^([^/]+)/(%d+)/([rfw%-]+)$')
+if held_by ~= id or string.sub(ARGV[2], 1, 2) ~= 'g:' or not flags then
+  return redis.error_reply('ERR gone must be g:<id>/<waiter_ttl_ms>/<flags> (flags of r, f, w or -) and holder' ..
+    ' client \\t id \\t owner \\t meta, with the same id and no other tab')
 end
 waiter_ttl = tonumber(waiter_ttl)
 if waiter_ttl > 86400000 then
@@ -166,7 +172,10 @@ if h then
     return {-1, kind}
   else
     count, held_attempt, holder, held_meta =
-      string.match(h, '^[^\t]*\t%d+\t%a\t(%d+)\t[^\t]*\t([^\t]*)\t([^\t]*)\t(.*)$')
+      string.match(h, '^[^\t]*\t%d+\t%a\t(%d+)\t[^\t]*\t([^/\t]*)[^\t]*\t([^\t]*)\t(.*)$')
+    if held_meta == '~' then
+      held_meta = '' -- written before version 14: the same, the holder record's
+    end
   end
 end
 
@@ -199,23 +208,25 @@ local function leave_queue(who)
   end
 end
 
-local function record(st, n, until_ms, who_attempt, who_client, who_meta)
-  return table.concat({'mutex', until_ms, st, n, who_client, who_attempt, owner, who_meta}, '\t')
+-- A hold records the attempt's bare id (held_attempt is the id of what
+-- any version wrote).
+local function record(st, n, until_ms, who_client, who_meta)
+  return table.concat({'mutex', until_ms, st, n, who_client, id, owner, who_meta}, '\t')
 end
 
 if kind and holder == owner and state ~= 'x' then
   local hold
   if state == 'g' then
-    if held_attempt == attempt or reentrant then
+    if held_attempt == id or reentrant then
       -- A release handed the lock to this call (or to this reentrant
       -- owner): claim it for the whole lease, as this call's hold.
-      hold = record('h', count, now + ttl, attempt, client, held_meta)
+      hold = record('h', count, now + ttl, client, held_meta)
     end
   elseif reentrant then
-    hold = record('h', count + 1, math.max(ends, now + ttl), attempt, client, held_meta)
-  elseif held_attempt == attempt then
+    hold = record('h', count + 1, math.max(ends, now + ttl), client, held_meta)
+  elseif held_attempt == id then
     -- The same call again (a retry after a reply was lost): it holds it.
-    hold = record('h', count, now + ttl, attempt, client, held_meta)
+    hold = record('h', count, now + ttl, client, held_meta)
   end
   if hold then
     redis.call('HSET', lock, 'h', hold)
@@ -236,7 +247,7 @@ if not kind then
   if not ahead then
     leave_queue(owner)
     local token = math.max(now_us, last + 1)
-    redis.call('HSET', lock, 'h', record('h', 1, now + ttl, attempt, client, meta), 'f', string.format('%d', token))
+    redis.call('HSET', lock, 'h', record('h', 1, now + ttl, client, meta), 'f', string.format('%d', token))
     hold_for(ttl)
     return token
   end
@@ -266,7 +277,10 @@ if not redis.call('ZSCORE', queue, owner) then
   redis.call('ZADD', queue, seq, owner)
 end
 local deadline = now + waiter_ttl
-local entry = deadline .. '\t' .. ttl .. '\t' .. waiter_ttl .. '\t' .. client .. '\t' .. attempt .. '\t' .. meta
+-- The entry holds the bare id too: a release hands the lock over with the
+-- entry's attempt, into h and the grant message (an older version's entry
+-- has the attempt with its mode, which that version's claim compares).
+local entry = deadline .. '\t' .. ttl .. '\t' .. waiter_ttl .. '\t' .. client .. '\t' .. id .. '\t' .. meta
 if waiting and tonumber(q) >= deadline then
   redis.call('HSET', lock, 'w:' .. owner, entry)
 else
