@@ -26,12 +26,13 @@ const (
 	pileSmall = 10
 	pileBig   = 10_000
 	// pileLock is the name's hash and its queues, as the locks package names them.
-	pileLock   = "{pile}"
-	pileQueue  = "{pile}:queue"
-	pileSQueue = "{pile}:squeue"
-	pileGone   = "{pile}:gone"  // the Mutex's given-up records by their end
-	pileOther  = "{pile}:other" // a second Mutex in the slot, for multi.acquire
-	pileIndex  = "{pile}:rw"    // an RWMutex's index
+	pileLock     = "{pile}"
+	pileQueue    = "{pile}:queue"
+	pileSQueue   = "{pile}:squeue"
+	pileSemIndex = "{pile}:sem"   // a Semaphore's index
+	pileGone     = "{pile}:gone"  // the Mutex's given-up records by their end
+	pileOther    = "{pile}:other" // a second Mutex in the slot, for multi.acquire
+	pileIndex    = "{pile}:rw"    // an RWMutex's index
 	// The locks package's defaults: TTL, waiter TTL, and the given-up
 	// records' TTL (2 * max of both).
 	pileTTL       = 30_000
@@ -68,6 +69,9 @@ var pileKnownGrowth = map[string][2]int64{
 	// growth rule counts as growing; the page's count bounds it.
 	"lock.inspect, n waiting": {62, 159},
 }
+
+// pileSem are the Semaphore scripts' keys: the lock hash, the queue and the index.
+var pileSem = []string{pileLock, pileSQueue, pileSemIndex}
 
 // pileRW are the RWMutex scripts' keys: the lock hash and its index.
 var pileRW = []string{pileLock, pileIndex}
@@ -156,12 +160,12 @@ func (e *pileEnv) rwLeave(owner, hold string) any {
 
 // semTake takes 1 permit of limit permits.
 func (e *pileEnv) semTake(owner string, limit int) any {
-	return e.run("sem.take@3", []string{pileLock}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
+	return e.run("sem.take@4", []string{pileLock, pileSemIndex}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
 }
 
 // semAcquire asks for 1 permit of limit, queueing when none is free.
 func (e *pileEnv) semAcquire(owner string, limit int) any {
-	return e.run("sem.acquire@9", []string{pileLock, pileSQueue}, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
+	return e.run("sem.acquire@10", pileSem, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
 }
 
 func (e *pileEnv) forceUnlock(graceMs int) any {
@@ -506,15 +510,17 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1_000_000) }},
 	{name: "sem.release, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, member("p", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, member("p", n-1)) }},
 	{name: "sem.extend, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.extend@3", []string{pileLock}, member("p", n-1), pileTTL) }},
+		act: func(e *pileEnv, n int) {
+			e.run("sem.extend@4", []string{pileLock, pileSemIndex}, member("p", n-1), pileTTL)
+		}},
 	{name: "sem.undo holder, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("p", n-1), pileGoneTTL)
+			e.run("sem.undo@4", pileSem, member("p", n-1), pileGoneTTL)
 		}},
 	{name: "sem.setlimit, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2_000_000) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2_000_000) }},
 	{name: "lock.forceunlock sem, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 	{name: "sem.take refused, n waiting", pile: "sem waiters",
@@ -522,15 +528,15 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire queued, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, "holder") }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "holder") }},
 	{name: "sem.undo waiter, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("w", n-1), pileGoneTTL)
+			e.run("sem.undo@4", pileSem, member("w", n-1), pileGoneTTL)
 		}},
 	{name: "sem.keepqueued, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@4", []string{pileLock, pileSQueue}, member("w", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
 	{name: "sem.setlimit serves one, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2) }},
 }
 
 // pileFigure is one path's work at both sizes.

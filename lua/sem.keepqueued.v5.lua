@@ -1,7 +1,7 @@
 -- name: sem.keepqueued
--- version: 4
+-- version: 5
 -- description: Keep one client's queued Acquire calls of a semaphore in its queue with a single call, and hand the permits that came back to the queued calls that now fit.
--- keys: lock queue
+-- keys: lock queue index
 -- args: owners...
 -- returns: {queued_1, queued_2, ...}: 1 when owners[i] was queued and its deadline moved, 0 when it is not queued (it took its permits, gave up, or was dropped as dead)
 --
@@ -23,7 +23,7 @@
 -- dropped, plus a recount of the lock hash's fields when the cached count
 -- of permits in use may be stale.
 
-local lock, queue = KEYS[1], KEYS[2]
+local lock, queue, index = KEYS[1], KEYS[2], KEYS[3]
 local owners = {}
 for i, owner in ipairs(ARGV) do
   owners[i] = 'w:' .. owner
@@ -69,53 +69,109 @@ if #owners > 0 then
 end
 
 -- ours: h is this semaphore's; another kind of lock that holds the name
--- keeps its queue to itself.
-local ours, hold_until, used, fresh = false, 0, 0, nil
+-- keeps its queue to itself. A hold whose until_ms passed starts the
+-- count again (every record in it ran out): used 0, the floor at now.
+local indexed = 9999999999999 -- fresh_until_ms while the index finds every record
+local more = redis.call('HMGET', lock, 'f', 'l', 'u')
+local last = tonumber(more[1]) or 0
+stored = tonumber(more[2])
+local ours, hold_until, used, fresh, floor, lone = false, 0, 0, indexed, now, nil
 if h then
   local u, e
   hold_until, e, u = string.match(h, '^semaphore\t(%d+)\tp\t(%d+)\t(%d+)$')
   if hold_until then
-    ours, hold_until, used, fresh = true, tonumber(hold_until), tonumber(u), tonumber(e)
+    ours, hold_until = true, tonumber(hold_until)
+    if hold_until > now then
+      used, fresh = tonumber(u), tonumber(e)
+      local lo, fl = string.match(more[3] or '', '^([^\t]*)\t(%d+)$')
+      floor = tonumber(fl) or 0
+      if lo and lo ~= '' then
+        lone = lo
+      end
+    else
+      hold_until = 0
+    end
   elseif (tonumber(string.match(h, '^[^\t]*\t(%d+)')) or now + 1) > now then
     return reply
   else
     hold_until = 0
   end
 end
-local last = tonumber(got[3]) or 0
-stored = tonumber(stored)
 
--- recount sums the p: records that are live now and drops the others (and
--- the given-up attempts and waiter entries whose time passed):
--- proportional to the fields of the hash.
-local function recount()
-  local all = redis.call('HGETALL', lock)
-  local dead = {}
-  used, fresh = 0, nil
-  for i = 1, #all, 2 do
-    local field, value = all[i], all[i + 1]
-    local prefix = string.sub(field, 1, 2)
-    if prefix == 'p:' then
-      local e, n = string.match(value, '^(%d+)\t%a\t(%d+)\t')
-      e = tonumber(e)
-      if e and e > now then
-        used = used + tonumber(n)
-        fresh = math.min(fresh or e, e)
-      else
+local index_until = 0
+-- file adds (or moves) a record's member in the index.
+local function file(member, expiry)
+  redis.call('ZADD', index, expiry, member)
+  index_until = math.max(index_until, expiry)
+end
+
+-- settle makes used count what the index finds: the one recount after an
+-- older version's write or a forced unlock (fresh before indexed), the
+-- lone record moved in, and a sweep of at most 8 members whose time
+-- passed (sem.acquire@10's).
+local function settle()
+  if fresh < indexed then
+    -- The whole hash, once: every live p: record filed in the index.
+    local all = redis.call('HGETALL', lock)
+    local dead = {}
+    used, lone, fresh = 0, nil, indexed
+    for i = 1, #all, 2 do
+      local field, value = all[i], all[i + 1]
+      local prefix = string.sub(field, 1, 2)
+      if prefix == 'p:' then
+        local e, n = string.match(value, '^(%d+)\t%a\t(%d+)\t')
+        e = tonumber(e)
+        if e and e > now then
+          used = used + tonumber(n)
+          file(field, e)
+        else
+          dead[#dead + 1] = field
+        end
+      elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
+        or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
         dead[#dead + 1] = field
       end
-    elseif (prefix == 'g:' and (tonumber(value) or 0) <= now)
-      or (prefix == 'w:' and (tonumber(string.match(value, '^%d+')) or 0) <= now) then
-      dead[#dead + 1] = field -- a given-up attempt or a waiter whose time passed
+    end
+    for i = 1, #dead, 1000 do
+      redis.call('HDEL', lock, unpack(dead, i, math.min(i + 999, #dead)))
+    end
+    return
+  end
+  if lone then
+    local e = tonumber(string.match(redis.call('HGET', lock, 'p:' .. lone) or '', '^(%d+)\t'))
+    if e then
+      file('p:' .. lone, e) -- a sweep reads it when its time passes
+    end
+    lone = nil
+  end
+  local due = redis.call('ZRANGE', index, '-inf', now, 'BYSCORE', 'LIMIT', 0, 8)
+  if #due == 0 then
+    return
+  end
+  local recs = redis.call('HMGET', lock, unpack(due))
+  local gone = {}
+  for i, member in ipairs(due) do
+    local e, n = string.match(recs[i] or '', '^(%d+)\t%a\t(%d+)\t')
+    e = tonumber(e)
+    if e and e > now then
+      file(member, e)
+    else
+      if e and e > floor then
+        used = math.max(0, used - tonumber(n))
+      end
+      gone[#gone + 1] = member
     end
   end
-  for i = 1, #dead, 1000 do
-    redis.call('HDEL', lock, unpack(dead, i, math.min(i + 999, #dead)))
+  if #gone > 0 then
+    redis.call('HDEL', lock, unpack(gone))
+    redis.call('ZREM', index, unpack(gone))
   end
 end
 
-local fields, granted, recounted, i = {}, false, false, 0
-while true do
+-- Serve the head of the queue, dropping at most 100 entries whose deadline
+-- passed (the rest wait for the next call).
+local fields, granted, settled, i, dropped = {}, false, false, 0, 0
+while dropped < 100 do
   local who = redis.call('ZRANGE', queue, i, i)[1]
   if not who then
     break
@@ -128,10 +184,10 @@ while true do
   end
   if deadline and tonumber(deadline) > now then
     n, its_limit = tonumber(n), stored or tonumber(its_limit)
-    if n <= its_limit and n > its_limit - used and not recounted and fresh and now >= fresh then
-      -- Permits may have come back by expiry: count again.
-      recount()
-      recounted = true
+    if n <= its_limit and n > its_limit - used and not settled and hold_until > 0 then
+      -- Permits may have come back by expiry: sweep.
+      settle()
+      settled = true
     end
     local channel = lock .. ':grant:' .. string.match(tail, '^([^\t]*)')
     if n > its_limit then
@@ -142,11 +198,12 @@ while true do
       break
     else
       local expiry = now + math.min(tonumber(its_ttl), tonumber(its_waiter_ttl))
-      hold_until, fresh = math.max(hold_until, expiry), math.min(fresh or expiry, expiry)
+      hold_until = math.max(hold_until, expiry)
       used = used + n
       last = math.max(now_us, last + 1)
       fields[#fields + 1] = 'p:' .. who
       fields[#fields + 1] = string.format('%d\tg\t%d\t', expiry, n) .. tail
+      file('p:' .. who, expiry)
       granted = true
       redis.call('ZREM', queue, who)
       redis.call('HDEL', lock, 'w:' .. who)
@@ -155,15 +212,18 @@ while true do
   else
     redis.call('ZREM', queue, who)
     redis.call('HDEL', lock, 'w:' .. who)
+    dropped = dropped + 1
   end
 end
 
-if granted or recounted then
+if granted or settled then
   if used > 0 then
     fields[#fields + 1] = 'h'
     fields[#fields + 1] = string.format('semaphore\t%d\tp\t%d\t%d', hold_until, fresh, used)
+    fields[#fields + 1] = 'u'
+    fields[#fields + 1] = (lone or '') .. string.format('\t%d', floor)
   elseif ours then
-    redis.call('HDEL', lock, 'h')
+    redis.call('HDEL', lock, 'h', 'u')
   end
   if granted then
     fields[#fields + 1] = 'f'
@@ -174,6 +234,9 @@ if granted or recounted then
   end
   if not stored and redis.call('PTTL', lock) < hold_until - now then
     redis.call('PEXPIRE', lock, hold_until - now)
+  end
+  if index_until > 0 and redis.call('PTTL', index) < index_until - now then
+    redis.call('PEXPIRE', index, index_until - now)
   end
 end
 if redis.call('EXISTS', queue) == 0 then
