@@ -302,10 +302,37 @@ end
 -- (used is never below the live permits); rec is set only for a revoked
 -- record of this call, which holds its permits until its expiry.
 
+-- drop_dead_head drops the entries at the head of the queue whose deadline
+-- passed, at most 100, with one range read and one removal by rank; it
+-- reports how many.
+local function drop_dead_head()
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if not head then
+    return 0
+  end
+  local entry = redis.call('HGET', lock, 'w:' .. head)
+  if entry and (tonumber(string.match(entry, '^(%d+)')) or 0) > now then
+    return 0
+  end
+  local whos = redis.call('ZRANGE', queue, 0, 99)
+  local names = {}
+  for j, who in ipairs(whos) do
+    names[j] = 'w:' .. who
+  end
+  local entries = redis.call('HMGET', lock, unpack(names))
+  local k = 0
+  while k < #whos and not (entries[k + 1] and (tonumber(string.match(entries[k + 1], '^(%d+)')) or 0) > now) do
+    k = k + 1
+  end
+  redis.call('HDEL', lock, unpack(names, 1, k))
+  redis.call('ZREMRANGEBYRANK', queue, 0, k - 1)
+  return k
+end
+
 -- live returns the waiter at index i of the queue as who, count, its
 -- limit, waiter TTL, TTL, publish and holder tail, dropping the entries
 -- before it whose deadline passed; nil at the end of the queue, and nil, true
--- once 100 were dropped (the rest waits for the next call).
+-- once 8 were dropped (the rest waits for the next call).
 local dropped = 0
 local function live(i)
   while true do
@@ -327,7 +354,7 @@ local function live(i)
     redis.call('HDEL', lock, 'w:' .. who)
     queue_changed = true
     dropped = dropped + 1
-    if dropped >= 100 then
+    if dropped >= 8 then
       return nil, true -- the rest waits for the next call
     end
   end
@@ -338,6 +365,11 @@ end
 -- caller, when reached, takes its own (mine_served) and the serving goes on.
 local blocked, mine_served, i = false, false, 0
 if queued and not rec then
+  local k = drop_dead_head()
+  queue_changed = queue_changed or k > 0
+  if k == 100 then
+    dropped = 7 -- a full page: one more dead entry and the rest waits for the next call
+  end
   while true do
     local who, n, its_limit, its_waiter_ttl, its_ttl, its_publish, tail = live(i)
     if not who then

@@ -168,10 +168,41 @@ local function settle()
   end
 end
 
--- Serve the head of the queue, dropping at most 100 entries whose deadline
--- passed (the rest wait for the next call).
+-- drop_dead_head drops the entries at the head of the queue whose deadline
+-- passed, at most 100, with one range read and one removal by rank; it
+-- reports how many.
+local function drop_dead_head()
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if not head then
+    return 0
+  end
+  local entry = redis.call('HGET', lock, 'w:' .. head)
+  if entry and (tonumber(string.match(entry, '^(%d+)')) or 0) > now then
+    return 0
+  end
+  local whos = redis.call('ZRANGE', queue, 0, 99)
+  local names = {}
+  for j, who in ipairs(whos) do
+    names[j] = 'w:' .. who
+  end
+  local entries = redis.call('HMGET', lock, unpack(names))
+  local k = 0
+  while k < #whos and not (entries[k + 1] and (tonumber(string.match(entries[k + 1], '^(%d+)')) or 0) > now) do
+    k = k + 1
+  end
+  redis.call('HDEL', lock, unpack(names, 1, k))
+  redis.call('ZREMRANGEBYRANK', queue, 0, k - 1)
+  return k
+end
+
+-- Serve the head of the queue: the dead at its head dropped first (a
+-- full page of 100 and the rest waits for the next call), then at most 8
+-- more entries whose deadline passed dropped along the way.
 local fields, granted, settled, i, dropped = {}, false, false, 0, 0
-while dropped < 100 do
+if drop_dead_head() == 100 then
+  dropped = 7 -- a full page: one more dead entry and the rest waits for the next call
+end
+while dropped < 8 do
   local who = redis.call('ZRANGE', queue, i, i)[1]
   if not who then
     break
