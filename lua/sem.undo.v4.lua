@@ -163,7 +163,7 @@ local function settle()
         local e, n = string.match(value, '^(%d+)\t%a\t(%d+)\t')
         e = tonumber(e)
         if e and e > now then
-          used = used + tonumber(n)
+          used, hold_until = used + tonumber(n), math.max(hold_until, e)
           file(field, e)
         else
           dead[#dead + 1] = field
