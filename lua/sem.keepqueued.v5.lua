@@ -19,9 +19,8 @@
 -- confirmation, so their permits reach the waiters here, within a third of
 -- a waiter TTL.
 --
--- Cost: proportional to the owners passed, plus the waiters served or
--- dropped, plus a recount of the lock hash's fields when the cached count
--- of permits in use may be stale.
+-- Cost: proportional to the owners passed, plus the serving of the queue
+-- as sem.release@9 does it.
 
 local lock, queue, index = KEYS[1], KEYS[2], KEYS[3]
 local owners = {}

@@ -5,12 +5,14 @@
 -- args: owner
 -- returns: 1 when the call's record was there (whether its time had passed is the lease's to tell, by its own deadline), 0 when it was not
 --
--- The layout is docs/layout.md's: the call's record p:<owner> in the lock
--- hash carries its count, and h caches the sum of the counts of the
--- records present (used, its last field) and a time before which none
--- expires. The release drops the record whatever its state (h, g, or x:
--- the holder's confirmation that it stopped after a revocation) and takes
--- its count off used; the last record out drops h. f (the last fencing
+-- The layout is sem.acquire@10's (docs/layout.md): the call's record
+-- p:<owner> in the lock hash carries its count, h keeps the sum of the
+-- counted records' counts (used, its last field), and the index holds
+-- every record but the lone one u names. The release drops the record
+-- and its index member whatever its state (h, g, or x: the holder's
+-- confirmation that it stopped after a revocation) and takes its count
+-- off used when it counts (after u's floor); the last record out drops h
+-- and u. f (the last fencing
 -- token) stays until the hash expires, at least as long as the released
 -- lease would have run. The reply does not say whether the record's expiry
 -- had passed: the client's lease ended by then by its own deadline, which
@@ -24,11 +26,14 @@
 -- asks for more than its limit is woken ("wake <owner>") to give up; one
 -- whose deadline passed is dropped; q goes when the queue is empty.
 --
--- Cost: with no waiter, one HMGET and one HDEL (or an HSET and an HDEL
--- when other holders remain), whatever the count. With a queue, TIME and
--- work proportional to the waiters served or dropped, plus a recount of
--- the hash's records (proportional to its fields) when the cached count
--- may be stale.
+-- Cost: with no waiter, one HMGET, one HDEL and a ZREM of the record's
+-- index member (none for the lone holder), and an HSET when other holders
+-- remain, whatever the count. With a queue, TIME and work proportional to the waiters served or
+-- woken, plus at most 100 dead entries at the queue's head (one range
+-- read and one removal by rank) and 8 more along the way, plus, when the
+-- head does not fit, a sweep of the index (at most 8 records whose time
+-- passed; the whole hash only once after an older version's write or a
+-- forced unlock).
 
 local lock, queue, index = KEYS[1], KEYS[2], KEYS[3]
 local mine = 'p:' .. ARGV[1]

@@ -5,17 +5,16 @@
 -- args: limit
 -- returns: the previous stored count, or false when none was stored
 --
--- The count is field l of the lock hash (sem.acquire@9's layout); once
+-- The count is field l of the lock hash (sem.acquire@10's layout); once
 -- stored it overrides every client's default, so the hash no longer
 -- expires (PERSIST). Holders above a lowered count keep their permits until
 -- they release them. When q says a waiter may be queued, the live waiters
--- at the head that now fit get their permits, as sem.release@8 serves
+-- at the head that now fit get their permits, as sem.release@9 serves
 -- them, and those that ask for more than the new count are woken ("wake
 -- <owner>") to give up.
 --
--- Cost: one HMGET, HSET and PERSIST; with a queue, proportional to the
--- waiters served or dropped, and to the hash's fields when the cached
--- count of permits in use may be stale.
+-- Cost: one HMGET, HSET and PERSIST; with a queue, as sem.release@9
+-- serves it.
 
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
 -- 1026: the client refuses longer names, and so does the script, for

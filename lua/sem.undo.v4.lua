@@ -8,17 +8,17 @@
 -- An Acquire whose outcome its caller does not know (a timeout, a lost
 -- reply, a refusal after the fact such as too few replicas) runs this.
 -- The call's owner token is its attempt id: g:<owner> in the lock hash
--- records it as given up until gone_ttl_ms from now, and sem.acquire@9
+-- records it as given up until gone_ttl_ms from now, and sem.acquire@10
 -- takes nothing for it when it arrives later. Its queue entry (w:<owner>
 -- and its place in queue) goes, its record p:<owner> goes whatever its
 -- state (taken, handed over, revoked), and the permits freed, or the place
 -- it held at the head of the queue, go to the queued calls that now fit,
--- as sem.release@8 serves them. The lock hash lives at least gone_ttl_ms;
+-- as sem.release@9 serves them. The lock hash lives at least gone_ttl_ms;
 -- since calls with different TTLs share it, its expiry only moves forward.
 --
--- Cost: as sem.release@8 plus TIME, an HSET, a ZREM and an HDEL;
--- proportional to the waiters served or dropped, and to the hash's fields
--- when the cached count of permits in use may be stale.
+-- Cost: as sem.release@9 plus TIME, an HSET, a ZREM and an HDEL, the
+-- given-up record's ZADD in the index and a sweep of at most 8 given-up
+-- records whose time passed (a ZRANGE, an HMGET, an HDEL and a ZREM).
 
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
 -- 1026: the client refuses longer names, and so does the script, for
