@@ -246,7 +246,7 @@ if not rec and not queued and fresh == indexed and count <= limit - used then
   if not stored and redis.call('PTTL', lock) < hold_until - now then
     redis.call('PEXPIRE', lock, hold_until - now + ttl)
   end
-  if index_until > 0 and redis.call('PTTL', index) < hold_until - now then
+  if index_until > 0 and not stored and redis.call('PTTL', index) < hold_until - now then
     redis.call('PEXPIRE', index, hold_until - now + ttl)
   end
   return token
@@ -281,18 +281,19 @@ if rec then
     if not stored and redis.call('PTTL', lock) < hold_until - now then
       redis.call('PEXPIRE', lock, hold_until - now + ttl)
     end
-    if redis.call('PTTL', index) < hold_until - now then
+    if not stored and redis.call('PTTL', index) < hold_until - now then
       redis.call('PEXPIRE', index, hold_until - now + ttl)
     end
     return token
   end
   if not expiry or expiry <= now or hold_until == 0 then
-    -- Ran out: it counts no more (a sweep may have dropped it already).
-    if expiry and expiry > floor and hold_until > 0 then
+    -- Ran out: it counts no more (unless the sweep above took it off
+    -- already: then the HDEL finds nothing).
+    local removed = redis.call('HDEL', lock, mine) == 1
+    redis.call('ZREM', index, mine)
+    if removed and expiry and expiry > floor and hold_until > 0 then
       used = math.max(0, used - (tonumber(n) or 0))
     end
-    redis.call('HDEL', lock, mine)
-    redis.call('ZREM', index, mine)
     changed = true
     rec = nil
   end
@@ -429,7 +430,7 @@ local function commit(extra)
   if not stored and need > 0 and redis.call('PTTL', lock) < need then
     redis.call('PEXPIRE', lock, need + ttl)
   end
-  if index_until > 0 and redis.call('PTTL', index) < hold_until - now then
+  if index_until > 0 and not stored and redis.call('PTTL', index) < hold_until - now then
     redis.call('PEXPIRE', index, hold_until - now + ttl)
   end
 end

@@ -43,7 +43,7 @@ end
 
 local renewed = now + ttl
 if string.match(got[4] or '', '^([^\t]*)') ~= owner then
-  if redis.call('ZADD', index, 'XX', 'CH', renewed, mine) == 1 and redis.call('PTTL', index) < ttl then
+  if redis.call('ZADD', index, 'XX', 'CH', renewed, mine) == 1 and not got[3] and redis.call('PTTL', index) < ttl then
     redis.call('PEXPIRE', index, ttl)
   end
 end

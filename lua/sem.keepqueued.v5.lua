@@ -265,7 +265,7 @@ if granted or settled then
   if not stored and redis.call('PTTL', lock) < hold_until - now then
     redis.call('PEXPIRE', lock, hold_until - now)
   end
-  if index_until > 0 and redis.call('PTTL', index) < index_until - now then
+  if index_until > 0 and not stored and redis.call('PTTL', index) < index_until - now then
     redis.call('PEXPIRE', index, index_until - now)
   end
 end

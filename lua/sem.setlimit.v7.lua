@@ -6,14 +6,14 @@
 -- returns: the previous stored count, or false when none was stored
 --
 -- The count is field l of the lock hash (sem.acquire@10's layout); once
--- stored it overrides every client's default, so the hash no longer
--- expires (PERSIST). Holders above a lowered count keep their permits until
+-- stored it overrides every client's default, so the hash and the index
+-- no longer expire (PERSIST). Holders above a lowered count keep their permits until
 -- they release them. When q says a waiter may be queued, the live waiters
 -- at the head that now fit get their permits, as sem.release@9 serves
 -- them, and those that ask for more than the new count are woken ("wake
 -- <owner>") to give up.
 --
--- Cost: one HMGET, HSET and PERSIST; with a queue, as sem.release@9
+-- Cost: one HMGET, HSET and two PERSISTs; with a queue, as sem.release@9
 -- serves it.
 
 -- A lock's name is at most MaxNameBytes (1024 bytes), its key "{name}"
@@ -33,6 +33,7 @@ end
 local got = redis.call('HMGET', lock, 'l', 'h', 'q', 'f')
 redis.call('HSET', lock, 'l', string.format('%d', limit))
 redis.call('PERSIST', lock)
+redis.call('PERSIST', index) -- the index lives as long as the hash
 local previous, h = got[1], got[2]
 local time = redis.call('TIME')
 local now_us = time[1] * 1000000 + time[2]
@@ -238,7 +239,7 @@ if granted or settled then
   if not stored and redis.call('PTTL', lock) < hold_until - now then
     redis.call('PEXPIRE', lock, hold_until - now)
   end
-  if index_until > 0 and redis.call('PTTL', index) < index_until - now then
+  if index_until > 0 and not stored and redis.call('PTTL', index) < index_until - now then
     redis.call('PEXPIRE', index, index_until - now)
   end
 end

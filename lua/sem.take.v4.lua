@@ -168,7 +168,7 @@ redis.call('HSET', lock,
 if not stored and redis.call('PTTL', lock) < hold_until - now then
   redis.call('PEXPIRE', lock, hold_until - now + ttl)
 end
-if index_until > 0 and redis.call('PTTL', index) < hold_until - now then
+if index_until > 0 and not stored and redis.call('PTTL', index) < hold_until - now then
   redis.call('PEXPIRE', index, hold_until - now + ttl)
 end
 return token

@@ -45,7 +45,7 @@ end
 -- The given-up record is filed in the index (band 10^13 + its end), and
 -- at most 8 records there whose end passed go.
 redis.call('ZADD', index, string.format('%d', 10000000000000 + now + gone_ttl), 'g:' .. owner)
-if redis.call('PTTL', index) < gone_ttl then
+if redis.call('PTTL', index) < gone_ttl and redis.call('HEXISTS', lock, 'l') == 0 then
   redis.call('PEXPIRE', index, gone_ttl)
 end
 local ended = redis.call('ZRANGE', index, '10000000000000', string.format('%d', 10000000000000 + now),
@@ -307,7 +307,7 @@ if granted or settled then
   if not stored and redis.call('PTTL', lock) < hold_until - now then
     redis.call('PEXPIRE', lock, hold_until - now)
   end
-  if index_until > 0 and redis.call('PTTL', index) < index_until - now then
+  if index_until > 0 and not stored and redis.call('PTTL', index) < index_until - now then
     redis.call('PEXPIRE', index, index_until - now)
   end
 end
