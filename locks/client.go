@@ -206,6 +206,7 @@ type keys struct {
 	channel         string // "{N}:released": callers that wait without queueing hear releases there
 	grantPrefix     string // "{N}:grant:", then a Client's id: where it hears grants and wake-ups
 	rwIndex         string // "{N}:rw": an RWMutex's index of readers, waiting writers and given-up attempts by time
+	semIndex        string // "{N}:sem": a Semaphore's index of permit holders and given-up attempts by time
 }
 
 // keysFor returns the keys of the lock name, under the Client's key prefix
@@ -258,6 +259,7 @@ func prefixedKeys(prefix, name string) (keys, error) {
 	return keys{
 		name: name, text: shortText(name), lock: key(keyLock), queue: key(keyQueue), semQueue: key(keySemQueue),
 		gone: key(keyGone), channel: key(keyChannel), grantPrefix: key(keyGrantPrefix), rwIndex: key(keyRWIndex),
+		semIndex: key(keySemIndex),
 	}, nil
 }
 
@@ -272,13 +274,15 @@ const (
 	keyChannel
 	keyGrantPrefix
 	keyRWIndex
+	keySemIndex
 )
 
 // keySuffixes follow the hash tag {name} in each key, by keyIndex.
 var keySuffixes = [...]string{
 	keyLock: "", keyQueue: ":queue", keySemQueue: ":squeue", keyGone: ":gone",
 	keyChannel: ":released", keyGrantPrefix: ":grant:",
-	keyRWIndex: ":rw",
+	keyRWIndex:  ":rw",
+	keySemIndex: ":sem",
 }
 
 // keySuffixBytes is the length of all keySuffixes together.

@@ -53,8 +53,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@6"), mutexUndo: pick("mutex.undo@6"),
 		rlock: pick("rw.rlock@6"), runlock: pick("rw.runlock@7"), rextend: pick("rw.rextend@4"),
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
-		semAcquire: pick("sem.acquire@9"), semRelease: pick("sem.release@8"), semUndo: pick("sem.undo@3"), semTake: pick("sem.take@3"),
-		semExtend: pick("sem.extend@3"), semLimit: pick("sem.setlimit@6"), semKeepQueued: pick("sem.keepqueued@4"),
+		semAcquire: pick("sem.acquire@10"), semRelease: pick("sem.release@9"), semUndo: pick("sem.undo@4"), semTake: pick("sem.take@4"),
+		semExtend: pick("sem.extend@4"), semLimit: pick("sem.setlimit@7"), semKeepQueued: pick("sem.keepqueued@5"),
 		holderWrite: pick("holder.write@1"), holderRead: pick("holder.read@1"),
 		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@4"),
 		keepQueued: pick("mutex.keepqueued@6"),
@@ -481,12 +481,31 @@ func (c *Client) rwExtend(ctx context.Context, s *settings, k keys, owner string
 }
 
 // semKeys are the KEYS of the sem scripts: the lock hash, which holds the
-// holders' records and the queued calls' entries (docs/layout.md), and the
-// queue's order. A queued call hears its grant on k.grantPrefix + its
+// holders' records and the queued calls' entries (docs/layout.md), the
+// queue's order, and the index of the holders' records by time (semKeysOf
+// picks a script's). A queued call hears its grant on k.grantPrefix + its
 // Client's id, the channel the scripts name after the lock hash.
-func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
+func semKeys(k keys) []string { return []string{k.lock, k.semQueue, k.semIndex} }
 
-// semAcquire runs sem.acquire@9, or first sem.take@3 when fast (the first
+// semKeysOf are the KEYS of the sem script s: semKeys(k), or for sem.take
+// and sem.extend the lock hash and the index; for a version before the
+// index (which a rolling upgrade may still run: sem.take@3, sem.acquire@9,
+// ...) the same without the index.
+func semKeysOf(s *registry.Script, k keys) []string {
+	all := semKeys(k)
+	switch len(s.Keys) {
+	case 1:
+		return all[:1]
+	case 2:
+		if s.Keys[1] == "index" {
+			return []string{k.lock, k.semIndex}
+		}
+		return all[:2]
+	}
+	return all
+}
+
+// semAcquire runs sem.acquire@10, or first sem.take@4 when fast (the first
 // attempt of a call): the one-key fast path, which replies 0 when the call
 // needs sem.acquire (waiters, a claim, a recount, no free permits). The
 // owner token is the Acquire call's own, so it doubles as the attempt id
@@ -498,7 +517,7 @@ func semKeys(k keys) []string { return []string{k.lock, k.semQueue} }
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
 	holder := c.id + "\t" + owner + "\t" + c.holding(ctx, c.backend(), meta)
 	if fast {
-		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, []string{k.lock}, owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
+		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, semKeysOf(c.scripts.semTake, k), owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
 		if err != nil {
 			return attempt{}, false, err
 		}
@@ -508,7 +527,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 			return c.decodeAttempt(c.scripts.semTake, cmd, replicated, nil) // given up, or another kind
 		}
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeys(k),
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semAcquire, semKeysOf(c.scripts.semAcquire, k),
 		owner, n, s.ttl.Milliseconds(), permits, holder, strconv.FormatInt(waiterTTL.Milliseconds(), 10)+" "+c.publish)
 	if err != nil {
 		return attempt{}, false, err
@@ -527,23 +546,23 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@8: it reports whether the call's record was
+// semRelease runs sem.release@9: it reports whether the call's record was
 // still there (whether its time had passed, the lease's own deadline
 // tells). The freed permits go to the queued calls that now fit, handed
 // over ("grant <token> <owner> <owner>").
 func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, error) {
-	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeys(k), owner).Int64()
+	held, err := c.backend().Run(ctx, c.scripts.semRelease, semKeysOf(c.scripts.semRelease, k), owner).Int64()
 	return held == 1, err
 }
 
-// semUndo runs sem.undo@3 for an Acquire call that gave up: the server
+// semUndo runs sem.undo@4 for an Acquire call that gave up: the server
 // records the call's attempt (its owner token) as given up first, takes it
 // out of the queue, and gives back permits it may have taken.
 func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
-	return c.backend().Run(ctx, c.scripts.semUndo, semKeys(k), owner, s.goneTTL().Milliseconds()).Err()
+	return c.backend().Run(ctx, c.scripts.semUndo, semKeysOf(c.scripts.semUndo, k), owner, s.goneTTL().Milliseconds()).Err()
 }
 
-// semKeepQueued runs sem.keepqueued@4 for this Client's queued Acquire
+// semKeepQueued runs sem.keepqueued@5 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {
@@ -551,7 +570,7 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	reply, err := node.Run(ctx, c.scripts.semKeepQueued, semKeys(k), args...).Slice()
+	reply, err := node.Run(ctx, c.scripts.semKeepQueued, semKeysOf(c.scripts.semKeepQueued, k), args...).Slice()
 	if err != nil {
 		return nil, err
 	}
@@ -565,9 +584,9 @@ func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners
 	return queued, nil
 }
 
-// semExtend runs sem.extend@3: outcomeOK, outcomeExpired, or outcomeRevoked.
+// semExtend runs sem.extend@4: outcomeOK, outcomeExpired, or outcomeRevoked.
 func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner string, ttl time.Duration) (outcome, bool, error) {
-	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, []string{k.lock}, owner, ttl.Milliseconds())
+	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semExtend, semKeysOf(c.scripts.semExtend, k), owner, ttl.Milliseconds())
 	if err != nil {
 		return 0, false, err
 	}
@@ -576,7 +595,7 @@ func (c *Client) semExtend(ctx context.Context, s *settings, k keys, owner strin
 }
 
 func (c *Client) semSetLimit(ctx context.Context, s *settings, k keys, permits int) error {
-	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeys(k), permits)
+	_, _, err := c.run(ctx, c.backend(), s, c.scripts.semLimit, semKeysOf(c.scripts.semLimit, k), permits)
 	if isNil(err) {
 		return nil // no earlier count
 	}

@@ -26,12 +26,13 @@ const (
 	pileSmall = 10
 	pileBig   = 10_000
 	// pileLock is the name's hash and its queues, as the locks package names them.
-	pileLock   = "{pile}"
-	pileQueue  = "{pile}:queue"
-	pileSQueue = "{pile}:squeue"
-	pileGone   = "{pile}:gone"  // the Mutex's given-up records by their end
-	pileOther  = "{pile}:other" // a second Mutex in the slot, for multi.acquire
-	pileIndex  = "{pile}:rw"    // an RWMutex's index
+	pileLock     = "{pile}"
+	pileQueue    = "{pile}:queue"
+	pileSQueue   = "{pile}:squeue"
+	pileSemIndex = "{pile}:sem"   // a Semaphore's index
+	pileGone     = "{pile}:gone"  // the Mutex's given-up records by their end
+	pileOther    = "{pile}:other" // a second Mutex in the slot, for multi.acquire
+	pileIndex    = "{pile}:rw"    // an RWMutex's index
 	// The locks package's defaults: TTL, waiter TTL, and the given-up
 	// records' TTL (2 * max of both).
 	pileTTL       = 30_000
@@ -68,6 +69,9 @@ var pileKnownGrowth = map[string][2]int64{
 	// growth rule counts as growing; the page's count bounds it.
 	"lock.inspect, n waiting": {62, 159},
 }
+
+// pileSem are the Semaphore scripts' keys: the lock hash, the queue and the index.
+var pileSem = []string{pileLock, pileSQueue, pileSemIndex}
 
 // pileRW are the RWMutex scripts' keys: the lock hash and its index.
 var pileRW = []string{pileLock, pileIndex}
@@ -156,12 +160,17 @@ func (e *pileEnv) rwLeave(owner, hold string) any {
 
 // semTake takes 1 permit of limit permits.
 func (e *pileEnv) semTake(owner string, limit int) any {
-	return e.run("sem.take@3", []string{pileLock}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
+	return e.run("sem.take@4", []string{pileLock, pileSemIndex}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
 }
 
 // semAcquire asks for 1 permit of limit, queueing when none is free.
 func (e *pileEnv) semAcquire(owner string, limit int) any {
-	return e.run("sem.acquire@9", []string{pileLock, pileSQueue}, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
+	return e.run("sem.acquire@10", pileSem, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
+}
+
+// semAcquireN asks for count permits of limit, queueing for waiterTTL ms.
+func (e *pileEnv) semAcquireN(owner string, count, limit, waiterTTL int) any {
+	return e.run("sem.acquire@10", pileSem, owner, count, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(waiterTTL)+" PUBLISH")
 }
 
 func (e *pileEnv) forceUnlock(graceMs int) any {
@@ -220,15 +229,11 @@ var pileScripted = map[string]func(e *pileEnv, n int){
 		}
 	},
 	// A Semaphore of 1,000,000 permits with n holders of 1.
-	"sem holders": func(e *pileEnv, n int) {
-		for i := 0; i < n; i++ {
-			if t, ok := e.semTake(member("p", i), 1_000_000).(int64); !ok || t == 0 {
-				e.t.Fatalf("holder %d did not take a permit", i)
-			}
-		}
-	},
+	"sem holders": buildSemHolders,
 	// A Semaphore of 1 permit, held, with n calls queued.
 	"sem waiters": buildSemWaiters,
+	// n Semaphore calls that gave up (sem.undo), none holding or queued.
+	"sem given up": buildSemGivenUp,
 }
 
 // pileBuilders are the builders the measurement uses: the scripted ones,
@@ -246,6 +251,8 @@ var pileBuilders = func() map[string]func(e *pileEnv, n int) {
 	m["mutex waiters"] = replicated(buildMutexWaiters, "w")
 	m["mutex given up"] = replicated(buildMutexGivenUp, "w")
 	m["sem waiters"] = replicated(buildSemWaiters, "w")
+	m["sem holders"] = buildSemHoldersDirect
+	m["sem given up"] = replicated(buildSemGivenUp, "g")
 	return m
 }()
 
@@ -253,6 +260,53 @@ func buildMutexGivenUp(e *pileEnv, n int) {
 	buildMutexWaiters(e, n)
 	for i := 0; i < n; i++ {
 		e.mutexUndo(member("w", i))
+	}
+}
+
+func buildSemHolders(e *pileEnv, n int) {
+	for i := 0; i < n; i++ {
+		if t, ok := e.semTake(member("p", i), 1_000_000).(int64); !ok || t == 0 {
+			e.t.Fatalf("holder %d did not take a permit", i)
+		}
+	}
+}
+
+// buildSemHoldersDirect builds the pile of buildSemHolders from the
+// scripts' pile of 2 (the lone holder and the one that joined, both in the
+// index): the second holder's record and index member again for holders 2
+// to n-1, and h's count of permits in use set to n.
+func buildSemHoldersDirect(e *pileEnv, n int) {
+	e.t.Helper()
+	buildSemHolders(e, min(n, 2))
+	if n <= 2 {
+		return
+	}
+	ctx := context.Background()
+	second := member("p", 1)
+	rec := e.srv.Do(ctx, "HGET", pileLock, "p:"+second).Val().(string)
+	score := e.srv.Do(ctx, "ZSCORE", pileSemIndex, "p:"+second).Val()
+	h := e.srv.Do(ctx, "HGET", pileLock, "h").Val().(string)
+	hargs, zargs := []any{"HSET", pileLock}, []any{"ZADD", pileSemIndex}
+	for i := 2; i < n; i++ {
+		who := member("p", i)
+		hargs = append(hargs, "p:"+who, strings.ReplaceAll(rec, second, who))
+		zargs = append(zargs, score, "p:"+who)
+	}
+	// f: each holder's token is the last plus 1 (the virtual clock stands still).
+	f := e.srv.Do(ctx, "HGET", pileLock, "f").Val().(string)
+	var last int64
+	fmt.Sscan(f, &last)
+	hargs = append(hargs, "h", strings.TrimSuffix(h, "\t2")+fmt.Sprintf("\t%d", n), "f", fmt.Sprint(last+int64(n-2)))
+	for _, args := range [][]any{hargs, zargs} {
+		if err := e.srv.Do(ctx, args...).Err(); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func buildSemGivenUp(e *pileEnv, n int) {
+	for i := 0; i < n; i++ {
+		e.run("sem.undo@4", pileSem, member("g", i), pileGoneTTL)
 	}
 }
 
@@ -372,6 +426,43 @@ func oneLiveReader(e *pileEnv, n int) {
 func keepLastWaiter(e *pileEnv, n int) {
 	afterWaiterTTL(e, n)
 	e.run("mutex.keepqueued@6", []string{pileLock, pileQueue}, member("w", n-1))
+}
+
+// afterSemHoldersTTL lets every permit holder's time pass (they died).
+func afterSemHoldersTTL(e *pileEnv, n int) { e.clock.Advance((pileTTL + 1000) * time.Millisecond) }
+
+// oneLiveSemHolder adds a holder ("late") halfway through the pile's TTL,
+// then lets the pile's time pass: n dead holders beside one live, which
+// keeps h (and its count of n+1 permits, n of them run out).
+func oneLiveSemHolder(e *pileEnv, n int) {
+	e.clock.Advance(pileTTL / 2 * time.Millisecond)
+	if t, ok := e.semTake("late", 1_000_000).(int64); !ok || t == 0 {
+		e.t.Fatal("the late holder was refused")
+	}
+	e.clock.Advance((pileTTL/2 + 1000) * time.Millisecond)
+}
+
+// semWaiterBehindTheDead is oneLiveSemHolder with a call ("w") queued
+// (for a minute) before the pile's time passed, for more permits than
+// were free then and fewer than are free once the dead are counted out:
+// whoever serves it must first take some of the dead off the count.
+func semWaiterBehindTheDead(e *pileEnv, n int) {
+	e.clock.Advance(pileTTL / 2 * time.Millisecond)
+	if t, ok := e.semTake("late", 1_000_000).(int64); !ok || t == 0 {
+		e.t.Fatal("the late holder was refused")
+	}
+	if r, ok := e.semAcquireN("w", 1_000_000-n+1, 1_000_000, 60_000).([]any); !ok || len(r) < 4 || r[3] != int64(1) {
+		e.t.Fatalf("w was not queued: %v", r)
+	}
+	e.clock.Advance((pileTTL/2 + 1000) * time.Millisecond)
+}
+
+// semKeepLastWaiter keeps the last of the queued calls (its deadline and
+// the queue's life move on) and lets the others' deadlines pass.
+func semKeepLastWaiter(e *pileEnv, n int) {
+	e.clock.Advance(pileWaiterTTL * 4 / 5 * time.Millisecond)
+	e.run("sem.keepqueued@5", pileSem, member("w", n-1))
+	e.clock.Advance(pileWaiterTTL * 2 / 5 * time.Millisecond)
 }
 
 var pilePaths = []pilePath{
@@ -506,15 +597,17 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1_000_000) }},
 	{name: "sem.release, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, member("p", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, member("p", n-1)) }},
 	{name: "sem.extend, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.extend@3", []string{pileLock}, member("p", n-1), pileTTL) }},
+		act: func(e *pileEnv, n int) {
+			e.run("sem.extend@4", []string{pileLock, pileSemIndex}, member("p", n-1), pileTTL)
+		}},
 	{name: "sem.undo holder, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("p", n-1), pileGoneTTL)
+			e.run("sem.undo@4", pileSem, member("p", n-1), pileGoneTTL)
 		}},
 	{name: "sem.setlimit, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2_000_000) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2_000_000) }},
 	{name: "lock.forceunlock sem, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 	{name: "sem.take refused, n waiting", pile: "sem waiters",
@@ -522,15 +615,70 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire queued, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.release@8", []string{pileLock, pileSQueue}, "holder") }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "holder") }},
 	{name: "sem.undo waiter, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@3", []string{pileLock, pileSQueue}, member("w", n-1), pileGoneTTL)
+			e.run("sem.undo@4", pileSem, member("w", n-1), pileGoneTTL)
 		}},
 	{name: "sem.keepqueued, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@4", []string{pileLock, pileSQueue}, member("w", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
 	{name: "sem.setlimit serves one, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@6", []string{pileLock, pileSQueue}, 2) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2) }},
+	// Permit holders that died: their time passed, their records wait for
+	// a sweep (at most 8 a call) or, once h's time passed too, count for
+	// nothing (the count starts again).
+	{name: "sem.take, n holders whose time passed", pile: "sem holders",
+		prep: afterSemHoldersTTL,
+		act:  func(e *pileEnv, n int) { e.semTake("new", 1) }},
+	{name: "sem.acquire, n holders whose time passed", pile: "sem holders",
+		prep: afterSemHoldersTTL,
+		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
+	{name: "sem.release, n holders whose time passed", pile: "sem holders",
+		prep: afterSemHoldersTTL,
+		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, member("p", n-1)) }},
+	{name: "sem.take joins, n dead holders, one live", pile: "sem holders", batch: 8,
+		prep: oneLiveSemHolder,
+		act:  func(e *pileEnv, n int) { e.semTake("new", 1_000_000) }},
+	{name: "sem.acquire past n dead holders, one live", pile: "sem holders", batch: 8,
+		prep: oneLiveSemHolder,
+		act:  func(e *pileEnv, n int) { e.semAcquireN("new", 1, n+1, pileWaiterTTL) }},
+	{name: "sem.extend, n dead holders, one live", pile: "sem holders",
+		prep: oneLiveSemHolder,
+		act:  func(e *pileEnv, n int) { e.run("sem.extend@4", []string{pileLock, pileSemIndex}, "late", pileTTL) }},
+	{name: "sem.acquire turn, waiter behind n dead holders", pile: "sem holders", batch: 8,
+		prep: semWaiterBehindTheDead,
+		act:  func(e *pileEnv, n int) { e.semAcquireN("w", 1_000_000-n+1, 1_000_000, 60_000) }},
+	{name: "sem.keepqueued serves past n dead holders", pile: "sem holders", batch: 8,
+		prep: semWaiterBehindTheDead,
+		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, "w") }},
+	{name: "sem.release serves past n dead holders", pile: "sem holders", batch: 8,
+		prep: semWaiterBehindTheDead,
+		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "late") }},
+	{name: "sem.undo serves past n dead holders", pile: "sem holders", batch: 8,
+		prep: semWaiterBehindTheDead,
+		act:  func(e *pileEnv, n int) { e.run("sem.undo@4", pileSem, "late", pileGoneTTL) }},
+	{name: "sem.setlimit serves past n dead holders", pile: "sem holders", batch: 8,
+		prep: semWaiterBehindTheDead,
+		act:  func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 1_000_000) }},
+	// Dead waiters (their deadlines passed) at the head of a queue that
+	// lives (its last waiter is kept): at most 100 dropped a call.
+	{name: "sem.acquire queued, n dead waiters", pile: "sem waiters", batch: 100,
+		prep: semKeepLastWaiter,
+		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
+	{name: "sem.release hand-over past n dead waiters", pile: "sem waiters", batch: 100,
+		prep: semKeepLastWaiter,
+		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "holder") }},
+	{name: "sem.keepqueued past n dead waiters", pile: "sem waiters", batch: 100,
+		prep: semKeepLastWaiter,
+		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
+	// Given-up records whose time passed: at most 8 swept a call.
+	{name: "sem.undo, n expired given up", pile: "sem given up", batch: 8,
+		prep: func(e *pileEnv, n int) {
+			// One record outlives the others, and the keys with it.
+			e.run("sem.undo@4", pileSem, "late", 4*pileGoneTTL)
+			e.clock.Advance(2 * pileGoneTTL * time.Millisecond)
+		},
+		act: func(e *pileEnv, n int) { e.run("sem.undo@4", pileSem, "new", pileGoneTTL) }},
 }
 
 // pileFigure is one path's work at both sizes.
@@ -747,4 +895,45 @@ func TestScriptWorkPileRatchet(t *testing.T) {
 	if len(worse) != 1 || !strings.Contains(worse[0], "more than the 10010 recorded") {
 		t.Errorf("a listed path that grew further: %q", worse)
 	}
+}
+
+// The Semaphore's recount by scan, given back: sem.release with its
+// settle always taking the whole-hash branch (an HGETALL, as every sem
+// script did before the index) makes its path past dead holders grow, and
+// the ratchet says so.
+func TestScriptWorkPileCatchesASemScan(t *testing.T) {
+	reg := scripts(t)
+	release, err := reg.Lookup("sem.release@9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "  if fresh < indexed then\n    -- The whole hash, once"
+	if !strings.Contains(release.Source, from) {
+		t.Fatalf("%s no longer contains %q; update the mutation", release.ID(), from)
+	}
+	broken, err := registry.ParseScript(release.File, []byte(strings.Replace(release.Source, from,
+		"  if fresh <= indexed then\n    -- The whole hash, once", 1)))
+	if err != nil || broken.SHA1 == release.SHA1 {
+		t.Fatalf("could not break %s: %v", release.ID(), err)
+	}
+	var paths []pilePath
+	for _, p := range pilePaths {
+		if p.name == "sem.release serves past n dead holders" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) != 1 {
+		t.Fatalf("%d paths, want 1", len(paths))
+	}
+	clean := measurePiles(t, reg, nil, paths)
+	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
+		t.Fatalf("the unbroken script fails the check: %v", problems)
+	}
+	figures := measurePiles(t, reg, map[string]*registry.Script{"sem.release@9": broken}, paths)
+	logFigures(t, figures)
+	problems := pileProblems(figures, pileKnownGrowth)
+	if len(problems) != 1 || !strings.Contains(problems[0], "grows with the pile") || !strings.Contains(problems[0], "hgetall") {
+		t.Fatalf("the broken copy: problems %q, want one that names the growth and the HGETALL", problems)
+	}
+	t.Logf("the broken copy fails as it should: %s", problems[0])
 }

@@ -12,9 +12,10 @@ import (
 )
 
 // semKeys are the KEYS of every sem script for the semaphore tagged tag:
-// the lock hash and the queue.
+// the lock hash, the queue and the index (sem.take and sem.extend: the
+// first and the last).
 func semKeys(tag string) []string {
-	return []string{"{" + tag + "}", "{" + tag + "}:squeue"}
+	return []string{"{" + tag + "}", "{" + tag + "}:squeue", "{" + tag + "}:sem"}
 }
 
 // semCalls runs the semaphore scripts the client runs on the semaphore
@@ -33,23 +34,23 @@ func (s semCalls) keys() []string { return semKeys(s.tag) }
 // ms (0: TryAcquire).
 func (s semCalls) acquire(owner string, n int64, waiterTTL int, client string) []any {
 	s.t.Helper()
-	return s.run("sem.acquire@9", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
+	return s.run("sem.acquire@10", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
 		fmt.Sprintf("%d PUBLISH", waiterTTL))
 }
 
 func (s semCalls) release(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.release@8", s.keys(), owner)[0].(int64)
+	return s.run("sem.release@9", s.keys(), owner)[0].(int64)
 }
 
 func (s semCalls) undo(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.undo@3", s.keys(), owner, 60000)[0].(int64)
+	return s.run("sem.undo@4", s.keys(), owner, 60000)[0].(int64)
 }
 
 func (s semCalls) extend(owner string, ttl int64) int64 {
 	s.t.Helper()
-	return s.run("sem.extend@3", s.keys()[:1], owner, ttl)[0].(int64)
+	return s.run("sem.extend@4", []string{s.keys()[0], s.keys()[2]}, owner, ttl)[0].(int64)
 }
 
 // sem.take and sem.acquire's queue on a real server: a caller that cannot take its
@@ -73,7 +74,7 @@ func TestSemaphoreQueue(t *testing.T) {
 	// and leaves anything else to sem.acquire (0).
 	take := func(owner string, n int64) []any {
 		t.Helper()
-		return s.run("sem.take@3", keys[:1], owner, fmt.Sprintf("%d %d %d", n, s.ttl, s.limit), "c1\t"+owner+"\t{}")
+		return s.run("sem.take@4", []string{keys[0], keys[2]}, owner, fmt.Sprintf("%d %d %d", n, s.ttl, s.limit), "c1\t"+owner+"\t{}")
 	}
 	if got := take("alice", 1); len(got) != 1 || got[0].(int64) <= 0 {
 		t.Fatalf("alice's sem.take on a free semaphore of 2 = %v, want a token", got)
@@ -102,7 +103,7 @@ func TestSemaphoreQueue(t *testing.T) {
 	if got := s.acquire("dave", 1, 5000, "c3"); got[0] != int64(0) || got[3] != int64(2) {
 		t.Fatalf("dave = %v, want {0, hint, 2, 2}: queued behind bob", got)
 	}
-	if got := s.run("sem.keepqueued@4", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
+	if got := s.run("sem.keepqueued@5", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, want {1, 0}", got)
 	}
 	quiet()
@@ -134,26 +135,26 @@ func TestSemaphoreQueue(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"sem.take@3", keys[:1], []any{"o", "0 60000 2", "c\to\t{}"}, "count must be"},
-		{"sem.take@3", keys[:1], []any{"o", "9007199254740993 60000 2", "c\to\t{}"}, "count and default_limit must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 60000 90071992547409920", "c\to\t{}"}, "count and default_limit must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 0 2", "c\to\t{}"}, "ttl_ms must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 604800001 2", "c\to\t{}"}, "ttl_ms must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 60000 0", "c\to\t{}"}, "default_limit must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 -1 2", "c\to\t{}"}, "counts must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1.5 60000 2", "c\to\t{}"}, "counts must be"},
-		{"sem.take@3", keys[:1], []any{"o", "1 60000", "c\to\t{}"}, "counts must be"},
-		{"sem.acquire@9", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@9", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@9", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@9", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
-		{"sem.acquire@9", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
-		{"sem.acquire@9", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
-		{"sem.acquire@9", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
-		{"sem.extend@3", keys[:1], []any{"o", 604800001}, "ttl_ms must be"},
-		{"sem.undo@3", keys, []any{"o", 0}, "gone_ttl_ms must be"},
-		{"sem.setlimit@6", keys, []any{0}, "limit must be"},
-		{"sem.setlimit@6", keys, []any{int64(1)<<53 + 2}, "limit must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "0 60000 2", "c\to\t{}"}, "count must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "9007199254740993 60000 2", "c\to\t{}"}, "count and default_limit must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000 90071992547409920", "c\to\t{}"}, "count and default_limit must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 0 2", "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 604800001 2", "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000 0", "c\to\t{}"}, "default_limit must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 -1 2", "c\to\t{}"}, "counts must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1.5 60000 2", "c\to\t{}"}, "counts must be"},
+		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000", "c\to\t{}"}, "counts must be"},
+		{"sem.acquire@10", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@10", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@10", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@10", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@10", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@10", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.acquire@10", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.extend@4", []string{keys[0], keys[2]}, []any{"o", 604800001}, "ttl_ms must be"},
+		{"sem.undo@4", keys, []any{"o", 0}, "gone_ttl_ms must be"},
+		{"sem.setlimit@7", keys, []any{0}, "limit must be"},
+		{"sem.setlimit@7", keys, []any{int64(1)<<53 + 2}, "limit must be"},
 	} {
 		if _, err := s.call(tc.id, tc.keys, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%v = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
@@ -167,8 +168,8 @@ func TestSemaphoreQueue(t *testing.T) {
 		{"-1 PUBLISH", "waiter_ttl_ms must be"},
 		{"5000 PUB", "publish must be"},
 	} {
-		if _, err := s.call("sem.acquire@9", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("sem.acquire@9 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
+		if _, err := s.call("sem.acquire@10", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sem.acquire@10 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
 		}
 	}
 }

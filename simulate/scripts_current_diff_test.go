@@ -21,9 +21,9 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@14"), get("mutex.release@11"), get("mutex.keepqueued@6")
 	undo, extend := get("mutex.undo@6"), get("mutex.extend@6")
-	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@9"), get("lock.forceunlock@4")
-	semRelease, semUndo, semExtend := get("sem.release@8"), get("sem.undo@3"), get("sem.extend@3")
-	semLimit, semKeep, semTake := get("sem.setlimit@6"), get("sem.keepqueued@4"), get("sem.take@3")
+	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@10"), get("lock.forceunlock@4")
+	semRelease, semUndo, semExtend := get("sem.release@9"), get("sem.undo@4"), get("sem.extend@4")
+	semLimit, semKeep, semTake := get("sem.setlimit@7"), get("sem.keepqueued@5"), get("sem.take@4")
 	rlock, wlock := get("rw.rlock@6"), get("rw.lock@7")
 	runlock, wunlock, rextend, leave := get("rw.runlock@7"), get("rw.unlock@4"), get("rw.rextend@4"), get("rw.leave@6")
 
@@ -39,7 +39,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		return []any{30000, "g:" + attempt, client + "\t" + attempt + "\t" + owner + "\t" + meta}
 	}
 	rel := func(owner, attempt string) []any { return []any{"\t" + attempt + "\t" + owner + "\t"} }
-	s := []string{"{s}", "{s}:squeue"}
+	s := []string{"{s}", "{s}:squeue", "{s}:sem"}
+	si := []string{"{s}", "{s}:sem"} // sem.take and sem.extend: the hash and the index
 	holder := func(client, owner string) string { return client + "\t" + owner + "\t{\"pid\":1}" }
 	const wait = "20000 PUBLISH"
 	inspectKeys := func(n string) []string {
@@ -102,8 +103,8 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{force, w, []any{0, "PUB", "{w}:released", "redlua:revoke:", "0", 100}},      // an error
 		{force, w, []any{-1, "PUBLISH", "{w}:released", "redlua:revoke:", "0", 100}}, // an error
 
-		{semTake, s[:1], []any{"alice", "1 60000 2", holder("c1", "alice")}},
-		{semTake, s[:1], []any{"bob", "2 60000 2", holder("c2", "bob")}}, // 0: sem.acquire decides
+		{semTake, si, []any{"alice", "1 60000 2", holder("c1", "alice")}},
+		{semTake, si, []any{"bob", "2 60000 2", holder("c2", "bob")}}, // 0: sem.acquire decides
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}},
 		{inspect, inspectKeys("{s}"), []any{"0", 100}},
 		{nil, nil, []any{"HEXISTS", "{s}", "w:bob"}},
@@ -111,14 +112,14 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 		{semRelease, s, []any{"alice"}}, // hands bob both permits
 		{nil, nil, []any{"EXISTS", "{s}:squeue"}},
 		{semAcquire, s, []any{"bob", 2, 60000, 2, holder("c2", "bob"), wait}}, // claims them
-		{semExtend, s[:1], []any{"bob", 30000}},
+		{semExtend, si, []any{"bob", 30000}},
 		// carol queues behind bob; bob's release hands her the permit.
 		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}},
 		{nil, nil, []any{"PTTL", "{s}:squeue"}},
 		{semLimit, s, []any{3}}, // a third permit: carol's
 		{nil, nil, []any{"PTTL", "{s}"}},
 		{semRelease, s, []any{"bob"}},
-		{semExtend, s[:1], []any{"bob", 30000}},                                   // released: -1
+		{semExtend, si, []any{"bob", 30000}},                                      // released: -1
 		{semAcquire, s, []any{"carol", 1, 60000, 2, holder("c3", "carol"), wait}}, // claims it
 		{semRelease, s, []any{"carol"}},
 		{semUndo, s, []any{"dave", 60000}},                                      // dave gives up
