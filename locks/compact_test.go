@@ -15,6 +15,13 @@ import (
 // SET NX PX with a 32-byte token, as MEMORY USAGE counts both on the same
 // server. A hold record over hash-max-listpack-value (64 bytes) turns the
 // hash into a hashtable and fails this test.
+//
+// The memory bound is for a server as built by default (jemalloc, whose
+// size classes MEMORY USAGE counts) and of Redis's line: a build with
+// libc's malloc (MALLOC=libc, as the server matrix builds them) rounds
+// allocations otherwise, and Valkey 8 keeps a key and a short string value
+// in one allocation, so its raw SET NX PX takes 96 bytes where Redis's
+// takes 120. On those the test checks the encoding and logs the figures.
 func TestHeldLockStaysSmall(t *testing.T) {
 	srv := redistest.Standalone(t)
 	ctx := timeout(t, time.Minute)
@@ -31,6 +38,16 @@ func TestHeldLockStaysSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	info, err := srv.Do(ctx, "INFO", "server").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := srv.Do(ctx, "INFO", "memory").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded := strings.Contains(mem, "mem_allocator:jemalloc") &&
+		!strings.Contains(info, "valkey_version:8") && !strings.Contains(info, "valkey_version:9")
 	kinds := []struct {
 		name string
 		take func(name string) (*locks.Lease, error)
@@ -59,7 +76,7 @@ func TestHeldLockStaysSmall(t *testing.T) {
 		if enc != "listpack" {
 			t.Errorf("%s: the held lock's hash is %s, not listpack: a field or value is over hash-max-listpack-value (64 bytes): %v", k.name, enc, fields)
 		}
-		if used > 2*rawBytes {
+		if used > 2*rawBytes && bounded {
 			t.Errorf("%s: a held lock takes %d bytes, over twice the %d of a raw SET NX PX", k.name, used, rawBytes)
 		}
 		if err := lease.Unlock(ctx); err != nil {

@@ -515,7 +515,10 @@ func semKeysOf(s *registry.Script, k keys) []string {
 // queue (0: not queued) and a.serverUs the server's time then. The
 // scripts' work does not depend on n.
 func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, meta string, n int, permits int64, waiterTTL time.Duration, fast bool) (attempt, bool, error) {
-	holder := c.id + "\t" + owner + "\t" + c.holding(ctx, c.backend(), meta)
+	// The record's attempt field is "-": an Acquire's owner token (one per
+	// call) already names the call, in the field's name, and repeating its
+	// 15 characters would take the lone holder's hash a size class up.
+	holder := c.id + "\t-\t" + c.holding(ctx, c.backend(), meta)
 	if fast {
 		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, semKeysOf(c.scripts.semTake, k), owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
 		if err != nil {
