@@ -89,6 +89,14 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 			}
 			return err
 		},
+		"Runner.SubscribeClassic": func(ctx context.Context, r *evalsha.Runner, _ *evalsha.FunctionRunner) error {
+			_, err := r.SubscribeClassic(ctx, "redlua:revoke:g", deliver)
+			return err
+		},
+		"FunctionRunner.SubscribeClassic": func(ctx context.Context, _ *evalsha.Runner, f *evalsha.FunctionRunner) error {
+			_, err := f.SubscribeClassic(ctx, "redlua:revoke:g", deliver)
+			return err
+		},
 		"FunctionRunner.Subscribe": func(ctx context.Context, _ *evalsha.Runner, f *evalsha.FunctionRunner) error {
 			_, err := f.Subscribe(ctx, "{g}:released", deliver)
 			return err

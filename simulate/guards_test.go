@@ -56,6 +56,10 @@ func TestContextsAreCheckedEverywhere(t *testing.T) {
 			_, err := s.Subscribe(ctx, "{g}:released", deliver)
 			return err
 		},
+		"Server.SubscribeClassic": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
+			_, err := s.SubscribeClassic(ctx, "redlua:revoke:g", deliver)
+			return err
+		},
 		"Server.SSubscribe": func(ctx context.Context, s *Server, _ *FunctionRunner) error {
 			_, err := s.SSubscribe(ctx, "{g}:released", deliver)
 			return err
