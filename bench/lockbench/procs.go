@@ -346,10 +346,18 @@ func (w *worker) stop() {
 	}
 }
 
-// RunWorkerIfAsked turns this process into a RunProcesses worker when it was
-// started as one, and then exits; otherwise it returns at once. Call it first
-// thing in main (and in TestMain of tests that use RunProcesses).
+// RunWorkerIfAsked turns this process into a RunProcesses worker or
+// RunScale's PING watcher when it was started as one, and then exits;
+// otherwise it returns at once. Call it first thing in main (and in
+// TestMain of tests that use RunProcesses or RunScale).
 func RunWorkerIfAsked() {
+	if addr := os.Getenv(pingEnv); addr != "" {
+		if err := runPingWatcher(addr, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "lockbench PING watcher:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(workerEnv) == "" {
 		return
 	}

@@ -1,14 +1,17 @@
 package lockbench
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -86,7 +89,10 @@ func RunScale(ctx context.Context, addr, workload string, n int) (ScaleResult, e
 	if err != nil {
 		return res, err
 	}
-	stopPing := pingWatch(addr)
+	stopPing, err := pingWatch(addr)
+	if err != nil {
+		return res, err
+	}
 	began := time.Now()
 	switch workload {
 	case "mutex-giveup":
@@ -101,8 +107,9 @@ func RunScale(ctx context.Context, addr, workload string, n int) (ScaleResult, e
 		err = fmt.Errorf("unknown workload %q: want one of %s", workload, strings.Join(ScaleWorkloads, ", "))
 	}
 	res.Elapsed = time.Since(began)
-	res.LongestPing = stopPing()
-	if err != nil {
+	var pingErr error
+	res.LongestPing, pingErr = stopPing()
+	if err = errors.Join(err, pingErr); err != nil {
 		return res, fmt.Errorf("%s with %d callers: %w", workload, n, err)
 	}
 	after, err := ReadServerStats(ctx, admin)
@@ -115,35 +122,78 @@ func RunScale(ctx context.Context, addr, workload string, n int) (ScaleResult, e
 	return res, err
 }
 
-// pingWatch PINGs on a connection of its own, one after another, until
-// the returned function is called; that function returns the longest wait.
-func pingWatch(addr string) func() time.Duration {
-	pc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, ReadTimeout: time.Minute})
-	var longest atomic.Int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			t := time.Now()
-			pc.Ping(context.Background())
-			if d := int64(time.Since(t)); d > longest.Load() {
-				longest.Store(d)
-			}
-			time.Sleep(time.Millisecond)
+// pingEnv marks a process as RunScale's PING watcher; its value is the
+// server's address.
+const pingEnv = "LOCKBENCH_PING"
+
+// pingWatch starts the PING watcher, a copy of this program of its own
+// (see RunWorkerIfAsked), and returns a function that stops it and returns
+// the longest wait it saw. A watcher inside this process would count the
+// Go scheduler's delays among the pile's goroutines as the server's.
+func pingWatch(addr string) (func() (time.Duration, error), error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("lockbench: finding this program to start the PING watcher: %w", err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), pingEnv+"="+addr)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("lockbench: starting the PING watcher: %w", err)
+	}
+	// The watcher says "ready" once its connection answered a PING, so that
+	// the window does not start before it watches.
+	out := bufio.NewReader(stdout)
+	if line, err := out.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("lockbench: the PING watcher did not start (%q): %v", line, err)
+	}
+	return func() (time.Duration, error) {
+		stdin.Close()
+		line, readErr := out.ReadString('\n')
+		waitErr := cmd.Wait()
+		var ns int64
+		if _, err := fmt.Sscan(line, &ns); err != nil {
+			return 0, fmt.Errorf("lockbench: the PING watcher's report %q: %w", line, errors.Join(err, readErr, waitErr))
 		}
-	}()
-	return func() time.Duration {
-		close(done)
-		wg.Wait()
-		pc.Close()
-		return time.Duration(longest.Load())
+		return time.Duration(ns), nil
+	}, nil
+}
+
+// runPingWatcher PINGs addr on one connection, one PING a millisecond,
+// until in closes, then writes the longest wait in nanoseconds to out.
+func runPingWatcher(addr string, in io.Reader, out io.Writer) error {
+	pc := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, ReadTimeout: time.Minute})
+	defer pc.Close()
+	if err := pc.Ping(context.Background()).Err(); err != nil {
+		return fmt.Errorf("PING %s: %w", addr, err)
+	}
+	fmt.Fprintln(out, "ready")
+	done := make(chan struct{})
+	go func() { io.Copy(io.Discard, in); close(done) }()
+	var longest time.Duration
+	for {
+		select {
+		case <-done:
+			_, err := fmt.Fprintln(out, int64(longest))
+			return err
+		default:
+		}
+		t := time.Now()
+		if err := pc.Ping(context.Background()).Err(); err != nil {
+			return fmt.Errorf("PING %s: %w", addr, err)
+		}
+		longest = max(longest, time.Since(t))
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -20,8 +20,25 @@ func StartServer() (string, func(), error) {
 	return startServer()
 }
 
+// StartServerOnCPUs is StartServer with the server bound to cpus (a
+// taskset list such as "0"), so that on a small machine the callers'
+// scheduling does not land inside the server's script runs.
+func StartServerOnCPUs(cpus string) (string, func(), error) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return "", nil, fmt.Errorf("binding redis-server to CPUs %s needs taskset (apt-get install -y util-linux): %w", cpus, err)
+	}
+	return startServerVia([]string{taskset, "-c", cpus})
+}
+
 // startServer starts redis-server with extra arguments on a free loopback port.
 func startServer(extra ...string) (string, func(), error) {
+	return startServerVia(nil, extra...)
+}
+
+// startServerVia starts redis-server through the command prefix (none, or
+// taskset and its arguments).
+func startServerVia(prefix []string, extra ...string) (string, func(), error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -34,7 +51,8 @@ func startServer(extra ...string) (string, func(), error) {
 	}
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", dir}, extra...)
-	cmd := exec.Command("redis-server", args...)
+	argv := append(append(prefix[:len(prefix):len(prefix)], "redis-server"), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)

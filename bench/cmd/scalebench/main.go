@@ -7,6 +7,11 @@
 //
 //	cd bench && go run ./cmd/scalebench                # 100 and 10,000 callers, 20,000 held locks
 //	cd bench && go run ./cmd/scalebench -large 4000 -only mutex-giveup -held 0
+//
+// On Linux with two CPUs or more, the scratch server runs on CPU 0 alone
+// and this program (the callers and the PING watcher) on the others
+// (-pin=false turns that off), so that SLOWLOG's times are the scripts'
+// work and not the callers' scheduling on the server's CPU.
 package main
 
 import (
@@ -14,27 +19,61 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redlua/redlua/bench/lockbench"
 )
 
 func main() {
+	lockbench.RunWorkerIfAsked() // the PING watcher is a copy of this program
 	small := flag.Int("small", 100, "callers on one name in the first round")
 	large := flag.Int("large", 10000, "callers on one name in the second round")
 	held := flag.Int("held", 20000, "locks held (each on its own name) for the memory table; 0 skips it")
 	only := flag.String("only", "", "comma-separated workloads (default all: "+strings.Join(lockbench.ScaleWorkloads, ", ")+")")
 	addr := flag.String("addr", "", "Redis server to use, flushed by every run (default: start a scratch redis-server on a free loopback port)")
+	pin := flag.Bool("pin", runtime.NumCPU() >= 2, "run the scratch server on CPU 0 alone and this program on the other CPUs (Linux, taskset)")
 	flag.Parse()
-	if err := run(*addr, *only, *small, *large, *held); err != nil {
+	serverCPUs := ""
+	if *pin && *addr == "" {
+		if err := pinAwayFromServer(); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench:", err)
+			os.Exit(1)
+		}
+		serverCPUs = "0"
+	}
+	if err := run(*addr, serverCPUs, *only, *small, *large, *held); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, only string, small, large, held int) error {
+// pinnedEnv marks the copy of this program that pinAwayFromServer started.
+const pinnedEnv = "SCALEBENCH_PINNED"
+
+// pinAwayFromServer runs this program again under taskset on CPUs 1 and up,
+// and exits with its status; in that copy it returns at once.
+func pinAwayFromServer() error {
+	if os.Getenv(pinnedEnv) != "" {
+		return nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return fmt.Errorf("-pin needs taskset (apt-get install -y util-linux), or pass -pin=false: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	argv := append([]string{taskset, "-c", fmt.Sprintf("1-%d", runtime.NumCPU()-1), exe}, os.Args[1:]...)
+	return syscall.Exec(taskset, argv, append(os.Environ(), pinnedEnv+"=1"))
+}
+
+func run(addr, serverCPUs, only string, small, large, held int) error {
 	if small < 1 || large < small {
 		return fmt.Errorf("-small %d -large %d: want 1 <= small <= large", small, large)
 	}
@@ -51,7 +90,11 @@ func run(addr, only string, small, large, held int) error {
 		}
 	}
 	if addr == "" {
-		a, stop, err := lockbench.StartServer()
+		start := lockbench.StartServer
+		if serverCPUs != "" {
+			start = func() (string, func(), error) { return lockbench.StartServerOnCPUs(serverCPUs) }
+		}
+		a, stop, err := start()
 		if err != nil {
 			return err
 		}
