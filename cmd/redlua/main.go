@@ -75,6 +75,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlua/redlua/locks"
 )
 
 type quietLogger struct{}
@@ -106,6 +108,7 @@ usage:
   redlua scripts list [--dir DIR] [--json]           the scripts (embedded, or DIR's)
   redlua scripts load [--dir DIR]                    SCRIPT LOAD them on the server
   redlua scripts verify [--dir DIR] [--loaded]       check the sum file (and the server)
+  redlua version                                     the release (and its scripts' count)
 
 Flags may stand before or after NAME; for lock, CMD starts at "--" (or at
 the first argument after NAME that is not a flag).
@@ -147,8 +150,15 @@ func run(ctx context.Context, args []string, io stdio, getenv func(string) strin
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(io.out, usageText)
 		return exitOK
+	case "version", "--version":
+		if len(rest) > 0 {
+			err = usageErrorf("version takes no arguments, got %q", rest)
+			break
+		}
+		fmt.Fprintf(io.out, "redlua %s\n", locks.Version)
+		return exitOK
 	default:
-		err = usageErrorf("unknown command %q; the commands are lock, inspect, unlock and scripts", cmd)
+		err = usageErrorf("unknown command %q; the commands are lock, inspect, unlock, scripts and version", cmd)
 	}
 	return report(io.err, commandName(args), err)
 }

@@ -140,6 +140,19 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// version prints the release the binary was built from, as go doc's
+// locks.Version says, for operators who report what they run.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if r := runHere(t, nil, args...); r.code != exitOK || r.stdout != "redlua "+locks.Version+"\n" {
+			t.Fatalf("%q: exit %d, stdout %q\n%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runHere(t, nil, "version", "extra"); r.code != exitUsage || !strings.Contains(r.stderr, "no arguments") {
+		t.Fatalf("version extra: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 // The connection flags and REDIS_URL, without connecting.
 func TestConnectionOptions(t *testing.T) {
 	client := func(env map[string]string, args ...string) (redis.UniversalClient, error) {
