@@ -20,6 +20,9 @@ type Result struct {
 	// Violation is the first property found broken, with the shortest
 	// trace that breaks it; nil when every property holds within the bounds.
 	Violation *Violation
+	// Reduced says States counts one state per class of states that differ
+	// only by a permutation of the Model's Symmetric actors.
+	Reduced bool
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -39,8 +42,12 @@ func (r *Result) String() string {
 	if r.Violation != nil {
 		verdict = r.Violation.Property + " violated"
 	}
-	return fmt.Sprintf("model %q: %s; %d states, %d transitions in %v (%.0f states/s)",
-		r.Model, verdict, r.States, r.Transitions, r.Elapsed.Round(time.Millisecond), r.StatesPerSecond())
+	states := "states"
+	if r.Reduced {
+		states = "states up to symmetry"
+	}
+	return fmt.Sprintf("model %q: %s; %d %s, %d transitions in %v (%.0f states/s)",
+		r.Model, verdict, r.States, states, r.Transitions, r.Elapsed.Round(time.Millisecond), r.StatesPerSecond())
 }
 
 // Run explores every interleaving of the model's actors and environment
@@ -81,10 +88,15 @@ func RunContext(ctx context.Context, m *Model) (res *Result, err error) {
 
 // explore is the breadth-first search.
 func (e *engine) explore() (*Result, error) {
-	res := &Result{Model: e.r.Name}
+	res := &Result{Model: e.r.Name, Reduced: e.reduce}
 	root, err := e.initial()
 	if err != nil {
 		return nil, err
+	}
+	if e.sym != nil {
+		if err := e.checkSymmetricStart(root); err != nil {
+			return nil, err
+		}
 	}
 	nodes := []*node{root}
 	visited := map[string]int32{string(e.key(root)): 0}
