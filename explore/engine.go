@@ -87,6 +87,7 @@ type engine struct {
 	// explores without).
 	sym    *symmetry
 	reduce bool
+	class  int // set by key
 }
 
 func newEngine(ctx context.Context, r *resolved) *engine {

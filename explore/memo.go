@@ -3,10 +3,13 @@ package explore
 // key encodes everything about n that decides its future: the clock, the
 // event counters, each actor's position, budget, belief and variables, and
 // the keyspaces with the pending replication. With Model.Symmetric it is
-// the key of one chosen state of n's class (see symmetry.go).
+// the key of one chosen state of n's class (see symmetry.go), and
+// e.class the number of states in that class (1 otherwise).
 func (e *engine) key(n *node) []byte {
+	e.class = 1
 	if e.sym != nil && e.reduce {
 		if k, ok := e.symKey(n); ok {
+			e.class = e.sym.class
 			return k
 		}
 	}

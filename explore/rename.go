@@ -43,8 +43,9 @@ type ksParsed struct {
 	raw     []byte // the encoding itself, written as it is when no name stands in it
 	delta   bool
 	entries []ksValue
-	named   bool // a name stands somewhere
-	keyRefs bool // a name stands in a key's name: renaming may reorder keys
+	named   bool  // a name stands somewhere
+	keyRefs bool  // a name stands in a key's name: renaming may reorder keys
+	err     error // the encoding could not be read (and the rest is empty)
 }
 
 // layout is how a value's content is encoded.

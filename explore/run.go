@@ -23,6 +23,10 @@ type Result struct {
 	// Reduced says States counts one state per class of states that differ
 	// only by a permutation of the Model's Symmetric actors.
 	Reduced bool
+	// FullStates is the number of states the classes visited hold: as
+	// many as the search without the reduction visits (States when not
+	// Reduced).
+	FullStates int
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -44,7 +48,7 @@ func (r *Result) String() string {
 	}
 	states := "states"
 	if r.Reduced {
-		states = "states up to symmetry"
+		states = fmt.Sprintf("states up to symmetry (%d in all)", r.FullStates)
 	}
 	return fmt.Sprintf("model %q: %s; %d %s, %d transitions in %v (%.0f states/s)",
 		r.Model, verdict, r.States, states, r.Transitions, r.Elapsed.Round(time.Millisecond), r.StatesPerSecond())
@@ -100,6 +104,7 @@ func (e *engine) explore() (*Result, error) {
 	}
 	nodes := []*node{root}
 	visited := map[string]int32{string(e.key(root)): 0}
+	res.FullStates = e.class
 	if v, err := e.checkState(nodes, 0); err != nil || v != nil {
 		res.States, res.Violation = 1, v
 		return res, err
@@ -129,6 +134,7 @@ func (e *engine) explore() (*Result, error) {
 				continue
 			}
 			visited[string(k)] = int32(len(nodes))
+			res.FullStates += e.class
 			nodes = append(nodes, child)
 			if len(nodes) > e.r.bounds.MaxStates {
 				return nil, fmt.Errorf("explore: model %q has more than %d states within its bounds; lower Bounds.MaxSteps or MaxTicks, or raise Bounds.MaxStates", e.r.Name, e.r.bounds.MaxStates)

@@ -33,6 +33,7 @@ type symmetry struct {
 	byName  map[string]int // a symmetric actor's name -> its index
 	names   []string       // actor index -> name
 	nActors int
+	order   int // how many permutations the groups allow
 
 	// An engine's caches and scratch space (newEngine gives each engine
 	// its own copy).
@@ -45,6 +46,7 @@ type symmetry struct {
 	cand     []byte
 	entryBuf []*ksValue
 	encBuf   []byte
+	class    int // the size of the class of the state symKey keyed last
 }
 
 // identChar reports whether c may be part of a name's word.
@@ -57,7 +59,7 @@ func compileSymmetry(m *Model, actors []compiledActor) (*symmetry, error) {
 	if len(m.Symmetric) == 0 {
 		return nil, nil
 	}
-	s := &symmetry{byName: map[string]int{}, nActors: len(actors)}
+	s := &symmetry{byName: map[string]int{}, nActors: len(actors), order: 1}
 	index := map[string]int{}
 	for i := range actors {
 		index[actors[i].Name] = i
@@ -90,6 +92,7 @@ func compileSymmetry(m *Model, actors []compiledActor) (*symmetry, error) {
 			}
 		}
 		s.groups = append(s.groups, g)
+		s.order *= factorial(len(g))
 	}
 	return s, nil
 }
@@ -143,26 +146,29 @@ func (s *symmetry) engineCopy() *symmetry {
 	if s == nil {
 		return nil
 	}
-	return &symmetry{groups: s.groups, byName: s.byName, names: s.names, nActors: s.nActors,
+	return &symmetry{groups: s.groups, byName: s.byName, names: s.names, nActors: s.nActors, order: s.order,
 		parsed: map[*simulate.Snapshot]*ksParsed{}}
 }
 
 // readSnapshot returns sn's keyspace (without the Unobserved keys) read
-// for renaming.
+// for renaming. What it cannot read is remembered too.
 func (e *engine) readSnapshot(sn *simulate.Snapshot) (*ksParsed, error) {
 	s := e.sym
-	if p, ok := s.parsed[sn]; ok {
-		return p, nil
+	p, ok := s.parsed[sn]
+	if !ok {
+		s.encBuf = sn.AppendCanonicalWithout(s.encBuf[:0], e.r.Unobserved)
+		var err error
+		if p, err = s.parse(s.encBuf, false); err != nil {
+			p = &ksParsed{err: err}
+		}
+		if len(s.parsed) >= maxParsed {
+			clear(s.parsed)
+		}
+		s.parsed[sn] = p
 	}
-	s.encBuf = sn.AppendCanonicalWithout(s.encBuf[:0], e.r.Unobserved)
-	p, err := s.parse(s.encBuf, false)
-	if err != nil {
-		return nil, err
+	if p.err != nil {
+		return nil, p.err
 	}
-	if len(s.parsed) >= maxParsed {
-		clear(s.parsed)
-	}
-	s.parsed[sn] = p
 	return p, nil
 }
 
@@ -266,9 +272,6 @@ func (e *engine) symKey(n *node) ([]byte, bool) {
 		for j, a := range order {
 			perm[a] = int32(g[j])
 		}
-		if !named {
-			continue
-		}
 		for lo := 0; lo < len(order); {
 			hi := lo + 1
 			for hi < len(order) && bytes.Equal(s.recs[order[lo]], s.recs[order[hi]]) {
@@ -280,17 +283,30 @@ func (e *engine) symKey(n *node) ([]byte, bool) {
 			lo = hi
 		}
 	}
-	if len(ties) == 0 {
+	// The class has order/stabiliser states: the permutations that leave
+	// n as it is are those within ties that give the chosen key again
+	// (every one of them when no name stands in the keyspace).
+	if !named || len(ties) == 0 {
+		stab := 1
+		if !named {
+			for _, t := range ties {
+				stab *= factorial(len(t.actors))
+			}
+		}
+		s.class = s.order / stab
 		e.buf = e.permKey(e.buf[:0], n, perm)
 		return e.buf, true
 	}
-	found := false
+	found, stab := false, 0
 	var visit func(t int)
 	visit = func(t int) {
 		if t == len(ties) {
 			s.cand = e.permKey(s.cand[:0], n, perm)
-			if !found || bytes.Compare(s.cand, s.best) < 0 {
-				s.best, s.cand, found = s.cand, s.best, true
+			switch c := bytes.Compare(s.cand, s.best); {
+			case !found || c < 0:
+				s.best, s.cand, found, stab = s.cand, s.best, true, 1
+			case c == 0:
+				stab++
 			}
 			return
 		}
@@ -319,8 +335,17 @@ func (e *engine) symKey(n *node) ([]byte, bool) {
 		heap(len(acts))
 	}
 	visit(0)
+	s.class = s.order / stab
 	e.buf = append(e.buf[:0], s.best...)
 	return e.buf, true
+}
+
+func factorial(n int) int {
+	f := 1
+	for i := 2; i <= n; i++ {
+		f *= i
+	}
+	return f
 }
 
 // checkSymmetricStart refuses a start that tells symmetric actors apart:

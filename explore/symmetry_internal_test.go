@@ -210,6 +210,9 @@ func TestReducedSearchVisitsEachClassOnce(t *testing.T) {
 	if res.States != len(classes) || !res.Reduced {
 		t.Fatalf("the reduced search visited %d states, want one per class: %d", res.States, len(classes))
 	}
+	if res.FullStates != len(nodes) {
+		t.Fatalf("the reduced search's classes hold %d states, want all %d", res.FullStates, len(nodes))
+	}
 	if len(classes)*4 > len(nodes) {
 		t.Fatalf("%d classes of %d states: three interchangeable actors should merge more", len(classes), len(nodes))
 	}

@@ -77,6 +77,8 @@ func TestSymmetryFindsTheSameViolations(t *testing.T) {
 			switch {
 			case tc.want == "" && (full.Violation != nil || reduced.Violation != nil):
 				t.Fatalf("violations: %v / %v", full.Violation, reduced.Violation)
+			case tc.want == "" && (reduced.FullStates != full.States || full.FullStates != full.States):
+				t.Fatalf("the reduced search stands for %d states, the full one visited %d", reduced.FullStates, full.States)
 			case tc.want == "":
 			case full.Violation == nil || reduced.Violation == nil:
 				t.Fatalf("want %q broken by both, got %v / %v", tc.want, full.Violation, reduced.Violation)

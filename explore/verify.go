@@ -134,7 +134,7 @@ func (e *engine) verifySymmetry() (*Result, error) {
 			}
 		}
 	}
-	res.States = len(nodes)
+	res.States, res.FullStates = len(nodes), len(nodes)
 	return res, nil
 }
 
