@@ -9,17 +9,18 @@ import (
 )
 
 // VerifySymmetry checks a model's Symmetric declaration on the model as
-// given (run it with bounds small enough to explore without the
-// reduction). It explores every state without merging any, and alongside
-// each one keeps its twins: for each pair of neighbouring actors of a
-// group, the state the same moves reach with those two actors' roles
-// traded. On every transition it checks that the twins stay twins: the
-// traded step is possible, the state it reaches is the first one with the
-// two actors' positions, beliefs and variables swapped and their names
+// given (give it bounds small enough to explore without the reduction).
+// It explores every state without merging any, and beside each one keeps
+// its twins: for each pair of neighbouring actors of a group, the state
+// the same moves reach with those two actors' roles traded. On every
+// transition it checks that the twins stay twins: the traded move is
+// possible, the state it reaches is the other's with the two actors'
+// positions, budgets, beliefs and variables swapped and their names
 // swapped wherever they stand in the keyspace, and every invariant and
 // progress property gives the same verdict in both. Such pairs generate
 // every permutation of a group, so when the check holds, the reduction
-// Run applies merges only states with the same future.
+// Run applies merges only states with the same future. A keyspace the
+// reduction cannot rename (a stream) is an error here.
 //
 // The error says which actors are told apart, after which moves, and how;
 // it is nil when the declaration holds within the bounds. Properties are
