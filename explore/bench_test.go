@@ -13,6 +13,16 @@ import (
 // (mutex.acquire@1, mutex.release@1 of internal/testscripts),
 // with leases running out: the model the speed target names.
 func benchMutexModel(tb testing.TB, steps, ticks int) *explore.Model {
+	return &explore.Model{
+		Name:       "two-client mutex",
+		Actors:     []explore.Actor{benchMutexClient(tb, "a"), benchMutexClient(tb, "b")},
+		Invariants: []explore.Invariant{explore.MutualExclusion()},
+		Bounds:     explore.Bounds{MaxSteps: steps, MaxTicks: ticks},
+	}
+}
+
+// benchMutexClient takes the fixture mutex and releases it, again and again.
+func benchMutexClient(tb testing.TB, name string) explore.Actor {
 	reg, err := registry.New(testscripts.FS)
 	if err != nil {
 		tb.Fatal(err)
@@ -20,26 +30,18 @@ func benchMutexModel(tb testing.TB, steps, ticks int) *explore.Model {
 	acquire, _ := reg.Lookup("mutex.acquire@1")
 	release, _ := reg.Lookup("mutex.release@1")
 	const ttl = 100 * time.Millisecond
-	client := func(name string) explore.Actor {
-		return explore.Actor{Name: name, Steps: []explore.Step{
-			{Label: "acquire", Script: acquire, Keys: []string{"{m}", "{m}:fence"}, Args: []any{name, ttl.Milliseconds(), "0", ""},
-				Then: func(c *explore.Ctx) string {
-					if c.Int() != 1 {
-						return "acquire"
-					}
-					c.Acquire(ttl)
-					return "release"
-				}},
-			{Label: "release", Script: release, Keys: []string{"{m}"}, Args: []any{name, "{m}:released"},
-				Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
-		}}
-	}
-	return &explore.Model{
-		Name:       "two-client mutex",
-		Actors:     []explore.Actor{client("a"), client("b")},
-		Invariants: []explore.Invariant{explore.MutualExclusion()},
-		Bounds:     explore.Bounds{MaxSteps: steps, MaxTicks: ticks},
-	}
+	return explore.Actor{Name: name, Steps: []explore.Step{
+		{Label: "acquire", Script: acquire, Keys: []string{"{m}", "{m}:fence"}, Args: []any{name, ttl.Milliseconds(), "0", ""},
+			Then: func(c *explore.Ctx) string {
+				if c.Int() != 1 {
+					return "acquire"
+				}
+				c.Acquire(ttl)
+				return "release"
+			}},
+		{Label: "release", Script: release, Keys: []string{"{m}"}, Args: []any{name, "{m}:released"},
+			Then: func(c *explore.Ctx) string { c.Release(); return "acquire" }},
+	}}
 }
 
 // BenchmarkTwoActorMutex reports the explorer's speed in distinct states

@@ -3,6 +3,7 @@ package explore
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redlua/redlua/registry"
 )
@@ -70,4 +71,20 @@ func Mutate(t testing.TB, s *registry.Script, from, to string) *registry.Script 
 		return nil
 	}
 	return b
+}
+
+// CheckSymmetry verifies the model's Symmetric declaration
+// (VerifySymmetry) and fails the test when it does not hold, saying which
+// actors the model tells apart and where. Run it on bounds small enough
+// to explore without the reduction, beside Check on the full ones.
+func CheckSymmetry(t testing.TB, m *Model) *Result {
+	t.Helper()
+	res, err := VerifySymmetry(m)
+	if err != nil {
+		t.Fatal(err)
+		return nil
+	}
+	t.Logf("explore: model %q: the symmetric actors are interchangeable in all %d states (%d transitions, each with its twins) in %v",
+		res.Model, res.States, res.Transitions, res.Elapsed.Round(time.Millisecond))
+	return res
 }

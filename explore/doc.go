@@ -15,6 +15,15 @@
 // arguments and reply, what the actor now believes, and the keyspace diff.
 // Check wraps Run for go test.
 //
+// Actors that run the same program but for their names can be declared
+// interchangeable (Model.Symmetric): Run then explores one state of each
+// class of states that differ only by a permutation of them, their names
+// renamed wherever they stand in the keyspace, which cuts a group of k
+// actors' states up to k! times. VerifySymmetry (CheckSymmetry in a test)
+// checks such a declaration on a small instance: it explores every state
+// beside its twins, the states the same moves reach with two actors'
+// roles traded, and reports where the model tells them apart.
+//
 // Each step is atomic, as a script is in Redis; time moves only by
 // environment events: a tick jumps the clock to the nearest deadline (a
 // key's expiry or a lease an actor believes in), a pause jumps it past one

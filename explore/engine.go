@@ -82,11 +82,18 @@ type engine struct {
 	// while their actors stand at different steps.
 	calls   map[string]callResult
 	callBuf []byte
+	// sym is the model's Symmetric groups with this engine's caches;
+	// reduce says whether key merges symmetric states (VerifySymmetry
+	// explores without).
+	sym    *symmetry
+	reduce bool
+	class  int // set by key
 }
 
 func newEngine(ctx context.Context, r *resolved) *engine {
 	clock := simulate.NewVirtualClock(startTime())
-	return &engine{r: r, ctx: ctx, clock: clock, srv: simulate.New(simulate.WithClock(clock), simulate.WithTraceLimit(0))}
+	return &engine{r: r, ctx: ctx, clock: clock, srv: simulate.New(simulate.WithClock(clock), simulate.WithTraceLimit(0)),
+		sym: r.sym.engineCopy(), reduce: r.sym != nil}
 }
 
 // initial builds the first state: the setup commands run on an empty primary.

@@ -2,30 +2,25 @@ package explore
 
 // key encodes everything about n that decides its future: the clock, the
 // event counters, each actor's position, budget, belief and variables, and
-// the keyspaces with the pending replication.
+// the keyspaces with the pending replication. With Model.Symmetric it is
+// the key of one chosen state of n's class (see symmetry.go), and
+// e.class the number of states in that class (1 otherwise).
 func (e *engine) key(n *node) []byte {
-	b := e.buf[:0]
-	b = appendInt(b, n.now)
-	b = appendInt(b, int64(n.ticks)<<32|int64(n.pauses)<<16|int64(n.failover))
-	if n.down {
-		b = append(b, 'D')
+	e.class = 1
+	if e.sym != nil && e.reduce {
+		if k, ok := e.symKey(n); ok {
+			e.class = e.sym.class
+			return k
+		}
 	}
+	return e.rawKey(n)
+}
+
+// rawKey is key without the symmetry reduction.
+func (e *engine) rawKey(n *node) []byte {
+	b := appendHeader(e.buf[:0], n)
 	for i := range n.actors {
-		a := &n.actors[i]
-		pc, steps := a.pc, a.steps
-		if pc == endPC {
-			steps = 0 // a stopped actor's budget no longer matters
-		}
-		b = appendInt(b, int64(pc)<<32|int64(steps))
-		if a.holds {
-			b = appendInt(b, a.deadline)
-		} else {
-			b = append(b, '-')
-		}
-		for _, v := range a.vars {
-			b = appendInt(b, v)
-		}
-		b = append(b, '|')
+		b = appendActor(b, &n.actors[i])
 	}
 	b = append(b, '#')
 	b = n.primary.AppendCanonicalWithout(b, e.r.Unobserved)
@@ -38,6 +33,34 @@ func (e *engine) key(n *node) []byte {
 	}
 	e.buf = b
 	return b
+}
+
+// appendHeader encodes the clock and the event counters.
+func appendHeader(b []byte, n *node) []byte {
+	b = appendInt(b, n.now)
+	b = appendInt(b, int64(n.ticks)<<32|int64(n.pauses)<<16|int64(n.failover))
+	if n.down {
+		b = append(b, 'D')
+	}
+	return b
+}
+
+// appendActor encodes one actor's position, budget, belief and variables.
+func appendActor(b []byte, a *actorState) []byte {
+	pc, steps := a.pc, a.steps
+	if pc == endPC {
+		steps = 0 // a stopped actor's budget no longer matters
+	}
+	b = appendInt(b, int64(pc)<<32|int64(steps))
+	if a.holds {
+		b = appendInt(b, a.deadline)
+	} else {
+		b = append(b, '-')
+	}
+	for _, v := range a.vars {
+		b = appendInt(b, v)
+	}
+	return append(b, '|')
 }
 
 func appendInt(b []byte, v int64) []byte {

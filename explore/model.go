@@ -46,6 +46,22 @@ type Model struct {
 	// replayed exactly. Naming a key a step does branch on can hide
 	// violations.
 	Unobserved []string
+	// Symmetric lists groups of interchangeable actors, by name: actors
+	// that run the same program but for their names, where nothing else in
+	// the model tells them apart (Setup, invariants, progress clients and
+	// Deadlines treat them alike, and no script breaks a tie by their
+	// names). Run then explores one state of each class of states that
+	// differ only by a permutation of the actors within a group: their
+	// positions, budgets, beliefs and variables, and every place their
+	// names stand in the keyspace as words (key names, hash fields and
+	// values, set and sorted-set members, list elements, strings, pending
+	// replication). A group of k actors can cut the states up to k! times;
+	// the traces are still real runs. Names of symmetric actors consist of
+	// letters, digits and underscores, and must not stand as a word in data
+	// for another reason (a key "{a}" while an actor is named a). A wrong
+	// declaration can hide violations: VerifySymmetry (CheckSymmetry in a
+	// test) checks one on a small instance of the model.
+	Symmetric [][]string
 	// Replica runs the model on a primary with one replica that receives
 	// each script's writes asynchronously: the environment may deliver
 	// them one by one, crash the primary (losing what it had not
@@ -149,6 +165,7 @@ type resolved struct {
 	probes  []compiledActor // one per Progress
 	within  []int
 	maxVars int
+	sym     *symmetry // nil without Symmetric groups
 }
 
 type compiledActor struct {
@@ -218,6 +235,11 @@ func (m *Model) validate() (*resolved, error) {
 		r.probes = append(r.probes, a)
 		r.within = append(r.within, within)
 	}
+	sym, err := compileSymmetry(m, r.actors)
+	if err != nil {
+		return nil, err
+	}
+	r.sym = sym
 	for i, cmd := range m.Setup {
 		if len(cmd) == 0 {
 			return nil, fmt.Errorf("explore: model %q: Setup command %d is empty; give a command name and its arguments", m.Name, i+1)

@@ -12,13 +12,14 @@ func (e *engine) progress(n *node, p int) (bool, error) {
 			e.progressSeen[i] = map[string]bool{}
 		}
 	}
-	memo := e.progressKey(n)
-	if ok, seen := e.progressSeen[p][string(memo)]; seen {
+	// The key is copied: the probe's own keys reuse the buffer.
+	memo := string(e.progressKey(n))
+	if ok, seen := e.progressSeen[p][memo]; seen {
 		return ok, nil
 	}
 	ok, err := e.probeFrom(n, p)
 	if err == nil {
-		e.progressSeen[p][string(memo)] = ok
+		e.progressSeen[p][memo] = ok
 	}
 	return ok, err
 }

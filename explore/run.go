@@ -20,6 +20,13 @@ type Result struct {
 	// Violation is the first property found broken, with the shortest
 	// trace that breaks it; nil when every property holds within the bounds.
 	Violation *Violation
+	// Reduced says States counts one state per class of states that differ
+	// only by a permutation of the Model's Symmetric actors.
+	Reduced bool
+	// FullStates is the number of states the classes visited hold: as
+	// many as the search without the reduction visits (States when not
+	// Reduced).
+	FullStates int
 }
 
 // StatesPerSecond is States divided by Elapsed.
@@ -39,8 +46,12 @@ func (r *Result) String() string {
 	if r.Violation != nil {
 		verdict = r.Violation.Property + " violated"
 	}
-	return fmt.Sprintf("model %q: %s; %d states, %d transitions in %v (%.0f states/s)",
-		r.Model, verdict, r.States, r.Transitions, r.Elapsed.Round(time.Millisecond), r.StatesPerSecond())
+	states := "states"
+	if r.Reduced {
+		states = fmt.Sprintf("states up to symmetry (%d in all)", r.FullStates)
+	}
+	return fmt.Sprintf("model %q: %s; %d %s, %d transitions in %v (%.0f states/s)",
+		r.Model, verdict, r.States, states, r.Transitions, r.Elapsed.Round(time.Millisecond), r.StatesPerSecond())
 }
 
 // Run explores every interleaving of the model's actors and environment
@@ -81,13 +92,19 @@ func RunContext(ctx context.Context, m *Model) (res *Result, err error) {
 
 // explore is the breadth-first search.
 func (e *engine) explore() (*Result, error) {
-	res := &Result{Model: e.r.Name}
+	res := &Result{Model: e.r.Name, Reduced: e.reduce}
 	root, err := e.initial()
 	if err != nil {
 		return nil, err
 	}
+	if e.sym != nil {
+		if err := e.checkSymmetricStart(root); err != nil {
+			return nil, err
+		}
+	}
 	nodes := []*node{root}
 	visited := map[string]int32{string(e.key(root)): 0}
+	res.FullStates = e.class
 	if v, err := e.checkState(nodes, 0); err != nil || v != nil {
 		res.States, res.Violation = 1, v
 		return res, err
@@ -117,6 +134,7 @@ func (e *engine) explore() (*Result, error) {
 				continue
 			}
 			visited[string(k)] = int32(len(nodes))
+			res.FullStates += e.class
 			nodes = append(nodes, child)
 			if len(nodes) > e.r.bounds.MaxStates {
 				return nil, fmt.Errorf("explore: model %q has more than %d states within its bounds; lower Bounds.MaxSteps or MaxTicks, or raise Bounds.MaxStates", e.r.Name, e.r.bounds.MaxStates)
