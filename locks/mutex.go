@@ -73,7 +73,7 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 	}
 	owner, att, start := m.owner(), mutexAttempt(&m.s, tryOnce), time.Now()
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.c.holding(ctx, m.c.backend(), m.meta))
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		return l, err
 	}
@@ -105,7 +105,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 	// wait makes right after subscribing.
 	grants, subscribed := m.c.grants.register(channel, owner, att)
 	sent := m.c.clock.Now()
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.c.holding(ctx, m.c.backend(), m.meta))
 	if l, err, settled := m.settle(ctx, a, replicated, err, owner, att, start, sent); settled {
 		if subscribed {
 			m.c.grants.leave(channel, owner, grants)
@@ -127,7 +127,7 @@ func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
 		subscribe: g.subscribe,
 		try: func(ctx context.Context) (bool, string, time.Duration, error) {
 			sent := m.c.clock.Now()
-			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
+			a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.c.holding(ctx, m.c.backend(), m.meta))
 			l, err, settled := m.outcome(ctx, a, replicated, err, owner, att, start, sent)
 			if settled {
 				lease = l
