@@ -132,7 +132,7 @@ func (ml *MultiLock) inOrder(ctx context.Context, owner string, held []*Lease) (
 	s := ml.s
 	s.owner = owner // one holder for the whole set, as attempt takes it
 	for _, k := range ml.order()[len(held):] {
-		m := &Mutex{c: ml.c, k: k, s: s, meta: ml.meta}
+		m := newMutex(ml.c, k, s, ml.meta)
 		waitCtx, stop := ml.whileHeld(ctx, held)
 		l, err := m.Lock(waitCtx)
 		stop()

@@ -123,15 +123,18 @@ func (c *Client) majority() int { return len(c.nodes)/2 + 1 }
 // TTL, so a dead server costs little of the validity.
 func nodeTimeout(ttl time.Duration) time.Duration { return max(ttl/20, 5*time.Millisecond) }
 
-// quorumAttempt makes one Redlock round. It returns a lease, or the wait
-// hint before the next round; err when a majority can no longer answer.
-// Each round has its own attempt id: undoing a round marks its id as given
-// up on every server, and a later round must not be refused for it.
-func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time, how acquireWait) (*Lease, time.Duration, error) {
+// round makes one Redlock round of Mutex m for owner on every server. It
+// returns a lease, or the wait hint before the next round; err when a
+// majority can no longer answer. Each round has its own attempt id:
+// undoing a round marks its id as given up on every server, and a later
+// round must not be refused for it.
+func (w quorumWay) round(ctx context.Context, m *Mutex, owner string, how acquireWait) (*Lease, time.Duration, error) {
 	c, att := m.c, mutexAttempt(&m.s, how)
 	sent := c.clock.Now()
 	land := newLanding(len(c.nodes))
 	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
+		// A quorum Client keeps no holder record: m.meta is the whole
+		// metadata, as Client.holding would return it.
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta)
 		land.ended(i, err)
 		return a, err
@@ -157,13 +160,11 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
 		hold := quorumHold{attempt: m.holdAttempt(att), landing: land}
-		l := newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl)
-		c.emitCall(ctx, start, &m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-		return l, 0, nil
+		return newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl), 0, nil
 	}
 	// Undo everywhere, also where the attempt seemed to fail: it may have
 	// taken the lock after its timeout.
-	m.quorumUndo(ctx, owner, att, attempts, errs)
+	w.undo(ctx, m, owner, att, attempts, errs)
 	if failed+cut > len(c.nodes)-c.majority() {
 		unanswered := ""
 		if cut > 0 {
@@ -176,12 +177,12 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
-// quorumUndo undoes a round that did not take the lock, given the round's
+// undo undoes a round that did not take the lock, given the round's
 // answers. A server that answered that another owner holds the lock ran
 // the acquisition and wrote nothing: it needs no undo (a contended Lock
 // fails most rounds, and each undo is a script run and a record of the
 // given-up attempt, which sends that server's next acquisitions down the
-// slow path). Where the round took the lock, quorumUndo waits for the undo
+// slow path). Where the round took the lock, undo waits for the undo
 // (each ends within its per-server timeout), so the caller's next round
 // does not find its own hold there. Where the acquisition got no answer,
 // it waits only until a majority of servers is settled: a server that
@@ -190,7 +191,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 // runs on in the background, and should the round's acquisition reach the
 // server after it, the server refuses it (the attempt is recorded as given
 // up).
-func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attempt, roundErrs []error) {
+func (quorumWay) undo(ctx context.Context, m *Mutex, owner, att string, round []attempt, roundErrs []error) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
 	answeredWith := func(i int, acquired bool) bool { return roundErrs[i] == nil && round[i].acquired == acquired }
@@ -210,96 +211,6 @@ func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attem
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 	took.Wait()
-}
-
-func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
-	owner, start := m.owner(), time.Now()
-	l, _, err := m.quorumAttempt(ctx, owner, start, tryOnce)
-	switch {
-	case err != nil:
-		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
-		return nil, err
-	case l == nil:
-		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: %s: %w", m.k.text, ErrNotAcquired)
-	}
-	return l, nil
-}
-
-// quorumLock retries Redlock rounds, woken by a release on any server. Use
-// TryLock for one round that fails at once with ErrNoQuorum.
-func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
-	owner, start := m.owner(), time.Now()
-	// Uncontended, one round takes it: no subscriptions to set up.
-	if l, _, err := m.quorumAttempt(ctx, owner, start, watchWaiter); err == nil && l != nil {
-		return l, nil
-	}
-	// A round without a majority of answers (servers down or slow) is
-	// retried like a contended one until ctx ends; the error then says
-	// both that ctx ended and why the last round failed.
-	var (
-		lease    *Lease
-		noQuorum error
-		rounds   int
-	)
-	waiting := func(err error) error {
-		if noQuorum != nil {
-			prefix := "locks: " + m.k.text + ": "
-			return fmt.Errorf("%swaiting: %w; the last round: %w", prefix, ctx.Err(), unprefixed{noQuorum, prefix})
-		}
-		return wrapCtx(ctx, "locks: "+m.k.text+": waiting", err)
-	}
-	err := waiter{
-		// Every server announces its releases; one that cannot subscribe
-		// only costs wake-ups.
-		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
-			wake := make(chan int64, 1)
-			var stops []func()
-			for _, n := range m.c.nodes {
-				if stop, err := n.Subscribe(ctx, channel, func(string) { nudge(wake, 0) }); err == nil {
-					stops = append(stops, stop)
-				}
-			}
-			return wake, func() {
-				for _, stop := range stops {
-					stop()
-				}
-			}, nil
-		},
-		try: func(ctx context.Context) (bool, string, time.Duration, error) {
-			if rounds++; rounds > 1 {
-				// Every round but the first (made right after subscribing)
-				// follows a wait, often ended by a release that every server
-				// announces: contenders that all retry at once split the
-				// votes, so each waits a random bit.
-				if _, _, err := sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond)))); err != nil {
-					return true, "", 0, waiting(err)
-				}
-			}
-			l, wait, err := m.quorumAttempt(ctx, owner, start, watchWaiter)
-			switch {
-			case errors.Is(err, ErrNoQuorum):
-				noQuorum = err
-				if ctx.Err() != nil {
-					// ctx ended during the round: say both, as when it ends
-					// asleep.
-					return true, "", 0, waiting(ctx.Err())
-				}
-				err, wait = nil, m.s.retryOnError
-			case err == nil && l == nil:
-				noQuorum = nil
-				m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-			}
-			lease = l
-			return err != nil || l != nil, m.k.channel, wait, err // quorumAttempt's errors name the lock already
-		},
-		failed: waiting,
-	}.wait(ctx, m.k.channel, 0, false)
-	if err != nil {
-		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
-		return nil, err
-	}
-	return lease, nil
 }
 
 // acquiredAnswer and confirmedAnswer tell fanOut which answers count

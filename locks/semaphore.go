@@ -108,7 +108,7 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		waiterTTL, channel = sem.s.waiterTTL, sem.k.grantPrefix+sem.c.id
 		// The first attempt queues even before wake-ups can reach us, so the
 		// call's place dates from the call; the wait looks again at once
-		// after subscribing (see Mutex.Lock).
+		// after subscribing (see serverWay.lock).
 		grants, subscribed = sem.c.grants.register(channel, owner, owner)
 	}
 	replicated, first := true, true
