@@ -335,10 +335,4 @@ func wrapCtx(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// cleanupContext is for undoing work after the caller's context ended: it
-// keeps the caller's values but not its cancellation.
-func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-}
-
 func isNil(err error) bool { return errors.Is(err, redis.Nil) }

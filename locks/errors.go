@@ -3,6 +3,7 @@ package locks
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The sentinel errors carry no "locks:" prefix: they are always wrapped with
@@ -63,3 +64,13 @@ func (e invalidArg) Is(target error) bool { return target == ErrInvalidArgument 
 func invalidf(format string, args ...any) error {
 	return invalidArg{fmt.Errorf(format, args...)}
 }
+
+// unprefixed is err nested in a message that already names the lock: its
+// text without the repeated "locks: <name>: ", its chain unchanged.
+type unprefixed struct {
+	err    error
+	prefix string
+}
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), u.prefix) }
+func (u unprefixed) Unwrap() error { return u.err }

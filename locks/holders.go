@@ -42,7 +42,8 @@ func (c *Client) holderKey(id string) string { return c.defaults.keyPrefix + hol
 
 // holding writes the Client's holder record on node when it is due (the
 // first acquire, then every holderTTL/2), and returns meta, the hold's
-// metadata, unchanged. A quorum Client keeps no holder record (c.holders
+// metadata, unchanged: every acquisition passes its metadata through it
+// before it runs its script. A quorum Client keeps no holder record (c.holders
 // is nil): its holds carry the whole metadata. A failed write is not the acquire's failure: Inspect
 // then reports the holder as unknown, and the write is tried again after
 // holderRetry. Concurrent first acquires do not wait for one another's

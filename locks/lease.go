@@ -102,6 +102,50 @@ func startLease(c *Client, k *keys, s *settings, hold holdKind, owner string, to
 	return l
 }
 
+// leaseFromGrant builds the lease of a hold (a Mutex's lock, a Semaphore
+// call's count permits) that a release handed over to a waiter queued by
+// an attempt sent at queuedAt. The grant gave the hold min(TTL, waiter TTL)
+// from the moment it was made, which is after queuedAt: the lease counts
+// from queuedAt, so a grant that reached a process stopped for longer than
+// that is not returned as held (nil: the next attempt claims the hold if it
+// is still ours). With WithReplicas it is nil too: the release that made
+// the grant did not wait for replicas; the claim, a write of the waiter's
+// own, does (and replicas receive writes in order, so the grant with it).
+// A longer lease is confirmed before the short one runs out: by the
+// watchdog, or by one extension.
+func (c *Client) leaseFromGrant(k *keys, s *settings, hold holdKind, owner string, token int64, count int, queuedAt time.Time) *Lease {
+	first := min(s.ttl, s.waiterTTL)
+	if s.replicas > 0 || !c.clock.Now().Before(queuedAt.Add(first-driftMargin(first))) {
+		return nil
+	}
+	l := newLease(c, k, s, hold, owner, token, count, queuedAt, first)
+	if s.ttl > first && !s.watchdog {
+		l.confirmLater(first)
+	}
+	return l
+}
+
+// confirmLater extends a handed-over lease to its full TTL halfway through
+// its short first grant, unless it ended before. Short critical sections
+// never pay for it.
+func (l *Lease) confirmLater(first time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dogTimer = l.c.clock.AfterFunc(first/2, func() {
+		l.renewing.Lock() // Unlock waits for it, as for a watchdog renewal
+		defer l.renewing.Unlock()
+		l.mu.Lock()
+		stopped := l.dogStopped
+		l.mu.Unlock()
+		if stopped || l.Err() != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), first/2)
+		defer cancel()
+		_ = l.extend(ctx, l.s.ttl) // a failure shows as a lost lease at the short deadline
+	})
+}
+
 // Name returns the lock's name.
 func (l *Lease) Name() string { return l.k.name }
 

@@ -132,7 +132,7 @@ func (ml *MultiLock) inOrder(ctx context.Context, owner string, held []*Lease) (
 	s := ml.s
 	s.owner = owner // one holder for the whole set, as attempt takes it
 	for _, k := range ml.order()[len(held):] {
-		m := &Mutex{c: ml.c, k: k, s: s, meta: ml.meta}
+		m := newMutex(ml.c, k, s, ml.meta)
 		waitCtx, stop := ml.whileHeld(ctx, held)
 		l, err := m.Lock(waitCtx)
 		stop()
@@ -219,11 +219,12 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, err error) {
 	for _, g := range ml.groups {
 		sent := ml.c.clock.Now()
+		meta := ml.c.holding(ctx, ml.c.backend(), ml.meta)
 		if len(g) == 1 {
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
 			att := mutexAttempt(&ml.s, tryOnce)
-			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta)
+			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, meta)
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
@@ -240,7 +241,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			continue
 		}
 		att := newAttempt()
-		out, replicated, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
+		out, replicated, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, meta)
 		switch {
 		case runErr != nil:
 			ml.undo(ctx, g, owner, att)

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -127,89 +123,18 @@ func (c *Client) majority() int { return len(c.nodes)/2 + 1 }
 // TTL, so a dead server costs little of the validity.
 func nodeTimeout(ttl time.Duration) time.Duration { return max(ttl/20, 5*time.Millisecond) }
 
-// errNoAnswerYet stands for the answer of a server that fanOut did not
-// wait for, because a majority had already settled the outcome.
-var errNoAnswerYet = errors.New("no answer yet (a majority had already answered)")
-
-// cutOff stands for the answer of a server that fanOut stopped waiting
-// for because the caller's ctx ended: not a server failure.
-type cutOff struct{ cause error }
-
-func (c cutOff) Error() string { return "no answer before the call ended: " + c.cause.Error() }
-func (c cutOff) Unwrap() error { return c.cause }
-
-// fanOut runs f on every node at once (i is the node's index in c.nodes),
-// each with its own timeout. When settled is set, it returns as soon as a
-// majority of answers satisfies it (the slowest server no longer sets the
-// pace of every Lock and Unlock); the other calls run on to their own
-// timeout in the background, their answers dropped and shown as
-// errNoAnswerYet (or cutOff, wrapping ctx's error, when ctx ended first),
-// and Client.Close waits for them. That is safe where it is used: a
-// release or renewal needs only a majority's confirmation, and an
-// acquisition that lands late on a minority is ours, which the lease's
-// release on that server waits for, or undoes when it got no answer (see
-// landing).
-func fanOut[T any](ctx context.Context, c *Client, timeout time.Duration, settled func(T, error) bool, f func(ctx context.Context, i int, n Backend) (T, error)) ([]T, []error) {
-	nodes := c.nodes
-	type answer struct {
-		i   int
-		v   T
-		err error
-	}
-	answers := make(chan answer, len(nodes)) // buffered: late senders never block
-	for i, n := range nodes {
-		// Not cancelled with ctx: a call the caller stopped waiting for
-		// still ends its release (or lands its acquisition, which the
-		// caller undoes) within its own timeout; Close waits for it.
-		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		deadline, _ := nctx.Deadline()
-		c.workers.run(deadline, func() {
-			defer cancel()
-			v, err := f(nctx, i, n)
-			if err == nil {
-				// Asked after the call: a restart it ran into made a new
-				// connection, which the check sees.
-				err = c.restarts.check(nctx, i)
-			}
-			answers <- answer{i, v, err}
-		})
-	}
-	results, errs := make([]T, len(nodes)), make([]error, len(nodes))
-	answered := make([]bool, len(nodes))
-	unanswered := errNoAnswerYet
-	need, good := len(nodes)/2+1, 0
-collect:
-	for range nodes {
-		select {
-		case a := <-answers:
-			results[a.i], errs[a.i], answered[a.i] = a.v, a.err, true
-			if settled != nil && settled(a.v, a.err) {
-				if good++; good >= need {
-					break collect
-				}
-			}
-		case <-ctx.Done():
-			unanswered = cutOff{ctx.Err()}
-			break collect
-		}
-	}
-	for i := range nodes {
-		if !answered[i] {
-			errs[i] = unanswered
-		}
-	}
-	return results, errs
-}
-
-// quorumAttempt makes one Redlock round. It returns a lease, or the wait
-// hint before the next round; err when a majority can no longer answer.
-// Each round has its own attempt id: undoing a round marks its id as given
-// up on every server, and a later round must not be refused for it.
-func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time, how acquireWait) (*Lease, time.Duration, error) {
+// round makes one Redlock round of Mutex m for owner on every server. It
+// returns a lease, or the wait hint before the next round; err when a
+// majority can no longer answer. Each round has its own attempt id:
+// undoing a round marks its id as given up on every server, and a later
+// round must not be refused for it.
+func (w quorumWay) round(ctx context.Context, m *Mutex, owner string, how acquireWait) (*Lease, time.Duration, error) {
 	c, att := m.c, mutexAttempt(&m.s, how)
 	sent := c.clock.Now()
 	land := newLanding(len(c.nodes))
 	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
+		// A quorum Client keeps no holder record: m.meta is the whole
+		// metadata, as Client.holding would return it.
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta)
 		land.ended(i, err)
 		return a, err
@@ -235,13 +160,11 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	validity := m.s.ttl - c.clock.Now().Sub(sent) - driftMargin(m.s.ttl)
 	if granted >= c.majority() && validity > 0 {
 		hold := quorumHold{attempt: m.holdAttempt(att), landing: land}
-		l := newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl)
-		c.emitCall(ctx, start, &m.s, Event{Kind: EventAcquired, Name: m.k.name, Owner: owner, Token: token, Wait: time.Since(start)})
-		return l, 0, nil
+		return newLease(c, &m.k, &m.s, hold, owner, token, 0, sent, m.s.ttl), 0, nil
 	}
 	// Undo everywhere, also where the attempt seemed to fail: it may have
 	// taken the lock after its timeout.
-	m.quorumUndo(ctx, owner, att, attempts, errs)
+	w.undo(ctx, m, owner, att, attempts, errs)
 	if failed+cut > len(c.nodes)-c.majority() {
 		unanswered := ""
 		if cut > 0 {
@@ -254,12 +177,12 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 	return nil, min(wait, 50*time.Millisecond) + time.Duration(rand.Int64N(int64(10*time.Millisecond))), nil
 }
 
-// quorumUndo undoes a round that did not take the lock, given the round's
+// undo undoes a round that did not take the lock, given the round's
 // answers. A server that answered that another owner holds the lock ran
 // the acquisition and wrote nothing: it needs no undo (a contended Lock
 // fails most rounds, and each undo is a script run and a record of the
 // given-up attempt, which sends that server's next acquisitions down the
-// slow path). Where the round took the lock, quorumUndo waits for the undo
+// slow path). Where the round took the lock, undo waits for the undo
 // (each ends within its per-server timeout), so the caller's next round
 // does not find its own hold there. Where the acquisition got no answer,
 // it waits only until a majority of servers is settled: a server that
@@ -268,7 +191,7 @@ func (m *Mutex) quorumAttempt(ctx context.Context, owner string, start time.Time
 // runs on in the background, and should the round's acquisition reach the
 // server after it, the server refuses it (the attempt is recorded as given
 // up).
-func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attempt, roundErrs []error) {
+func (quorumWay) undo(ctx context.Context, m *Mutex, owner, att string, round []attempt, roundErrs []error) {
 	cleanup, cancel := cleanupContext(ctx)
 	defer cancel()
 	answeredWith := func(i int, acquired bool) bool { return roundErrs[i] == nil && round[i].acquired == acquired }
@@ -288,96 +211,6 @@ func (m *Mutex) quorumUndo(ctx context.Context, owner, att string, round []attem
 		return m.c.mutexRelease(ctx, n, &m.s, m.k, owner, att, "")
 	})
 	took.Wait()
-}
-
-func (m *Mutex) quorumTryLock(ctx context.Context) (*Lease, error) {
-	owner, start := m.owner(), time.Now()
-	l, _, err := m.quorumAttempt(ctx, owner, start, tryOnce)
-	switch {
-	case err != nil:
-		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
-		return nil, err
-	case l == nil:
-		m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-		return nil, fmt.Errorf("locks: %s: %w", m.k.text, ErrNotAcquired)
-	}
-	return l, nil
-}
-
-// quorumLock retries Redlock rounds, woken by a release on any server. Use
-// TryLock for one round that fails at once with ErrNoQuorum.
-func (m *Mutex) quorumLock(ctx context.Context) (*Lease, error) {
-	owner, start := m.owner(), time.Now()
-	// Uncontended, one round takes it: no subscriptions to set up.
-	if l, _, err := m.quorumAttempt(ctx, owner, start, watchWaiter); err == nil && l != nil {
-		return l, nil
-	}
-	// A round without a majority of answers (servers down or slow) is
-	// retried like a contended one until ctx ends; the error then says
-	// both that ctx ended and why the last round failed.
-	var (
-		lease    *Lease
-		noQuorum error
-		rounds   int
-	)
-	waiting := func(err error) error {
-		if noQuorum != nil {
-			prefix := "locks: " + m.k.text + ": "
-			return fmt.Errorf("%swaiting: %w; the last round: %w", prefix, ctx.Err(), unprefixed{noQuorum, prefix})
-		}
-		return wrapCtx(ctx, "locks: "+m.k.text+": waiting", err)
-	}
-	err := waiter{
-		// Every server announces its releases; one that cannot subscribe
-		// only costs wake-ups.
-		subscribe: func(ctx context.Context, channel string) (<-chan int64, func(), error) {
-			wake := make(chan int64, 1)
-			var stops []func()
-			for _, n := range m.c.nodes {
-				if stop, err := n.Subscribe(ctx, channel, func(string) { nudge(wake, 0) }); err == nil {
-					stops = append(stops, stop)
-				}
-			}
-			return wake, func() {
-				for _, stop := range stops {
-					stop()
-				}
-			}, nil
-		},
-		try: func(ctx context.Context) (bool, string, time.Duration, error) {
-			if rounds++; rounds > 1 {
-				// Every round but the first (made right after subscribing)
-				// follows a wait, often ended by a release that every server
-				// announces: contenders that all retry at once split the
-				// votes, so each waits a random bit.
-				if _, _, err := sleep(ctx, nil, time.Duration(rand.Int64N(int64(5*time.Millisecond)))); err != nil {
-					return true, "", 0, waiting(err)
-				}
-			}
-			l, wait, err := m.quorumAttempt(ctx, owner, start, watchWaiter)
-			switch {
-			case errors.Is(err, ErrNoQuorum):
-				noQuorum = err
-				if ctx.Err() != nil {
-					// ctx ended during the round: say both, as when it ends
-					// asleep.
-					return true, "", 0, waiting(ctx.Err())
-				}
-				err, wait = nil, m.s.retryOnError
-			case err == nil && l == nil:
-				noQuorum = nil
-				m.c.emit(&m.s, Event{Kind: EventContended, Name: m.k.name, Owner: owner})
-			}
-			lease = l
-			return err != nil || l != nil, m.k.channel, wait, err // quorumAttempt's errors name the lock already
-		},
-		failed: waiting,
-	}.wait(ctx, m.k.channel, 0, false)
-	if err != nil {
-		m.c.emitCall(ctx, start, &m.s, Event{Kind: EventWaitFailed, Name: m.k.name, Owner: owner, Wait: time.Since(start), Err: err})
-		return nil, err
-	}
-	return lease, nil
 }
 
 // acquiredAnswer and confirmedAnswer tell fanOut which answers count
@@ -530,239 +363,4 @@ func tally(c *Client, results []outcome, errs []error) (outcome, bool, error) {
 		return outcomeExpired, true, nil
 	}
 	return 0, false, fmt.Errorf("%w: only %d of %d servers confirmed: %w", ErrNoQuorum, ok, len(results), errors.Join(failures...))
-}
-
-// unprefixed is err nested in a message that already names the lock: its
-// text without the repeated "locks: <name>: ", its chain unchanged.
-type unprefixed struct {
-	err    error
-	prefix string
-}
-
-func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), u.prefix) }
-func (u unprefixed) Unwrap() error { return u.err }
-
-// DefaultQuorumMaxTTL is the longest lease of a quorum Client without
-// WithMaxTTL, twice DefaultTTL: a restarted server of the quorum counts
-// again once it has been up this long (plus a drift margin).
-const DefaultQuorumMaxTTL = time.Minute
-
-// restartGuard decides whether a quorum's server counts towards a majority.
-// A server that restarted without persisting every write forgot the holds
-// it granted; counting it while one of them may still be live lets a
-// second owner win a majority (Redlock's known weak spot). So a server
-// counts only once it has been up, by its own INFO, for longer than the
-// longest lease (maxTTL) plus a drift margin, or when it persists every
-// write (appendonly with appendfsync always), which makes it remember.
-//
-// The server is asked (INFO server and persistence, CONFIG GET
-// appendfsync, in one round trip) the first time it answers and again
-// after every new connection to it: a restarted server is only reached
-// through a new connection, which the go-redis client's dial hook counts.
-// Between new connections, the answer is kept.
-type restartGuard struct {
-	maxTTL time.Duration
-	off    bool // a test's knob: every server counts
-	nodes  []*nodeHealth
-}
-
-// nodeHealth is what the restart guard knows of one server.
-type nodeHealth struct {
-	rc    redis.UniversalClient // nil: the backend cannot report (it always counts)
-	dials atomic.Uint64         // connections dialled so far
-
-	mu      sync.Mutex
-	checked bool
-	seen    uint64 // dials when the kept state was asked for
-	state   nodeState
-}
-
-// nodeState is one server's report, as the guard keeps it.
-type nodeState struct {
-	runID      string
-	unknown    bool      // the server reports no run id and uptime: it counts
-	restarted  bool      // the run id changed since an earlier report
-	persistent bool      // appendonly with appendfsync always
-	startedBy  time.Time // the server surely started no earlier (local clock)
-	countsFrom time.Time // when the server counts, unless persistent
-}
-
-// dialCounter is a go-redis hook that counts the connections a client
-// dials.
-type dialCounter struct{ n *atomic.Uint64 }
-
-func (d dialCounter) DialHook(next redis.DialHook) redis.DialHook {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := next(ctx, network, addr)
-		d.n.Add(1)
-		return conn, err
-	}
-}
-func (dialCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (dialCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-// redisClientOf is a Backend with a go-redis client (evalsha.Runner).
-type redisClientOf interface{ Client() redis.UniversalClient }
-
-// newRestartGuard watches the servers of backends that have a go-redis
-// client; the others (simulate.Server) always count.
-func newRestartGuard(backends []Backend, maxTTL time.Duration) *restartGuard {
-	g := &restartGuard{maxTTL: maxTTL, nodes: make([]*nodeHealth, len(backends))}
-	for i, b := range backends {
-		h := &nodeHealth{}
-		if rb, ok := b.(redisClientOf); ok && !isNilClient(rb.Client()) {
-			h.rc = rb.Client()
-			h.rc.AddHook(dialCounter{&h.dials})
-		}
-		g.nodes[i] = h
-	}
-	return g
-}
-
-// notCounted is the answer of a server that restarted too recently to
-// count towards a majority.
-type notCounted struct {
-	st  nodeState
-	max time.Duration
-}
-
-func (e *notCounted) Error() string {
-	seen := ""
-	if e.st.restarted {
-		seen = ", with a new run id since this Client last asked"
-	}
-	return fmt.Sprintf("restarted, not counted until %s (up since %s at the latest%s; a server without appendfsync always counts once up longer than the longest lease, WithMaxTTL %v, plus a drift margin: it may have forgotten holds it granted before)",
-		e.st.countsFrom.Format("15:04:05.000"), e.st.startedBy.Format("15:04:05.000"), seen, e.max)
-}
-
-// check reports nil when server i counts towards a majority, or why not.
-func (g *restartGuard) check(ctx context.Context, i int) error {
-	if g == nil || g.off {
-		return nil
-	}
-	h := g.nodes[i]
-	if h.rc == nil {
-		return nil
-	}
-	dials := h.dials.Load()
-	h.mu.Lock()
-	st, fresh := h.state, h.checked && h.seen == dials
-	h.mu.Unlock()
-	if !fresh {
-		var err error
-		if st, err = h.ask(ctx, g.maxTTL, dials); err != nil {
-			return err
-		}
-	}
-	if st.unknown || st.persistent || !time.Now().Before(st.countsFrom) {
-		return nil
-	}
-	return &notCounted{st: st, max: g.maxTTL}
-}
-
-// ask asks the server for its run id, uptime and persistence, and keeps
-// the answer unless a newer one (asked after more dials) is kept already.
-func (h *nodeHealth) ask(ctx context.Context, maxTTL time.Duration, dials uint64) (nodeState, error) {
-	pipe := h.rc.Pipeline()
-	info := pipe.Info(ctx, "server", "persistence")
-	fsync := pipe.ConfigGet(ctx, "appendfsync")
-	_, _ = pipe.Exec(ctx) // each command's own error is read below
-	received := time.Now()
-	fields := map[string]string{}
-	if err := info.Err(); err != nil {
-		var reply redis.Error
-		if !errors.As(err, &reply) {
-			return nodeState{}, fmt.Errorf("asking whether the server restarted (INFO): %w", err)
-		}
-		// The server refuses INFO (an ACL, a renamed command): it cannot
-		// tell, below.
-	}
-	for _, line := range strings.Split(info.Val(), "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-			fields[k] = v
-		}
-	}
-	runID := fields["run_id"]
-	up, err := strconv.ParseInt(fields["uptime_in_seconds"], 10, 64)
-	if runID == "" || err != nil || up < 0 {
-		// A server that does not report its run id and uptime (miniredis,
-		// INFO refused) cannot tell whether it restarted: it counts, as a
-		// backend without a go-redis client does, and a delayed restart is
-		// its operator's to keep (docs/failure-model.md).
-		return h.keep(nodeState{unknown: true}, dials), nil
-	}
-	// Redis computes uptime_in_seconds from whole seconds (its cached
-	// unix time less its start time, both truncated), so the server has
-	// surely been up for more than uptime_in_seconds − 1 seconds, plus the
-	// fraction of the current second that server_time_usec shows.
-	surely := time.Duration(up-1) * time.Second
-	if usec, err := strconv.ParseInt(fields["server_time_usec"], 10, 64); err == nil && usec >= 0 {
-		surely += time.Duration(usec%1e6) * time.Microsecond
-	}
-	surely = max(surely, 0)
-	st := nodeState{runID: runID, startedBy: received.Add(-surely)}
-	st.countsFrom = st.startedBy.Add(maxTTL + driftMargin(maxTTL))
-	if fields["aof_enabled"] == "1" {
-		// A server that refuses CONFIG GET (renamed, ACL) is taken not
-		// to persist every write.
-		if cfg, err := fsync.Result(); err == nil && strings.EqualFold(cfg["appendfsync"], "always") {
-			st.persistent = true
-		}
-	}
-	return h.keep(st, dials), nil
-}
-
-// keep records st, asked for after dials connections, unless a report
-// asked for later is kept already, and returns st.
-func (h *nodeHealth) keep(st nodeState, dials uint64) nodeState {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.checked && st.runID != "" && h.state.runID != "" && h.state.runID != st.runID {
-		st.restarted = true
-	}
-	if !h.checked || dials >= h.seen {
-		h.state, h.seen, h.checked = st, dials, true
-	}
-	return st
-}
-
-// restartsFor makes the guard of a quorum Client over backends, with the
-// Client's WithMaxTTL or DefaultQuorumMaxTTL, and checks that the Client's
-// TTL is within that bound.
-func (c *Client) restartsFor(backends []Backend) error {
-	if c.defaults.maxTTL == 0 {
-		c.defaults.maxTTL = DefaultQuorumMaxTTL
-	}
-	if c.defaults.ttl > c.defaults.maxTTL {
-		return fmt.Errorf("locks: a quorum Client with TTL %v needs WithMaxTTL of at least that (the longest lease; the default is %v)", c.defaults.ttl, DefaultQuorumMaxTTL)
-	}
-	c.restarts = newRestartGuard(backends, c.defaults.maxTTL)
-	return nil
-}
-
-// serverIdentity names the server a backend talks to, for NewQuorum's
-// duplicate check: its address and database as configured (not resolved),
-// or the backend itself when it has no address.
-func serverIdentity(b Backend) any {
-	rb, ok := b.(redisClientOf)
-	if !ok {
-		return b
-	}
-	switch rc := rb.Client().(type) {
-	case *redis.Client:
-		if o := rc.Options(); o.Addr != "" && o.Addr != "FailoverClient" {
-			return fmt.Sprintf("%s %s db %d", o.Network, strings.ToLower(o.Addr), o.DB)
-		}
-	}
-	return rb.Client()
-}
-
-// describeIdentity shows a server identity in an error.
-func describeIdentity(id any) string {
-	if s, ok := id.(string); ok {
-		return s
-	}
-	return fmt.Sprintf("the same %T", id)
 }

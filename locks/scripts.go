@@ -253,19 +253,21 @@ func mutexMeta(meta string) string {
 }
 
 // mutexAcquire runs mutex.acquire@14 (KEYS lock, queue) for the call
-// attempt_, from mutexAttempt. The script replies with the fencing token
-// alone when the caller holds the lock, and with a table otherwise.
+// attempt_, from mutexAttempt; meta is the hold's metadata, which the
+// caller passed through Client.holding (as for every acquire below). The
+// script replies with the fencing token alone when the caller holds the
+// lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
 	// The hold record's end, "client \t id \t owner \t meta", goes as one
 	// argument that the script's fast path stores as it is (owner tokens
 	// hold no tab: WithOwner refuses one; meta is empty or JSON). It holds
 	// the attempt's bare id; the mode goes in "g:<attempt>", read by the
 	// slow path only.
-	holder := c.id + "\t" + attemptID(attempt_) + "\t" + owner + "\t" + mutexMeta(c.holding(ctx, node, meta))
+	holder := c.id + "\t" + attemptID(attempt_) + "\t" + owner + "\t" + mutexMeta(meta)
 	if c.scripts.mutexAcquire.Version < 14 {
 		// A version before 14 (which a rolling upgrade's test runs as the
 		// previous release would) takes the whole attempt and "~".
-		holder = c.id + "\t" + attempt_ + "\t" + owner + "\t" + c.holding(ctx, node, meta)
+		holder = c.id + "\t" + attempt_ + "\t" + owner + "\t" + meta
 	}
 	cmd, replicated, err := c.run(ctx, node, s, c.scripts.mutexAcquire,
 		[]string{k.lock, k.queue},
@@ -384,7 +386,7 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 // holder metadata recorded with the read hold.
 func (c *Client) readAcquire(ctx context.Context, s *settings, k keys, owner, attempt_, meta string, wait bool) (attempt, bool, error) {
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.rlock, rwKeys(c.scripts.rlock, k),
-		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", c.holding(ctx, c.backend(), meta)))
+		"r:"+owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, -1, attempt_, "", meta))
 	return c.decodeTokenAttempt(c.scripts.rlock, cmd, replicated, err)
 }
 
@@ -398,7 +400,7 @@ func (c *Client) writeAcquire(ctx context.Context, s *settings, k keys, owner, a
 		waiterTTL = s.waiterTTL.Milliseconds()
 	}
 	cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.wlock, rwKeys(c.scripts.wlock, k),
-		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), c.holding(ctx, c.backend(), meta)))
+		owner, s.ttl.Milliseconds(), "g:"+attempt_, c.rwSpec(s, wait, waiterTTL, attempt_, ownerToken(owner), meta))
 	return c.decodeTokenAttempt(c.scripts.wlock, cmd, replicated, err)
 }
 
@@ -518,7 +520,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	// The record's attempt field is "-": an Acquire's owner token (one per
 	// call) already names the call, in the field's name, and repeating its
 	// 15 characters would take the lone holder's hash a size class up.
-	holder := c.id + "\t-\t" + c.holding(ctx, c.backend(), meta)
+	holder := c.id + "\t-\t" + meta
 	if fast {
 		cmd, replicated, err := c.run(ctx, c.backend(), s, c.scripts.semTake, semKeysOf(c.scripts.semTake, k), owner, strconv.Itoa(n)+" "+strconv.FormatInt(s.ttl.Milliseconds(), 10)+" "+strconv.FormatInt(permits, 10), holder)
 		if err != nil {
@@ -622,7 +624,7 @@ func (c *Client) multiAcquire(ctx context.Context, s *settings, group []keys, ow
 	for _, k := range group {
 		ks = append(ks, k.lock)
 	}
-	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, mutexMeta(c.holding(ctx, c.backend(), meta)))
+	cmd, replicated, err := c.run(ctx, c.backend(), s, script, ks, owner, s.ttl.Milliseconds(), attempt_, c.id, mutexMeta(meta))
 	if err != nil {
 		return multiOutcome{}, false, err
 	}

@@ -108,14 +108,15 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 		waiterTTL, channel = sem.s.waiterTTL, sem.k.grantPrefix+sem.c.id
 		// The first attempt queues even before wake-ups can reach us, so the
 		// call's place dates from the call; the wait looks again at once
-		// after subscribing (see Mutex.Lock).
+		// after subscribing (see serverWay.lock).
 		grants, subscribed = sem.c.grants.register(channel, owner, owner)
 	}
 	replicated, first := true, true
 	step := func(ctx context.Context) (attempt, error) {
 		// The first attempt tries the one-key fast path (sem.take); it
 		// leaves anything else (a queue, a claim, a recount) to sem.acquire.
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL, first)
+		meta := sem.c.holding(ctx, sem.c.backend(), sem.meta)
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, meta, n, sem.permits.Load(), waiterTTL, first)
 		first = false
 		replicated = ok
 		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {

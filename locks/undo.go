@@ -33,6 +33,12 @@ func (c *Client) undo(ctx context.Context, s *settings, do func(context.Context)
 	go retryUndo(ctx, began.Add(s.goneTTL()), began, do)
 }
 
+// cleanupContext is for undoing work after the caller's context ended: it
+// keeps the caller's values but not its cancellation.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+}
+
 // undoTriesInFlight bounds retryUndo's tries on their way at once.
 const undoTriesInFlight = 3
 
