@@ -541,7 +541,7 @@ func mcGrantSeen(mine func(attempt, self string) bool, self string) explore.Step
 			}
 			// The grant lives min(TTL, waiter TTL) from when it was made,
 			// which is after this call last queued: the lease counts from
-			// then, as Mutex.handedOver does.
+			// then, as serverWay.handedOver does.
 			c.AcquireUntil(time.Duration(c.Var("queued")-1)*time.Millisecond + min(mcTTL, mcFairWaitTTL))
 			return "release"
 		}}
