@@ -589,13 +589,15 @@ func TestSuiteWatchdogKeepsTheLock(t *testing.T) {
 	mostlyWaits(t)
 	suite(t, func(t *testing.T, f fixture) {
 		ctx := timeout(t, 30*time.Second)
-		// On the simulator the watchdog runs on the virtual clock, so a
-		// 100ms lease is renewed exactly on time however busy the machine
-		// is. On wall time the lease is long enough that only a scheduling
+		// On the simulator the watchdog's timers run on the virtual clock,
+		// but a renewal's own timeout (what is left of the lease) is wall
+		// time, the script's run on a busy machine included: a long
+		// virtual lease costs no wall time and leaves each renewal seconds.
+		// On wall time the lease is long enough that only a scheduling
 		// delay above a second could make a renewal late.
 		ttl, rounds := 2*time.Second, 3
 		if f.virtual {
-			ttl, rounds = 100*time.Millisecond, 10
+			ttl, rounds = 30*time.Second, 10
 		}
 		c := f.client(t)
 		l, err := mutex(t, c, "long", locks.WithTTL(ttl), locks.WithWatchdog(0)).Lock(ctx)
