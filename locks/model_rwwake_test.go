@@ -20,7 +20,7 @@ type rwScripts struct {
 
 // mcRWScripts is the set the client runs.
 func mcRWScripts(t *testing.T) rwScripts {
-	v := mcV2Lookup(t, "rw.rlock@6", "rw.runlock@7", "rw.lock@7", "rw.unlock@4", "rw.leave@6")
+	v := mcV2Lookup(t, "rw.rlock@7", "rw.runlock@8", "rw.lock@7", "rw.unlock@4", "rw.leave@6")
 	return rwScripts{rlock: v[0], runlock: v[1], wlock: v[2], wunlock: v[3], leave: v[4]}
 }
 
@@ -210,13 +210,13 @@ func mcRWLeft(v *explore.View) string {
 // Give-up models (see model_giveup_test.go) of the RWMutex scripts: a
 // call's undo is rw.leave@6 with its attempt, which records the attempt,
 // drops the hold it took and takes a writer out of the waiting writers;
-// a late rw.lock@7 or rw.rlock@6 of the given-up attempt takes nothing.
+// a late rw.lock@7 or rw.rlock@7 of the given-up attempt takes nothing.
 func mcGiveUpRW(t *testing.T) []mcGiveUpKind {
 	s := mcRWScripts(t)
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()
 	const record = "redis.call('HSET', lock, 'g:' .. attempt, string.format('%d', now + gone_ttl))"
 	return []mcGiveUpKind{
-		{name: "rw.rlock@6 undone by rw.leave@6", record: record,
+		{name: "rw.rlock@7 undone by rw.leave@6", record: record,
 			late: explore.Step{Label: "rlock arrives", Script: s.rlock, Keys: mcRWKeys, Args: s.rlockArgs("a", mcGiveUpAttempt)},
 			undo: []explore.Step{{Label: "give up", Script: s.leave, Keys: mcRWKeys,
 				Args: []any{"a", mcGiveUpAttempt, goneTTL, "r", "PUBLISH"}}},

@@ -51,9 +51,9 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 	set := &scriptSet{
 		mutexAcquire: pick("mutex.acquire@14"), mutexRelease: pick("mutex.release@11"),
 		mutexExtend: pick("mutex.extend@6"), mutexUndo: pick("mutex.undo@6"),
-		rlock: pick("rw.rlock@6"), runlock: pick("rw.runlock@7"), rextend: pick("rw.rextend@4"),
+		rlock: pick("rw.rlock@7"), runlock: pick("rw.runlock@8"), rextend: pick("rw.rextend@4"),
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
-		semAcquire: pick("sem.acquire@10"), semRelease: pick("sem.release@9"), semUndo: pick("sem.undo@4"), semTake: pick("sem.take@4"),
+		semAcquire: pick("sem.acquire@10"), semRelease: pick("sem.release@10"), semUndo: pick("sem.undo@4"), semTake: pick("sem.take@5"),
 		semExtend: pick("sem.extend@4"), semLimit: pick("sem.setlimit@7"), semKeepQueued: pick("sem.keepqueued@5"),
 		holderWrite: pick("holder.write@1"), holderRead: pick("holder.read@1"),
 		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@4"),
@@ -327,7 +327,7 @@ func (c *Client) mutexExtend(ctx context.Context, node Backend, s *settings, k k
 	return outcome(n), replicated, err
 }
 
-// The RWMutex scripts (rw.rlock@6, rw.lock@7, rw.runlock@7, rw.unlock@4,
+// The RWMutex scripts (rw.rlock@7, rw.lock@7, rw.runlock@8, rw.unlock@4,
 // rw.rextend@4, rw.leave@6) keep a lock in its hash, k.lock, and its
 // index, k.rwIndex (docs/layout.md): their KEYS, by rwKeys. A lone reader
 // needs only the hash. They name the lock's channels after it (k.channel,
@@ -343,7 +343,7 @@ func rwKeys(s *registry.Script, k keys) []string {
 	return []string{k.lock, k.rwIndex}
 }
 
-// rwSpec is the spec argument of rw.rlock@6 and rw.lock@7: four flag
+// rwSpec is the spec argument of rw.rlock@7 and rw.lock@7: four flag
 // characters, each "-" when off: writer preference ("w"), the caller waits
 // when refused ("q": a reader keeps the lock's q field, so that releases
 // publish), a reentrant owner ("r": its calls share one record) and
@@ -380,7 +380,7 @@ func (c *Client) rwSpec(s *settings, wait bool, waiterTTL int64, attempt_, token
 	return b.String()
 }
 
-// readAcquire runs rw.rlock@6; attempt_ is the id of the calling RLock,
+// readAcquire runs rw.rlock@7; attempt_ is the id of the calling RLock,
 // which the server refuses once the call gave up and undid it (rwLeave).
 // wait says the caller waits for "released" when refused; meta is the
 // holder metadata recorded with the read hold.
@@ -459,7 +459,7 @@ func (c *Client) rwLeave(ctx context.Context, s *settings, k keys, owner, attemp
 	return c.backend().Run(ctx, c.scripts.wleave, rwKeys(c.scripts.wleave, k), owner, attempt_, s.goneTTL().Milliseconds(), hold, c.publish).Err()
 }
 
-// readRelease runs rw.runlock@7: an RUnlock. The last live reader out
+// readRelease runs rw.runlock@8: an RUnlock. The last live reader out
 // wakes the oldest waiting writer alone, or, when none waits, the readers,
 // when the lock's q says someone waits.
 func (c *Client) readRelease(ctx context.Context, s *settings, k keys, owner string) (outcome, error) {
@@ -507,7 +507,7 @@ func semKeysOf(s *registry.Script, k keys) []string {
 	return all
 }
 
-// semAcquire runs sem.acquire@10, or first sem.take@4 when fast (the first
+// semAcquire runs sem.acquire@10, or first sem.take@5 when fast (the first
 // attempt of a call): the one-key fast path, which replies 0 when the call
 // needs sem.acquire (waiters, a claim, a recount, no free permits). The
 // owner token is the Acquire call's own, so it doubles as the attempt id
@@ -551,7 +551,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@9: it reports whether the call's record was
+// semRelease runs sem.release@10: it reports whether the call's record was
 // still there (whether its time had passed, the lease's own deadline
 // tells). The freed permits go to the queued calls that now fit, handed
 // over ("grant <token> <owner> <owner>").

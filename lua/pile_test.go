@@ -147,7 +147,7 @@ func rwSpec(owner string, writer bool) string {
 }
 
 func (e *pileEnv) rlock(owner string) any {
-	return e.run("rw.rlock@6", pileRW, "r:"+owner, pileTTL, "g:a-"+owner, rwSpec(owner, false))
+	return e.run("rw.rlock@7", pileRW, "r:"+owner, pileTTL, "g:a-"+owner, rwSpec(owner, false))
 }
 
 func (e *pileEnv) wlock(owner string) any {
@@ -160,7 +160,7 @@ func (e *pileEnv) rwLeave(owner, hold string) any {
 
 // semTake takes 1 permit of limit permits.
 func (e *pileEnv) semTake(owner string, limit int) any {
-	return e.run("sem.take@4", []string{pileLock, pileSemIndex}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
+	return e.run("sem.take@5", []string{pileLock, pileSemIndex}, owner, fmt.Sprintf("1 %d %d", pileTTL, limit), "c1\t"+owner+"\t{}")
 }
 
 // semAcquire asks for 1 permit of limit, queueing when none is free.
@@ -550,9 +550,9 @@ var pilePaths = []pilePath{
 	{name: "rw.rlock, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.rlock("new") }},
 	{name: "rw.runlock, n readers", pile: "rw readers",
-		act: func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:"+member("r", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@8", pileRW, "r:"+member("r", n-1)) }},
 	{name: "rw.runlock, n readers, writer waiting", pile: "rw readers, writer waiting",
-		act: func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:"+member("r", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("rw.runlock@8", pileRW, "r:"+member("r", n-1)) }},
 	{name: "rw.rextend reader, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.run("rw.rextend@4", pileRW, member("r", n-1), pileTTL, "r") }},
 	{name: "rw.lock waits, n readers", pile: "rw readers",
@@ -587,7 +587,7 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.wlock("new") }},
 	{name: "rw.runlock last live, n dead readers, writer waiting", pile: "rw readers",
 		prep: func(e *pileEnv, n int) { oneLiveReader(e, n); e.wlock("writer") },
-		act:  func(e *pileEnv, n int) { e.run("rw.runlock@7", pileRW, "r:late") }},
+		act:  func(e *pileEnv, n int) { e.run("rw.runlock@8", pileRW, "r:late") }},
 	{name: "lock.forceunlock rw, n readers", pile: "rw readers",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 
@@ -597,7 +597,7 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1_000_000) }},
 	{name: "sem.release, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, member("p", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, member("p", n-1)) }},
 	{name: "sem.extend, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) {
 			e.run("sem.extend@4", []string{pileLock, pileSemIndex}, member("p", n-1), pileTTL)
@@ -615,7 +615,7 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire queued, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "holder") }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "holder") }},
 	{name: "sem.undo waiter, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) {
 			e.run("sem.undo@4", pileSem, member("w", n-1), pileGoneTTL)
@@ -635,7 +635,7 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release, n holders whose time passed", pile: "sem holders",
 		prep: afterSemHoldersTTL,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, member("p", n-1)) }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, member("p", n-1)) }},
 	{name: "sem.take joins, n dead holders, one live", pile: "sem holders", batch: 8,
 		prep: oneLiveSemHolder,
 		act:  func(e *pileEnv, n int) { e.semTake("new", 1_000_000) }},
@@ -653,7 +653,7 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, "w") }},
 	{name: "sem.release serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "late") }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "late") }},
 	{name: "sem.undo serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
 		act:  func(e *pileEnv, n int) { e.run("sem.undo@4", pileSem, "late", pileGoneTTL) }},
@@ -667,7 +667,7 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over past n dead waiters", pile: "sem waiters", batch: 100,
 		prep: semKeepLastWaiter,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@9", pileSem, "holder") }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "holder") }},
 	{name: "sem.keepqueued past n dead waiters", pile: "sem waiters", batch: 100,
 		prep: semKeepLastWaiter,
 		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
@@ -903,7 +903,7 @@ func TestScriptWorkPileRatchet(t *testing.T) {
 // the ratchet says so.
 func TestScriptWorkPileCatchesASemScan(t *testing.T) {
 	reg := scripts(t)
-	release, err := reg.Lookup("sem.release@9")
+	release, err := reg.Lookup("sem.release@10")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -929,7 +929,7 @@ func TestScriptWorkPileCatchesASemScan(t *testing.T) {
 	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
 		t.Fatalf("the unbroken script fails the check: %v", problems)
 	}
-	figures := measurePiles(t, reg, map[string]*registry.Script{"sem.release@9": broken}, paths)
+	figures := measurePiles(t, reg, map[string]*registry.Script{"sem.release@10": broken}, paths)
 	logFigures(t, figures)
 	problems := pileProblems(figures, pileKnownGrowth)
 	if len(problems) != 1 || !strings.Contains(problems[0], "grows with the pile") || !strings.Contains(problems[0], "hgetall") {

@@ -35,7 +35,7 @@ func TestRWWriterSkipsDeadReaders(t *testing.T) {
 			}
 			// The dead readers' time passes; the live reader leaves.
 			e.clock.Advance((pileTTL/3 + 1000) * time.Millisecond)
-			if n := e.run("rw.runlock@7", pileRW, "r:live"); n != int64(1) {
+			if n := e.run("rw.runlock@8", pileRW, "r:live"); n != int64(1) {
 				t.Fatalf("the live reader's runlock = %v", n)
 			}
 			// The writer takes the lock now, long before h's until.

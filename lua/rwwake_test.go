@@ -27,13 +27,13 @@ const rwMeta = `{"host":"h","pid":1}`
 // rlock takes a read hold (writer preference, waiting) for owner's attempt.
 func (r rwCalls) rlock(owner, attempt string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@6", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@7", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, "wq--c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // rlockFlags is rlock with its own flags (four characters).
 func (r rwCalls) rlockFlags(owner, attempt, flags string) []any {
 	r.t.Helper()
-	return r.run("rw.rlock@6", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
+	return r.run("rw.rlock@7", []string{r.key, r.key + ":rw"}, "r:"+owner, 60000, "g:"+attempt, flags+"c-"+owner+"\t"+attempt+"\t"+rwMeta)
 }
 
 // lock takes the write hold (waiterTTL 0: a single attempt) for owner's
@@ -56,7 +56,7 @@ func (r rwCalls) unlock(owner string, record ...string) int64 {
 
 func (r rwCalls) runlock(owner string) int64 {
 	r.t.Helper()
-	return r.run("rw.runlock@7", []string{r.key, r.key + ":rw"}, "r:"+owner)[0].(int64)
+	return r.run("rw.runlock@8", []string{r.key, r.key + ":rw"}, "r:"+owner)[0].(int64)
 }
 
 // leave gives up owner's attempt (hold r or w).
@@ -81,7 +81,7 @@ func waits(reply []any) bool {
 	return len(reply) == 2 && reply[0] == int64(0) && reply[1].(int64) > 0
 }
 
-// rw.lock@7, rw.runlock@7, rw.unlock@4 and rw.leave@6 on a real server: a
+// rw.lock@7, rw.runlock@8, rw.unlock@4 and rw.leave@6 on a real server: a
 // waiting writer records its client (W:<owner>) and keeps q; a release
 // that frees the lock wakes only the oldest live waiting writer ("wake
 // <owner>" on its client's grant channel); the last reader out says
@@ -284,10 +284,10 @@ func TestRWWakesOldestWriter(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"rw.rlock@6", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@6", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@6", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
-		{"rw.rlock@6", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
+		{"rw.rlock@7", []any{"r:o", 5, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@7", []any{"r:o", 604800001, "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@7", []any{"r:o", "soon", "g:x", "----c\tx\t"}, "ttl_ms must be"},
+		{"rw.rlock@7", []any{"r:o", 1000, "g:x", "--"}, "spec must"},
 		{"rw.lock@7", []any{"o", 1000.5, "g:x", "wq--00001000c\tx\to\t"}, "ttl_ms must be"},
 		{"rw.lock@7", []any{"o", 1000, "g:x", "wq--00000005c\tx\to\t"}, "waiter_ttl_ms"},
 		{"rw.lock@7", []any{"o", 1000, "g:x", "wq--90000000c\tx\to\t"}, "waiter_ttl_ms"},

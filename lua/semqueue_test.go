@@ -40,7 +40,7 @@ func (s semCalls) acquire(owner string, n int64, waiterTTL int, client string) [
 
 func (s semCalls) release(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.release@9", s.keys(), owner)[0].(int64)
+	return s.run("sem.release@10", s.keys(), owner)[0].(int64)
 }
 
 func (s semCalls) undo(owner string) int64 {
@@ -74,7 +74,7 @@ func TestSemaphoreQueue(t *testing.T) {
 	// and leaves anything else to sem.acquire (0).
 	take := func(owner string, n int64) []any {
 		t.Helper()
-		return s.run("sem.take@4", []string{keys[0], keys[2]}, owner, fmt.Sprintf("%d %d %d", n, s.ttl, s.limit), "c1\t"+owner+"\t{}")
+		return s.run("sem.take@5", []string{keys[0], keys[2]}, owner, fmt.Sprintf("%d %d %d", n, s.ttl, s.limit), "c1\t"+owner+"\t{}")
 	}
 	if got := take("alice", 1); len(got) != 1 || got[0].(int64) <= 0 {
 		t.Fatalf("alice's sem.take on a free semaphore of 2 = %v, want a token", got)
@@ -135,15 +135,15 @@ func TestSemaphoreQueue(t *testing.T) {
 		args []any
 		want string
 	}{
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "0 60000 2", "c\to\t{}"}, "count must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "9007199254740993 60000 2", "c\to\t{}"}, "count and default_limit must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000 90071992547409920", "c\to\t{}"}, "count and default_limit must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 0 2", "c\to\t{}"}, "ttl_ms must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 604800001 2", "c\to\t{}"}, "ttl_ms must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000 0", "c\to\t{}"}, "default_limit must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 -1 2", "c\to\t{}"}, "counts must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1.5 60000 2", "c\to\t{}"}, "counts must be"},
-		{"sem.take@4", []string{keys[0], keys[2]}, []any{"o", "1 60000", "c\to\t{}"}, "counts must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "0 60000 2", "c\to\t{}"}, "count must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "9007199254740993 60000 2", "c\to\t{}"}, "count and default_limit must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 60000 90071992547409920", "c\to\t{}"}, "count and default_limit must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 0 2", "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 604800001 2", "c\to\t{}"}, "ttl_ms must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 60000 0", "c\to\t{}"}, "default_limit must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 -1 2", "c\to\t{}"}, "counts must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1.5 60000 2", "c\to\t{}"}, "counts must be"},
+		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 60000", "c\to\t{}"}, "counts must be"},
 		{"sem.acquire@10", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
 		{"sem.acquire@10", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
 		{"sem.acquire@10", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},

@@ -80,7 +80,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 		args    func(attempt string) []any
 		undo    func(attempt string)
 	}{
-		{"rw.rlock@6", "r", []string{"{r}", "{r}:rw"},
+		{"rw.rlock@7", "r", []string{"{r}", "{r}:rw"},
 			func(a string) []any { return []any{"r:alice", 10000, "g:" + a, "wq--c1\t" + a + "\t{}"} },
 			func(a string) { leave("{r}", "alice", a, "r", 60000) }},
 		{"rw.lock@7", "w", []string{"{w}", "{w}:rw"},
