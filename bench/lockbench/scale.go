@@ -24,14 +24,15 @@ import (
 )
 
 // ScaleWorkloads names the pile-ups RunScale measures, in order.
-var ScaleWorkloads = []string{"mutex-giveup", "mutex-inturn", "rw-readers", "sem-holders"}
+var ScaleWorkloads = []string{"mutex-giveup", "mutex-inturn", "rw-readers", "sem-holders", "raw-setnx"}
 
 // ScaleResult is what one pile-up on one lock name cost the server.
 type ScaleResult struct {
 	Workload string
 	Callers  int
 	// ScriptRuns counts EVALSHA and the other script commands in the
-	// measured window; ServerTime is their usec in INFO commandstats.
+	// measured window (raw-setnx: its SET commands); ServerTime is their
+	// usec in INFO commandstats.
 	ScriptRuns int64
 	ServerTime time.Duration
 	// LongestScript is the slowest entry SLOWLOG kept (threshold 500 µs),
@@ -103,6 +104,8 @@ func RunScale(ctx context.Context, addr, workload string, n int) (ScaleResult, e
 		err = scaleReaders(ctx, c, n)
 	case "sem-holders":
 		err = scaleSemHolders(ctx, c, n)
+	case "raw-setnx":
+		err = scaleRawSetNX(ctx, rc, admin, n)
 	default:
 		err = fmt.Errorf("unknown workload %q: want one of %s", workload, strings.Join(ScaleWorkloads, ", "))
 	}
@@ -118,6 +121,10 @@ func RunScale(ctx context.Context, addr, workload string, n int) (ScaleResult, e
 	}
 	cost := costBetween(before, after)
 	res.ScriptRuns, res.ServerTime = cost.ScriptRuns, cost.ScriptTime
+	if workload == "raw-setnx" {
+		res.ScriptRuns = after.Calls["set"] - before.Calls["set"]
+		res.ServerTime = after.Usec["set"] - before.Usec["set"]
+	}
 	res.LongestScript, res.LongestScriptName, err = slowest(ctx, admin)
 	return res, err
 }
@@ -340,6 +347,31 @@ func scaleSemHolders(ctx context.Context, c *locks.Client, n int) error {
 		return err
 	}
 	return holdAllThenRelease(ctx, n, func() (*locks.Lease, error) { return sem.Acquire(ctx, 1) })
+}
+
+// scaleRawSetNX is the floor the lock kinds stand on: one SET NX PX holds
+// the name, then n callers each try it once with SET NX PX (and fail), the
+// same pile of one-command calls without a script. What SLOWLOG and the
+// PING watcher see here is the server and machine, not a lock's scripts.
+func scaleRawSetNX(ctx context.Context, rc, admin *redis.Client, n int) error {
+	token := strings.Repeat("t", 32)
+	if err := admin.SetArgs(ctx, "scale-raw", token, redis.SetArgs{Mode: "NX", TTL: time.Minute}).Err(); err != nil {
+		return fmt.Errorf("SET NX PX: %w", err)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := rc.SetArgs(ctx, "scale-raw", token, redis.SetArgs{Mode: "NX", TTL: time.Minute}).Err()
+			if !errors.Is(err, redis.Nil) {
+				errs[i] = fmt.Errorf("SET NX PX on a held name: %v, want nil (not set)", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // holdAllThenRelease takes n leases side by side, then releases them all.

@@ -21,6 +21,8 @@ type ServerStats struct {
 	// they call included, without the reading, parsing and writing around
 	// them that CPU also counts.
 	ScriptTime time.Duration
+	// Usec is every command's usec from INFO commandstats, by name.
+	Usec map[string]time.Duration
 }
 
 // scriptCommands are the commands that run a script or function.
@@ -38,7 +40,7 @@ func ReadServerStats(ctx context.Context, c *redis.Client) (ServerStats, error) 
 // parseServerStats reads the lines "cmdstat_NAME:calls=N,..." and
 // "used_cpu_sys:S" / "used_cpu_user:S" of an INFO reply.
 func parseServerStats(text string) (ServerStats, error) {
-	s := ServerStats{Calls: map[string]int64{}}
+	s := ServerStats{Calls: map[string]int64{}, Usec: map[string]time.Duration{}}
 	var cpu float64
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -55,13 +57,14 @@ func parseServerStats(text string) (ServerStats, error) {
 			}
 			name := strings.TrimPrefix(key, "cmdstat_")
 			s.Calls[name] = n
+			usec, _, _ := strings.Cut(strings.TrimPrefix(rest, "usec="), ",")
+			u, err := strconv.ParseInt(usec, 10, 64)
+			if err != nil {
+				return ServerStats{}, fmt.Errorf("INFO commandstats: cannot read usec in %q: %w", line, err)
+			}
+			s.Usec[name] = time.Duration(u) * time.Microsecond
 			if slices.Contains(scriptCommands, name) {
-				usec, _, _ := strings.Cut(strings.TrimPrefix(rest, "usec="), ",")
-				u, err := strconv.ParseInt(usec, 10, 64)
-				if err != nil {
-					return ServerStats{}, fmt.Errorf("INFO commandstats: cannot read usec in %q: %w", line, err)
-				}
-				s.ScriptTime += time.Duration(u) * time.Microsecond
+				s.ScriptTime += s.Usec[name]
 			}
 		case key == "used_cpu_sys" || key == "used_cpu_user":
 			f, err := strconv.ParseFloat(value, 64)

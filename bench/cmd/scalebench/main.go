@@ -102,7 +102,7 @@ func run(addr, serverCPUs, only string, small, large, held int) error {
 		addr = a
 	}
 	ctx := context.Background()
-	fmt.Printf("| workload on one name | server time per script run, %d → %d callers | ratio | longest script (SLOWLOG) | longest PING wait | script runs |\n", small, large)
+	fmt.Printf("| workload on one name | server time per call, %d → %d callers | ratio | longest call (SLOWLOG) | longest PING wait | calls |\n", small, large)
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, w := range workloads {
 		a, err := lockbench.RunScale(ctx, addr, w, small)
