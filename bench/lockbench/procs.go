@@ -257,21 +257,9 @@ type worker struct {
 }
 
 func startWorker(exe string, spec workerSpec) (*worker, error) {
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), workerEnv+"=1")
-	cmd.Stderr = os.Stderr
-	// A worker must not outlive the benchmark, even if the parent is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startCopy(exe, workerEnv+"=1")
 	if err != nil {
 		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", exe, err)
 	}
 	w := &worker{cmd: cmd, stdin: stdin, lines: make(chan string, 4)}
 	go func() {
@@ -344,6 +332,29 @@ func (w *worker) stop() {
 		w.cmd.Process.Kill()
 		<-done
 	}
+}
+
+// startCopy starts exe (a copy of this program) with env added to its
+// environment, its stdin and stdout piped to the caller and its stderr
+// this program's. A copy must not outlive the benchmark, even if this
+// process is killed.
+func startCopy(exe, env string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), env)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, fmt.Errorf("starting %s: %w", exe, err)
+	}
+	return cmd, stdin, stdout, nil
 }
 
 // RunWorkerIfAsked turns this process into a RunProcesses worker or

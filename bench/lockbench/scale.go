@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -142,19 +141,9 @@ func pingWatch(addr string) (func() (time.Duration, error), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lockbench: finding this program to start the PING watcher: %w", err)
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), pingEnv+"="+addr)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startCopy(exe, pingEnv+"="+addr)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("lockbench: starting the PING watcher: %w", err)
+		return nil, fmt.Errorf("lockbench: the PING watcher: %w", err)
 	}
 	// The watcher says "ready" once its connection answered a PING, so that
 	// the window does not start before it watches.
