@@ -26,9 +26,9 @@ import (
 // hand-over both ways. It fails when a pinned script replaced a version
 // that lua/scripts.sum marks released and testdata/upgrade does not hold
 // that version, when a script there has no workload for its kind, and
-// when a file's content is not what the ledger recorded. Before the first
-// release it runs mutex.acquire@11, rw.rlock@4 and sem.take@2, which this
-// release's versions replaced, as worked examples.
+// when a file's content is not what the ledger recorded. It also runs
+// mutex.acquire@11, rw.rlock@4 and sem.take@2, which 0.1.0's versions
+// replaced before that release, as worked examples.
 func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 	ledger := readLedger(t)
 	previous := upgradeScripts(t, "testdata/upgrade", ledger)

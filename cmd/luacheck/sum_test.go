@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,8 +35,8 @@ func TestSumMatches(t *testing.T) {
 	}
 }
 
-// An edited recorded version fails; a removed one that was never released
-// is retired, not an error.
+// An edited recorded version fails, and so does a removed released one; a
+// removed one that was never released is retired, not an error.
 func TestSumDetectsEditNotRetirement(t *testing.T) {
 	dir := copyScripts(t)
 	if err := os.Remove(filepath.Join(dir, "mutex.extend.v6.lua")); err != nil {
@@ -47,7 +48,20 @@ func TestSumDetectsEditNotRetirement(t *testing.T) {
 	}
 	f.WriteString("-- an edit after it was recorded\n")
 	f.Close()
-	_, stderr, code := runCLI(t, "", "-qqq", "--sum", "../../lua/scripts.sum", dir)
+	// The ledger as if mutex.extend@6 had never been released.
+	ledger, err := os.ReadFile("../../lua/scripts.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreleased := regexp.MustCompile(`(?m)^(mutex\.extend@6 [0-9a-f]{40}) released$`)
+	if !unreleased.Match(ledger) {
+		t.Fatal("lua/scripts.sum does not mark mutex.extend@6 released: pick another released version here")
+	}
+	sum := filepath.Join(t.TempDir(), "scripts.sum")
+	if err := os.WriteFile(sum, unreleased.ReplaceAll(ledger, []byte("$1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "-qqq", "--sum", sum, dir)
 	if code != exitErrors {
 		t.Errorf("exit %d, want %d", code, exitErrors)
 	}
@@ -56,6 +70,11 @@ func TestSumDetectsEditNotRetirement(t *testing.T) {
 	}
 	if strings.Contains(stderr, "mutex.extend@6") {
 		t.Errorf("a retired unreleased version was reported:\n%s", stderr)
+	}
+	// With the real ledger, the same removal is an error: it was released.
+	if _, stderr, code := runCLI(t, "", "-qqq", "--sum", "../../lua/scripts.sum", dir); code == exitOK ||
+		!strings.Contains(stderr, "mutex.extend@6 is released") {
+		t.Errorf("a removed released version: exit %d, stderr:\n%s", code, stderr)
 	}
 }
 
