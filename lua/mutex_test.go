@@ -609,7 +609,7 @@ func TestMutexAcquireExpiry(t *testing.T) {
 	m.release("{e}", "carol", "c1/0/-")
 
 	// A stored semaphore count keeps the hash for good.
-	if _, err := call("sem.setlimit@7", []string{"{e}", "{e}:squeue", "{e}:sem"}, 3); err != nil && err != redis.Nil {
+	if _, err := call("sem.setlimit@8", []string{"{e}", "{e}:squeue", "{e}:sem"}, 3); err != nil && err != redis.Nil {
 		t.Fatal(err)
 	}
 	token(t, m.acquire("{e}", "dave", 1000, "d1/0/-", "cd", ""), "dave on a persistent hash")

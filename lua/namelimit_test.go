@@ -21,7 +21,7 @@ func TestScriptsRefuseLockNamesOverTheLimit(t *testing.T) {
 	long := "{" + strings.Repeat("n", 1025) + "}"
 	most := "{" + strings.Repeat("n", 1024) + "}"
 	for _, id := range []string{"mutex.acquire@14", "mutex.undo@6", "multi.acquire@6", "rw.rlock@7", "rw.lock@7", "rw.leave@6",
-		"sem.take@5", "sem.acquire@10", "sem.setlimit@7", "sem.undo@4"} {
+		"sem.take@5", "sem.acquire@11", "sem.setlimit@8", "sem.undo@5"} {
 		s, err := reg.Lookup(id)
 		if err != nil {
 			t.Fatal(err)

@@ -165,12 +165,12 @@ func (e *pileEnv) semTake(owner string, limit int) any {
 
 // semAcquire asks for 1 permit of limit, queueing when none is free.
 func (e *pileEnv) semAcquire(owner string, limit int) any {
-	return e.run("sem.acquire@10", pileSem, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
+	return e.run("sem.acquire@11", pileSem, owner, 1, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(pileWaiterTTL)+" PUBLISH")
 }
 
 // semAcquireN asks for count permits of limit, queueing for waiterTTL ms.
 func (e *pileEnv) semAcquireN(owner string, count, limit, waiterTTL int) any {
-	return e.run("sem.acquire@10", pileSem, owner, count, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(waiterTTL)+" PUBLISH")
+	return e.run("sem.acquire@11", pileSem, owner, count, pileTTL, limit, "c1\t"+owner+"\t{}", fmt.Sprint(waiterTTL)+" PUBLISH")
 }
 
 func (e *pileEnv) forceUnlock(graceMs int) any {
@@ -234,6 +234,8 @@ var pileScripted = map[string]func(e *pileEnv, n int){
 	"sem waiters": buildSemWaiters,
 	// n Semaphore calls that gave up (sem.undo), none holding or queued.
 	"sem given up": buildSemGivenUp,
+	// A Semaphore of 2 permits, 1 held, with n calls queued for 2 each.
+	"sem oversized waiters": buildSemOversized,
 }
 
 // pileBuilders are the builders the measurement uses: the scripted ones,
@@ -253,6 +255,7 @@ var pileBuilders = func() map[string]func(e *pileEnv, n int) {
 	m["sem waiters"] = replicated(buildSemWaiters, "w")
 	m["sem holders"] = buildSemHoldersDirect
 	m["sem given up"] = replicated(buildSemGivenUp, "g")
+	m["sem oversized waiters"] = replicated(buildSemOversized, "w")
 	return m
 }()
 
@@ -306,7 +309,7 @@ func buildSemHoldersDirect(e *pileEnv, n int) {
 
 func buildSemGivenUp(e *pileEnv, n int) {
 	for i := 0; i < n; i++ {
-		e.run("sem.undo@4", pileSem, member("g", i), pileGoneTTL)
+		e.run("sem.undo@5", pileSem, member("g", i), pileGoneTTL)
 	}
 }
 
@@ -316,6 +319,20 @@ func buildSemWaiters(e *pileEnv, n int) {
 	}
 	for i := 0; i < n; i++ {
 		if r, ok := e.semAcquire(member("w", i), 1).([]any); !ok || len(r) < 4 || r[3] == int64(0) {
+			e.t.Fatalf("waiter %d was not queued: %v", i, r)
+		}
+	}
+}
+
+// buildSemOversized makes a Semaphore of 2 permits held by "holder" (1)
+// with n calls queued for 2 permits each: once the count is lowered to 1
+// (lowerSemLimit) none of them can ever be served.
+func buildSemOversized(e *pileEnv, n int) {
+	if t, ok := e.semTake("holder", 2).(int64); !ok || t == 0 {
+		e.t.Fatal("holder did not take the permit")
+	}
+	for i := 0; i < n; i++ {
+		if r, ok := e.semAcquireN(member("w", i), 2, 2, pileWaiterTTL).([]any); !ok || len(r) < 4 || r[3] == int64(0) {
 			e.t.Fatalf("waiter %d was not queued: %v", i, r)
 		}
 	}
@@ -457,11 +474,24 @@ func semWaiterBehindTheDead(e *pileEnv, n int) {
 	e.clock.Advance((pileTTL/2 + 1000) * time.Millisecond)
 }
 
+// lowerSemLimit stores a count of 1 as sem.setlimit does (field l, the
+// hash and the index kept for good) but without serving the queue: every
+// call of the "sem oversized waiters" pile asks for more than the count,
+// none of them woken yet.
+func lowerSemLimit(e *pileEnv, n int) {
+	ctx := context.Background()
+	for _, args := range [][]any{{"HSET", pileLock, "l", "1"}, {"PERSIST", pileLock}, {"PERSIST", pileSemIndex}} {
+		if err := e.srv.Do(ctx, args...).Err(); err != nil && err != redis.Nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
 // semKeepLastWaiter keeps the last of the queued calls (its deadline and
 // the queue's life move on) and lets the others' deadlines pass.
 func semKeepLastWaiter(e *pileEnv, n int) {
 	e.clock.Advance(pileWaiterTTL * 4 / 5 * time.Millisecond)
-	e.run("sem.keepqueued@5", pileSem, member("w", n-1))
+	e.run("sem.keepqueued@6", pileSem, member("w", n-1))
 	e.clock.Advance(pileWaiterTTL * 2 / 5 * time.Millisecond)
 }
 
@@ -597,17 +627,17 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1_000_000) }},
 	{name: "sem.release, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, member("p", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, member("p", n-1)) }},
 	{name: "sem.extend, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) {
 			e.run("sem.extend@4", []string{pileLock, pileSemIndex}, member("p", n-1), pileTTL)
 		}},
 	{name: "sem.undo holder, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@4", pileSem, member("p", n-1), pileGoneTTL)
+			e.run("sem.undo@5", pileSem, member("p", n-1), pileGoneTTL)
 		}},
 	{name: "sem.setlimit, n holders", pile: "sem holders",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2_000_000) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@8", pileSem, 2_000_000) }},
 	{name: "lock.forceunlock sem, n holders", pile: "sem holders",
 		act: func(e *pileEnv, n int) { e.forceUnlock(0) }},
 	{name: "sem.take refused, n waiting", pile: "sem waiters",
@@ -615,15 +645,15 @@ var pilePaths = []pilePath{
 	{name: "sem.acquire queued, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "holder") }},
+		act: func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, "holder") }},
 	{name: "sem.undo waiter, n waiting", pile: "sem waiters",
 		act: func(e *pileEnv, n int) {
-			e.run("sem.undo@4", pileSem, member("w", n-1), pileGoneTTL)
+			e.run("sem.undo@5", pileSem, member("w", n-1), pileGoneTTL)
 		}},
 	{name: "sem.keepqueued, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
+		act: func(e *pileEnv, n int) { e.run("sem.keepqueued@6", pileSem, member("w", n-1)) }},
 	{name: "sem.setlimit serves one, n waiting", pile: "sem waiters",
-		act: func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 2) }},
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@8", pileSem, 2) }},
 	// Permit holders that died: their time passed, their records wait for
 	// a sweep (at most 8 a call) or, once h's time passed too, count for
 	// nothing (the count starts again).
@@ -635,7 +665,7 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release, n holders whose time passed", pile: "sem holders",
 		prep: afterSemHoldersTTL,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, member("p", n-1)) }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, member("p", n-1)) }},
 	{name: "sem.take joins, n dead holders, one live", pile: "sem holders", batch: 8,
 		prep: oneLiveSemHolder,
 		act:  func(e *pileEnv, n int) { e.semTake("new", 1_000_000) }},
@@ -650,16 +680,16 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.semAcquireN("w", 1_000_000-n+1, 1_000_000, 60_000) }},
 	{name: "sem.keepqueued serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
-		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, "w") }},
+		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@6", pileSem, "w") }},
 	{name: "sem.release serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "late") }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, "late") }},
 	{name: "sem.undo serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
-		act:  func(e *pileEnv, n int) { e.run("sem.undo@4", pileSem, "late", pileGoneTTL) }},
+		act:  func(e *pileEnv, n int) { e.run("sem.undo@5", pileSem, "late", pileGoneTTL) }},
 	{name: "sem.setlimit serves past n dead holders", pile: "sem holders", batch: 8,
 		prep: semWaiterBehindTheDead,
-		act:  func(e *pileEnv, n int) { e.run("sem.setlimit@7", pileSem, 1_000_000) }},
+		act:  func(e *pileEnv, n int) { e.run("sem.setlimit@8", pileSem, 1_000_000) }},
 	// Dead waiters (their deadlines passed) at the head of a queue that
 	// lives (its last waiter is kept): at most 100 dropped a call.
 	{name: "sem.acquire queued, n dead waiters", pile: "sem waiters", batch: 100,
@@ -667,18 +697,35 @@ var pilePaths = []pilePath{
 		act:  func(e *pileEnv, n int) { e.semAcquire("new", 1) }},
 	{name: "sem.release hand-over past n dead waiters", pile: "sem waiters", batch: 100,
 		prep: semKeepLastWaiter,
-		act:  func(e *pileEnv, n int) { e.run("sem.release@10", pileSem, "holder") }},
+		act:  func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, "holder") }},
 	{name: "sem.keepqueued past n dead waiters", pile: "sem waiters", batch: 100,
 		prep: semKeepLastWaiter,
-		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@5", pileSem, member("w", n-1)) }},
+		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@6", pileSem, member("w", n-1)) }},
+	// Queued calls that ask for more than a lowered count: each is woken to
+	// give up and its entry goes, at most 8 (with the dead dropped along
+	// the way) a call; the rest wait for the next call.
+	{name: "sem.setlimit lowered below n waiting", pile: "sem oversized waiters", batch: 8,
+		act: func(e *pileEnv, n int) { e.run("sem.setlimit@8", pileSem, 1) }},
+	{name: "sem.release, n waiting ask more than the count", pile: "sem oversized waiters", batch: 8,
+		prep: lowerSemLimit,
+		act:  func(e *pileEnv, n int) { e.run("sem.release@11", pileSem, "holder") }},
+	{name: "sem.keepqueued, n waiting ask more than the count", pile: "sem oversized waiters", batch: 8,
+		prep: lowerSemLimit,
+		act:  func(e *pileEnv, n int) { e.run("sem.keepqueued@6", pileSem, member("w", n-1)) }},
+	{name: "sem.acquire queued, n waiting ask more than the count", pile: "sem oversized waiters", batch: 8,
+		prep: lowerSemLimit,
+		act:  func(e *pileEnv, n int) { e.semAcquireN("new", 1, 2, pileWaiterTTL) }},
+	{name: "sem.undo waiter, n waiting ask more than the count", pile: "sem oversized waiters", batch: 8,
+		prep: lowerSemLimit,
+		act:  func(e *pileEnv, n int) { e.run("sem.undo@5", pileSem, member("w", n-1), pileGoneTTL) }},
 	// Given-up records whose time passed: at most 8 swept a call.
 	{name: "sem.undo, n expired given up", pile: "sem given up", batch: 8,
 		prep: func(e *pileEnv, n int) {
 			// One record outlives the others, and the keys with it.
-			e.run("sem.undo@4", pileSem, "late", 4*pileGoneTTL)
+			e.run("sem.undo@5", pileSem, "late", 4*pileGoneTTL)
 			e.clock.Advance(2 * pileGoneTTL * time.Millisecond)
 		},
-		act: func(e *pileEnv, n int) { e.run("sem.undo@4", pileSem, "new", pileGoneTTL) }},
+		act: func(e *pileEnv, n int) { e.run("sem.undo@5", pileSem, "new", pileGoneTTL) }},
 }
 
 // pileFigure is one path's work at both sizes.
@@ -903,7 +950,7 @@ func TestScriptWorkPileRatchet(t *testing.T) {
 // the ratchet says so.
 func TestScriptWorkPileCatchesASemScan(t *testing.T) {
 	reg := scripts(t)
-	release, err := reg.Lookup("sem.release@10")
+	release, err := reg.Lookup("sem.release@11")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -929,11 +976,57 @@ func TestScriptWorkPileCatchesASemScan(t *testing.T) {
 	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
 		t.Fatalf("the unbroken script fails the check: %v", problems)
 	}
-	figures := measurePiles(t, reg, map[string]*registry.Script{"sem.release@10": broken}, paths)
+	figures := measurePiles(t, reg, map[string]*registry.Script{"sem.release@11": broken}, paths)
 	logFigures(t, figures)
 	problems := pileProblems(figures, pileKnownGrowth)
 	if len(problems) != 1 || !strings.Contains(problems[0], "grows with the pile") || !strings.Contains(problems[0], "hgetall") {
 		t.Fatalf("the broken copy: problems %q, want one that names the growth and the HGETALL", problems)
 	}
 	t.Logf("the broken copy fails as it should: %s", problems[0])
+}
+
+// The released versions walked and woke every queued call that asks for
+// more than the count, leaving its entry: sem.release@10, sem.keepqueued@5,
+// sem.setlimit@7, sem.acquire@10 and sem.undo@4 in place of the current
+// ones make every path past such calls grow with the pile, and the ratchet
+// says so.
+func TestScriptWorkPileCatchesTheOversizedWalk(t *testing.T) {
+	reg := scripts(t)
+	swap := map[string]*registry.Script{}
+	for now, old := range map[string]string{
+		"sem.release@11": "sem.release@10", "sem.keepqueued@6": "sem.keepqueued@5",
+		"sem.setlimit@8": "sem.setlimit@7", "sem.acquire@11": "sem.acquire@10", "sem.undo@5": "sem.undo@4",
+	} {
+		s, err := reg.Lookup(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		swap[now] = s
+	}
+	var paths []pilePath
+	for _, p := range pilePaths {
+		if p.pile == "sem oversized waiters" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) != 5 {
+		t.Fatalf("%d paths on the oversized pile, want 5", len(paths))
+	}
+	clean := measurePiles(t, reg, nil, paths)
+	logFigures(t, clean)
+	if problems := pileProblems(clean, pileKnownGrowth); len(problems) > 0 {
+		t.Fatalf("the current scripts fail the check: %v", problems)
+	}
+	figures := measurePiles(t, reg, swap, paths)
+	logFigures(t, figures)
+	problems := pileProblems(figures, pileKnownGrowth)
+	if len(problems) != len(paths) {
+		t.Fatalf("the released versions: %d problems, want one per path: %v", len(problems), problems)
+	}
+	for _, p := range problems {
+		if !strings.Contains(p, "grows with the pile") || !strings.Contains(p, "publish") {
+			t.Errorf("the released versions' problem %q does not name the growth and the PUBLISHes", p)
+		}
+		t.Logf("the released versions fail as they should: %s", p)
+	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/redlua/redlua/internal/redistest"
 )
 
-// sem.release@10 hands freed permits to the queued sem.acquire@10 calls that
+// sem.release@11 hands freed permits to the queued sem.acquire@11 calls that
 // now fit, on a real server: the head gets a record p:<owner> in state g
 // that lives min(TTL, waiter TTL), it leaves the queue, and only its client
 // hears "grant <token> <owner> <owner>" with a token larger than every

@@ -46,8 +46,8 @@ func TestSemaphoreLeftoversDoNotCount(t *testing.T) {
 	if n := e.srv.Do(ctx, "HEXISTS", pileLock, "p:p0").Val(); n != int64(0) {
 		t.Fatal("the dead p0 is still in the hash after two sweeps")
 	}
-	e.run("sem.release@10", pileSem, "x")
-	e.run("sem.release@10", pileSem, "y")
+	e.run("sem.release@11", pileSem, "x")
+	e.run("sem.release@11", pileSem, "y")
 	if got := semHeld(e); got != "" {
 		t.Fatalf("h counts %q after the last release, want no h", got)
 	}

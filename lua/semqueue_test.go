@@ -34,18 +34,18 @@ func (s semCalls) keys() []string { return semKeys(s.tag) }
 // ms (0: TryAcquire).
 func (s semCalls) acquire(owner string, n int64, waiterTTL int, client string) []any {
 	s.t.Helper()
-	return s.run("sem.acquire@10", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
+	return s.run("sem.acquire@11", s.keys(), owner, n, s.ttl, s.limit, client+"\t"+owner+"\t{\"label\":\""+owner+"\"}",
 		fmt.Sprintf("%d PUBLISH", waiterTTL))
 }
 
 func (s semCalls) release(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.release@10", s.keys(), owner)[0].(int64)
+	return s.run("sem.release@11", s.keys(), owner)[0].(int64)
 }
 
 func (s semCalls) undo(owner string) int64 {
 	s.t.Helper()
-	return s.run("sem.undo@4", s.keys(), owner, 60000)[0].(int64)
+	return s.run("sem.undo@5", s.keys(), owner, 60000)[0].(int64)
 }
 
 func (s semCalls) extend(owner string, ttl int64) int64 {
@@ -103,7 +103,7 @@ func TestSemaphoreQueue(t *testing.T) {
 	if got := s.acquire("dave", 1, 5000, "c3"); got[0] != int64(0) || got[3] != int64(2) {
 		t.Fatalf("dave = %v, want {0, hint, 2, 2}: queued behind bob", got)
 	}
-	if got := s.run("sem.keepqueued@5", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
+	if got := s.run("sem.keepqueued@6", keys, "bob", "nobody"); got[0] != int64(1) || got[1] != int64(0) {
 		t.Fatalf("keepqueued bob, nobody = %v, want {1, 0}", got)
 	}
 	quiet()
@@ -144,17 +144,17 @@ func TestSemaphoreQueue(t *testing.T) {
 		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 -1 2", "c\to\t{}"}, "counts must be"},
 		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1.5 60000 2", "c\to\t{}"}, "counts must be"},
 		{"sem.take@5", []string{keys[0], keys[2]}, []any{"o", "1 60000", "c\to\t{}"}, "counts must be"},
-		{"sem.acquire@10", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@10", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@10", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
-		{"sem.acquire@10", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
-		{"sem.acquire@10", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
-		{"sem.acquire@10", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
-		{"sem.acquire@10", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.acquire@11", keys, []any{"o", 0, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@11", keys, []any{"o", int64(1)<<53 + 2, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@11", keys, []any{"o", 1.5, 60000, 2, "c\to\t{}", "5000 PUBLISH"}, "count must be"},
+		{"sem.acquire@11", keys, []any{"o", 1, 0, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@11", keys, []any{"o", 1, 604800001, 2, "c\to\t{}", "5000 PUBLISH"}, "ttl_ms must be"},
+		{"sem.acquire@11", keys, []any{"o", 1, 60000, 0, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
+		{"sem.acquire@11", keys, []any{"o", 1, 60000, int64(1) << 54, "c\to\t{}", "5000 PUBLISH"}, "default_limit must be"},
 		{"sem.extend@4", []string{keys[0], keys[2]}, []any{"o", 604800001}, "ttl_ms must be"},
-		{"sem.undo@4", keys, []any{"o", 0}, "gone_ttl_ms must be"},
-		{"sem.setlimit@7", keys, []any{0}, "limit must be"},
-		{"sem.setlimit@7", keys, []any{int64(1)<<53 + 2}, "limit must be"},
+		{"sem.undo@5", keys, []any{"o", 0}, "gone_ttl_ms must be"},
+		{"sem.setlimit@8", keys, []any{0}, "limit must be"},
+		{"sem.setlimit@8", keys, []any{int64(1)<<53 + 2}, "limit must be"},
 	} {
 		if _, err := s.call(tc.id, tc.keys, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%v = %v, want an error containing %q", tc.id, tc.args, err, tc.want)
@@ -168,8 +168,8 @@ func TestSemaphoreQueue(t *testing.T) {
 		{"-1 PUBLISH", "waiter_ttl_ms must be"},
 		{"5000 PUB", "publish must be"},
 	} {
-		if _, err := s.call("sem.acquire@10", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("sem.acquire@10 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
+		if _, err := s.call("sem.acquire@11", keys, "o", 1, 60000, 2, "c\to\t{}", tc.wait); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sem.acquire@11 with wait %q = %v, want an error containing %q", tc.wait, err, tc.want)
 		}
 	}
 }

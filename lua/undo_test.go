@@ -52,7 +52,7 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 	if _, err := call("rw.leave@6", []string{"{x}", "{x}:rw"}, "", "x3", 0, "r", "PUBLISH"); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be a positive") {
 		t.Fatalf("gone_ttl_ms 0 = %v, want an error naming gone_ttl_ms", err)
 	}
-	if _, err := call("sem.undo@4", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
+	if _, err := call("sem.undo@5", semKeys("s"), "o", -5); err == nil || !strings.Contains(err.Error(), "gone_ttl_ms must be") {
 		t.Fatalf("sem.undo with gone_ttl_ms -5 = %v, want an error naming gone_ttl_ms", err)
 	}
 	// mutex.undo moves the hash's expiry only forward too, and records the
@@ -87,9 +87,9 @@ func TestUndoRefusesLateAttempts(t *testing.T) {
 			func(a string) []any { return []any{"alice", 10000, "g:" + a, "wq--00003000c1\t" + a + "\talice\t{}"} },
 			func(a string) { leave("{w}", "alice", a, "w", 60000) }},
 		// A Semaphore call's owner token is its attempt id.
-		{"sem.acquire@10", "s", semKeys("s"),
+		{"sem.acquire@11", "s", semKeys("s"),
 			func(a string) []any { return []any{a, 1, 10000, 2, "c1\t" + a + "\t{}", "3000 PUBLISH"} },
-			func(a string) { run("sem.undo@4", semKeys("s"), a, 60000) }},
+			func(a string) { run("sem.undo@5", semKeys("s"), a, 60000) }},
 		{"multi.acquire@6", "m", multiKeys,
 			func(a string) []any { return []any{"alice", 10000, a, "c1", ""} },
 			func(a string) { mutexUndo("{m}a", "alice", a); mutexUndo("{m}b", "alice", a) }},
