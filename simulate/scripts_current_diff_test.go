@@ -21,9 +21,9 @@ func TestCurrentScriptsMatchRedis(t *testing.T) {
 	get := ownScripts(t)
 	acquire, release, keep := get("mutex.acquire@14"), get("mutex.release@11"), get("mutex.keepqueued@6")
 	undo, extend := get("mutex.undo@6"), get("mutex.extend@6")
-	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@10"), get("lock.forceunlock@4")
-	semRelease, semUndo, semExtend := get("sem.release@10"), get("sem.undo@4"), get("sem.extend@4")
-	semLimit, semKeep, semTake := get("sem.setlimit@7"), get("sem.keepqueued@5"), get("sem.take@5")
+	inspect, semAcquire, force := get("lock.inspect@3"), get("sem.acquire@11"), get("lock.forceunlock@4")
+	semRelease, semUndo, semExtend := get("sem.release@11"), get("sem.undo@5"), get("sem.extend@4")
+	semLimit, semKeep, semTake := get("sem.setlimit@8"), get("sem.keepqueued@6"), get("sem.take@5")
 	rlock, wlock := get("rw.rlock@7"), get("rw.lock@7")
 	runlock, wunlock, rextend, leave := get("rw.runlock@8"), get("rw.unlock@4"), get("rw.rextend@4"), get("rw.leave@6")
 
