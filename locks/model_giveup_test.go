@@ -94,7 +94,7 @@ func mcGiveUpModel(name string, k mcGiveUpKind) *explore.Model {
 // mcGiveUpKinds are the Semaphore's and the MultiLock's give-ups (the
 // RWMutex's are in model_rwwake_test.go).
 func mcGiveUpKinds(t *testing.T) []mcGiveUpKind {
-	v := mcV2Lookup(t, mcMutexIDs[1], "multi.acquire@6", "sem.acquire@10", "sem.release@10", mcMutexIDs[2], "sem.undo@4")
+	v := mcV2Lookup(t, mcMutexIDs[1], "multi.acquire@6", "sem.acquire@11", "sem.release@11", mcMutexIDs[2], "sem.undo@5")
 	release, multi, undo := v[0], v[1], v[4]
 	sem := semScripts{acquire: v[2], release: v[3], undo: v[5]}
 	goneTTL := 2 * mcFairWaitTTL.Milliseconds()

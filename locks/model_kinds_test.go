@@ -90,7 +90,7 @@ func mcMultiModel(name string, acquire, release *registry.Script) *explore.Model
 // --- the models -----------------------------------------------------------------
 
 func TestModelSemaphore(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@10", "sem.release@10")
+	v := mcV2Lookup(t, "sem.acquire@11", "sem.release@11")
 	s := semScripts{acquire: v[0], release: v[1]}
 	explore.Check(t, mcSemModel("semaphore of 2 permits, 3 clients", s))
 
@@ -162,7 +162,7 @@ func mcSemMixedModel(name string, s semScripts) *explore.Model {
 // permits, with the grant believed from the message, and beside a client
 // that only looks again.
 func TestModelSemaphoreGrant(t *testing.T) {
-	v := mcV2Lookup(t, "sem.acquire@10", "sem.release@10")
+	v := mcV2Lookup(t, "sem.acquire@11", "sem.release@11")
 	s := semScripts{acquire: v[0], release: v[1]}
 	// The two explorations are the package's largest and share nothing:
 	// they run side by side. Each merges the states that differ by a

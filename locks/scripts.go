@@ -53,8 +53,8 @@ var embeddedScripts = sync.OnceValues(func() (*scriptSet, error) {
 		mutexExtend: pick("mutex.extend@6"), mutexUndo: pick("mutex.undo@6"),
 		rlock: pick("rw.rlock@7"), runlock: pick("rw.runlock@8"), rextend: pick("rw.rextend@4"),
 		wlock: pick("rw.lock@7"), wleave: pick("rw.leave@6"), wunlock: pick("rw.unlock@4"),
-		semAcquire: pick("sem.acquire@10"), semRelease: pick("sem.release@10"), semUndo: pick("sem.undo@4"), semTake: pick("sem.take@5"),
-		semExtend: pick("sem.extend@4"), semLimit: pick("sem.setlimit@7"), semKeepQueued: pick("sem.keepqueued@5"),
+		semAcquire: pick("sem.acquire@11"), semRelease: pick("sem.release@11"), semUndo: pick("sem.undo@5"), semTake: pick("sem.take@5"),
+		semExtend: pick("sem.extend@4"), semLimit: pick("sem.setlimit@8"), semKeepQueued: pick("sem.keepqueued@6"),
 		holderWrite: pick("holder.write@1"), holderRead: pick("holder.read@1"),
 		multiAcquire: pick("multi.acquire@6"), forceUnlock: pick("lock.forceunlock@4"),
 		keepQueued: pick("mutex.keepqueued@6"),
@@ -507,7 +507,7 @@ func semKeysOf(s *registry.Script, k keys) []string {
 	return all
 }
 
-// semAcquire runs sem.acquire@10, or first sem.take@5 when fast (the first
+// semAcquire runs sem.acquire@11, or first sem.take@5 when fast (the first
 // attempt of a call): the one-key fast path, which replies 0 when the call
 // needs sem.acquire (waiters, a claim, a recount, no free permits). The
 // owner token is the Acquire call's own, so it doubles as the attempt id
@@ -551,7 +551,7 @@ func (c *Client) semAcquire(ctx context.Context, s *settings, k keys, owner, met
 	return a, replicated, err
 }
 
-// semRelease runs sem.release@10: it reports whether the call's record was
+// semRelease runs sem.release@11: it reports whether the call's record was
 // still there (whether its time had passed, the lease's own deadline
 // tells). The freed permits go to the queued calls that now fit, handed
 // over ("grant <token> <owner> <owner>").
@@ -560,14 +560,14 @@ func (c *Client) semRelease(ctx context.Context, k keys, owner string) (bool, er
 	return held == 1, err
 }
 
-// semUndo runs sem.undo@4 for an Acquire call that gave up: the server
+// semUndo runs sem.undo@5 for an Acquire call that gave up: the server
 // records the call's attempt (its owner token) as given up first, takes it
 // out of the queue, and gives back permits it may have taken.
 func (c *Client) semUndo(ctx context.Context, s *settings, k keys, owner string) error {
 	return c.backend().Run(ctx, c.scripts.semUndo, semKeysOf(c.scripts.semUndo, k), owner, s.goneTTL().Milliseconds()).Err()
 }
 
-// semKeepQueued runs sem.keepqueued@5 for this Client's queued Acquire
+// semKeepQueued runs sem.keepqueued@6 for this Client's queued Acquire
 // calls (owners) of one semaphore: queued[i] is false when owners[i] is no
 // longer queued.
 func (c *Client) semKeepQueued(ctx context.Context, node Backend, k keys, owners []string) (queued []bool, err error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -257,6 +258,49 @@ func TestSuiteSemaphoreGiveUpLetsOthersThrough(t *testing.T) {
 		}
 		if err := <-small; err != nil {
 			t.Fatalf("the one-permit Acquire behind the cancelled one: %v", err)
+		}
+	})
+}
+
+// SetPermits below what queued calls ask: each of them (more than the 8
+// a script drops along the way) gives up with the error it gets when it
+// asks for more than the count, and never holds a permit; a call queued
+// behind them that fits the new count is served.
+func TestSuiteSemaphoreLoweredCountTurnsAwayOversizedCalls(t *testing.T) {
+	suite(t, func(t *testing.T, f fixture) {
+		ctx := timeout(t, 20*time.Second)
+		opts := []locks.Option{locks.WithTTL(time.Minute), locks.WithWaiterTTL(time.Minute)}
+		sem := semaphore(t, f.client(t, opts...), "shrink", 3)
+		holder, err := sem.Acquire(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Unlock(ctx)
+		const oversized = 10
+		big := make(chan error, oversized)
+		for range oversized {
+			queuedSemaphore(t, f, "shrink", 3, 3, big, opts...)
+		}
+		small := make(chan error, 1)
+		queuedSemaphore(t, f, "shrink", 3, 1, small, opts...)
+		if err := sem.SetPermits(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		for range oversized {
+			if err := <-big; err == nil || !strings.Contains(err.Error(), "asked for 3 permits but it has 2") {
+				t.Fatalf("an Acquire(3) after SetPermits(2) returned %v, want the error that it asked for more than the count", err)
+			}
+		}
+		if err := <-small; err != nil {
+			t.Fatalf("the Acquire(1) behind them: %v", err)
+		}
+		info, err := f.client(t).Inspect(ctx, "shrink")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := permitsOf(t, info, time.Minute)
+		if len(got) != 2 || got[holder.Owner()] != 1 || info.Waiters != 0 {
+			t.Fatalf("Inspect = %+v, want the holder and the Acquire(1) with a permit each, no one else, no waiter", info)
 		}
 	})
 }

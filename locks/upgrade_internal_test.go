@@ -23,7 +23,9 @@ import (
 // Clients with the current one on one lock of that script's kind and
 // checks that each version's try fails beside the other's hold, then
 // mutual exclusion (and the count), fencing order and, for the Mutex,
-// hand-over both ways. It fails when a pinned script replaced a version
+// hand-over both ways; for the Semaphore, that the previous set's
+// release, SetPermits, give-up and keeper serve no waiter beside the
+// current version's hold (servesBesideHold). It fails when a pinned script replaced a version
 // that lua/scripts.sum marks released and testdata/upgrade does not hold
 // that version, when a script there has no workload for its kind, and
 // when a file's content is not what the ledger recorded. It also runs
@@ -85,6 +87,9 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 				if most > 3 {
 					t.Errorf("%s beside the current scripts: %d permits of 3 held at once", old.ID(), most)
 				}
+				if served := servesBesideHold(t, srv, old, "upgrade-serves-"+old.ID()); served != "" {
+					t.Errorf("%s beside the current scripts: %s", old.ID(), served)
+				}
 				t.Logf("%s beside the current scripts: %d holds, at most %d of 3 permits at once", old.ID(), holds, most)
 			default:
 				t.Fatalf("%s: no mixed-version workload for %q scripts: add one to this test", old.ID(), kind)
@@ -94,9 +99,26 @@ func TestRollingUpgradeRunsBothVersionsOnOneLock(t *testing.T) {
 
 	// The check can fail: a previous version that reads the hold from
 	// another field (a layout change N+1 did not account for) takes the
-	// lock beside the other version's hold.
+	// lock beside the other version's hold, or, for a script that serves
+	// the queue and takes nothing itself, serves a waiter beside it.
 	for _, old := range previous {
 		t.Run("an incompatible "+old.Name+" is caught", func(t *testing.T) {
+			if semServing[old.Name] {
+				const from = "'h', 'q'"
+				if !strings.Contains(old.Source, from) {
+					t.Fatalf("%s: its first read of h (%s) is not where this test expects it", old.ID(), from)
+				}
+				broken, err := registry.ParseScript(old.File, []byte(strings.Replace(old.Source, from, "'hold', 'q'", 1)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if served := servesBesideHold(t, srv, broken, "upgrade-broken-"+old.Name); served == "" {
+					t.Errorf("a %s that does not see the current hold: the waiter was not served beside the hold", old.Name)
+				} else {
+					t.Logf("caught: %s", served)
+				}
+				return
+			}
 			src := strings.ReplaceAll(old.Source, "redis.call('HMGET', lock, 'h',", "redis.call('HMGET', lock, 'hold',")
 			if src == old.Source {
 				t.Fatalf("%s: the fast path's HMGET of h is not where this test expects it", old.ID())
@@ -214,10 +236,10 @@ func handOverBothWays(t *testing.T, srv *redistest.Server, old *registry.Script,
 	}
 }
 
-// mixedClient is a new Client (TTL a minute) that runs the current
-// scripts, or with useOld the previous set: old in place of the current
-// version of its name.
-func mixedClient(t *testing.T, srv *redistest.Server, old *registry.Script, useOld bool) *Client {
+// mixedClient is a new Client (TTL a minute, then opts) that runs the
+// current scripts, or with useOld the previous set: old in place of the
+// current version of its name.
+func mixedClient(t *testing.T, srv *redistest.Server, old *registry.Script, useOld bool, opts ...Option) *Client {
 	t.Helper()
 	current, err := embeddedScripts()
 	if err != nil {
@@ -240,7 +262,7 @@ func mixedClient(t *testing.T, srv *redistest.Server, old *registry.Script, useO
 		t.Fatalf("%s: no pinned script is named %s (or this list misses one of scriptSet's %d)", old.ID(), old.Name, len(withOld.list()))
 	}
 	rc := srv.Client()
-	c, err := New(rc, WithTTL(time.Minute))
+	c, err := New(rc, append([]Option{WithTTL(time.Minute)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,6 +428,105 @@ func mixedSemaphoreRun(t *testing.T, srv *redistest.Server, old *registry.Script
 		most = max(most, inUse)
 	}, func(g int) { inUse -= count(g) })
 	return holds, most
+}
+
+// semServing are the Semaphore scripts that serve the queue and take no
+// permits for their caller: the cross-version tries do not run them, so
+// servesBesideHold checks them (and every other sem script too).
+var semServing = map[string]bool{"sem.release": true, "sem.keepqueued": true, "sem.setlimit": true, "sem.undo": true}
+
+// servesBesideHold runs each script that serves a Semaphore's queue, of
+// the previous set, beside a hold of the current one, where it must not
+// serve: the current version holds 2 of 3 permits, the previous version
+// 1, and a call of the previous set (waiter TTL 300 ms: its keeper runs
+// sem.keepqueued every 100 ms) queues for 2. The previous version's
+// release (1 permit back), SetPermits(3), a call that queues behind the
+// waiter and gives up (sem.undo) and the keeper each serve the queue's
+// head, where the waiter does not fit. It returns what was served, or ""
+// when the waiter took its permits only once the current hold ended.
+func servesBesideHold(t *testing.T, srv *redistest.Server, old *registry.Script, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sem := func(useOld bool, opts ...Option) *Semaphore {
+		s, err := mixedClient(t, srv, old, useOld, opts...).Semaphore(name, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	current, previous := sem(false), sem(true)
+	held, err := current.Acquire(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := previous.Acquire(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := sem(true, WithWaiterTTL(300*time.Millisecond))
+	served := make(chan error, 1)
+	go func() {
+		l, err := waiter.Acquire(ctx, 2)
+		if err == nil {
+			defer l.Unlock(ctx)
+		}
+		served <- err
+	}()
+	admin := srv.Client()
+	defer admin.Close()
+	queue := "{" + name + "}:squeue"
+	for i := 0; ; i++ {
+		if n, err := admin.ZCard(ctx, queue).Result(); err == nil && n > 0 {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the waiter did not queue within 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// servedAfter reports the waiter's return within wait after step, as
+	// the finding; "" while it waits.
+	servedAfter := func(step string, wait time.Duration) string {
+		select {
+		case err := <-served:
+			return fmt.Sprintf("the waiter's Acquire(2) returned %v beside the current version's hold of 2, after %s", err, step)
+		case <-time.After(wait):
+			return ""
+		}
+	}
+	if err := one.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := servedAfter("the previous version's release of 1 permit", 100*time.Millisecond); got != "" {
+		return got
+	}
+	if err := previous.SetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := servedAfter("the previous version's SetPermits(3)", 100*time.Millisecond); got != "" {
+		return got
+	}
+	short, stop := context.WithTimeout(ctx, 200*time.Millisecond)
+	if l, err := previous.Acquire(short, 1); err == nil {
+		stop()
+		_ = l.Unlock(ctx)
+		return "an Acquire(1) queued behind the waiter took a permit beside the current version's hold of 2"
+	}
+	stop()
+	if got := servedAfter("the previous version's give-up behind the waiter", 100*time.Millisecond); got != "" {
+		return got
+	}
+	if got := servedAfter("the previous version's keeper (300 ms)", 300*time.Millisecond); got != "" {
+		return got
+	}
+	if err := held.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("the waiter once the current hold ended: %v", err)
+	}
+	return ""
 }
 
 // crossTries holds the lock with one version and tries to take it with the
