@@ -986,10 +986,10 @@ func TestScriptWorkPileCatchesASemScan(t *testing.T) {
 }
 
 // The released versions walked and woke every queued call that asks for
-// more than the count, leaving its entry: sem.release@10, sem.keepqueued@5,
-// sem.setlimit@7, sem.acquire@10 and sem.undo@4 in place of the current
-// ones make every path past such calls grow with the pile, and the ratchet
-// says so.
+// more than the count, leaving its entry: sem.release@10 and
+// sem.setlimit@7 (of the five released scripts with that loop) in place of
+// the current ones make their paths past such calls grow with the pile,
+// and the ratchet says so.
 func TestScriptWorkPileCatchesTheOversizedWalk(t *testing.T) {
 	reg := scripts(t)
 	swap := map[string]*registry.Script{}
@@ -1003,14 +1003,16 @@ func TestScriptWorkPileCatchesTheOversizedWalk(t *testing.T) {
 		}
 		swap[now] = s
 	}
+	// The five scripts share the serving loop; two of its callers show it,
+	// since each released version at 10,000 takes seconds in the simulator.
 	var paths []pilePath
 	for _, p := range pilePaths {
-		if p.pile == "sem oversized waiters" {
+		if p.pile == "sem oversized waiters" && (strings.HasPrefix(p.name, "sem.release,") || strings.HasPrefix(p.name, "sem.setlimit ")) {
 			paths = append(paths, p)
 		}
 	}
-	if len(paths) != 5 {
-		t.Fatalf("%d paths on the oversized pile, want 5", len(paths))
+	if len(paths) != 2 {
+		t.Fatalf("%d paths named on the oversized pile, want sem.release's and sem.setlimit's", len(paths))
 	}
 	clean := measurePiles(t, reg, nil, paths)
 	logFigures(t, clean)
