@@ -40,24 +40,23 @@ type holderState struct {
 // holderKey is the holder key of the Client with id.
 func (c *Client) holderKey(id string) string { return c.defaults.keyPrefix + holderTag + id }
 
-// holding writes the Client's holder record on node when it is due (the
-// first acquire, then every holderTTL/2), and returns meta, the hold's
-// metadata, unchanged: every acquisition passes its metadata through it
-// before it runs its script. A quorum Client keeps no holder record (c.holders
-// is nil): its holds carry the whole metadata. A failed write is not the acquire's failure: Inspect
-// then reports the holder as unknown, and the write is tried again after
-// holderRetry. Concurrent first acquires do not wait for one another's
-// write.
-func (c *Client) holding(ctx context.Context, node Backend, meta string) string {
+// keepHolderRecord writes the Client's holder record on node when it is
+// due (the first acquire, then every holderTTL/2): every acquisition calls
+// it before it runs its script. A quorum Client keeps no holder record
+// (c.holders is nil): its holds carry the whole metadata. A failed write is
+// not the acquire's failure: Inspect then reports the holder as unknown,
+// and the write is tried again after holderRetry. Concurrent first
+// acquires do not wait for one another's write.
+func (c *Client) keepHolderRecord(ctx context.Context, node Backend) {
 	if c.holders == nil || ctx.Err() != nil {
-		return meta
+		return
 	}
 	st := &c.holders[0]
 	now := c.clock.Now()
 	st.mu.Lock()
 	if st.busy || (!st.due.IsZero() && now.Before(st.due)) {
 		st.mu.Unlock()
-		return meta
+		return
 	}
 	st.busy = true
 	st.mu.Unlock()
@@ -70,7 +69,6 @@ func (c *Client) holding(ctx context.Context, node Backend, meta string) string 
 		st.due = now.Add(holderRetry)
 	}
 	st.mu.Unlock()
-	return meta
 }
 
 // labelMeta is the hold metadata of a lock whose label is not its

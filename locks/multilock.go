@@ -219,12 +219,12 @@ func (ml *MultiLock) TryLock(ctx context.Context) (*MultiLease, error) {
 func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, blocked *keys, err error) {
 	for _, g := range ml.groups {
 		sent := ml.c.clock.Now()
-		meta := ml.c.holding(ctx, ml.c.backend(), ml.meta)
+		ml.c.keepHolderRecord(ctx, ml.c.backend())
 		if len(g) == 1 {
 			// One name alone: the mutex script, which also refuses a name
 			// held by another kind of lock.
 			att := mutexAttempt(&ml.s, tryOnce)
-			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, meta)
+			a, replicated, runErr := ml.c.mutexAcquire(ctx, ml.c.backend(), &ml.s, g[0], owner, att, ml.meta)
 			switch {
 			case runErr != nil:
 				ml.undo(ctx, g, owner, att)
@@ -241,7 +241,7 @@ func (ml *MultiLock) attempt(ctx context.Context, owner string) (held []*Lease, 
 			continue
 		}
 		att := newAttempt()
-		out, replicated, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, meta)
+		out, replicated, runErr := ml.c.multiAcquire(ctx, &ml.s, g, owner, att, ml.meta)
 		switch {
 		case runErr != nil:
 			ml.undo(ctx, g, owner, att)

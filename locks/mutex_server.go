@@ -92,8 +92,8 @@ func (w serverWay) lock(ctx context.Context, m *Mutex, owner string) (*Lease, er
 // a refusal: the caller gives up).
 func (serverWay) attempt(ctx context.Context, m *Mutex, owner, att string) (*Lease, attempt, time.Time, error) {
 	sent := m.c.clock.Now()
-	meta := m.c.holding(ctx, m.c.backend(), m.meta)
-	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, meta)
+	m.c.keepHolderRecord(ctx, m.c.backend())
+	a, replicated, err := m.c.mutexAcquire(ctx, m.c.backend(), &m.s, m.k, owner, att, m.meta)
 	if err == nil {
 		err = a.refusal(&m.s, replicated)
 	}

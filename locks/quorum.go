@@ -134,7 +134,7 @@ func (w quorumWay) round(ctx context.Context, m *Mutex, owner string, how acquir
 	land := newLanding(len(c.nodes))
 	attempts, errs := fanOut(ctx, c, nodeTimeout(m.s.ttl), acquiredAnswer, func(ctx context.Context, i int, n Backend) (attempt, error) {
 		// A quorum Client keeps no holder record: m.meta is the whole
-		// metadata, as Client.holding would return it.
+		// metadata.
 		a, _, err := c.mutexAcquire(ctx, n, &m.s, m.k, owner, att, m.meta)
 		land.ended(i, err)
 		return a, err

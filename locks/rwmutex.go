@@ -69,13 +69,13 @@ func (rw *RWMutex) holder(att string) string {
 type rwTry func(ctx context.Context, owner, att string, wait bool) (attempt, bool, error)
 
 func (rw *RWMutex) tryRead(ctx context.Context, owner, att string, wait bool) (attempt, bool, error) {
-	meta := rw.c.holding(ctx, rw.c.backend(), rw.meta)
-	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner, att, meta, wait)
+	rw.c.keepHolderRecord(ctx, rw.c.backend())
+	return rw.c.readAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta, wait)
 }
 
 func (rw *RWMutex) tryWrite(ctx context.Context, owner, att string, wait bool) (attempt, bool, error) {
-	meta := rw.c.holding(ctx, rw.c.backend(), rw.meta)
-	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, att, meta, wait)
+	rw.c.keepHolderRecord(ctx, rw.c.backend())
+	return rw.c.writeAcquire(ctx, &rw.s, rw.k, owner, att, rw.meta, wait)
 }
 
 // TryRLock makes one attempt at a read hold; ErrNotAcquired when a writer

@@ -253,10 +253,10 @@ func mutexMeta(meta string) string {
 }
 
 // mutexAcquire runs mutex.acquire@14 (KEYS lock, queue) for the call
-// attempt_, from mutexAttempt; meta is the hold's metadata, which the
-// caller passed through Client.holding (as for every acquire below). The
-// script replies with the fencing token alone when the caller holds the
-// lock, and with a table otherwise.
+// attempt_, from mutexAttempt; meta is the hold's metadata (the caller
+// keeps its holder record first, Client.keepHolderRecord, as for every
+// acquire below). The script replies with the fencing token alone when the
+// caller holds the lock, and with a table otherwise.
 func (c *Client) mutexAcquire(ctx context.Context, node Backend, s *settings, k keys, owner, attempt_, meta string) (attempt, bool, error) {
 	// The hold record's end, "client \t id \t owner \t meta", goes as one
 	// argument that the script's fast path stores as it is (owner tokens

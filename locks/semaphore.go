@@ -115,8 +115,8 @@ func (sem *Semaphore) acquire(ctx context.Context, what string, n int, wait bool
 	step := func(ctx context.Context) (attempt, error) {
 		// The first attempt tries the one-key fast path (sem.take); it
 		// leaves anything else (a queue, a claim, a recount) to sem.acquire.
-		meta := sem.c.holding(ctx, sem.c.backend(), sem.meta)
-		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, meta, n, sem.permits.Load(), waiterTTL, first)
+		sem.c.keepHolderRecord(ctx, sem.c.backend())
+		a, ok, err := sem.c.semAcquire(ctx, &sem.s, sem.k, owner, sem.meta, n, sem.permits.Load(), waiterTTL, first)
 		first = false
 		replicated = ok
 		if err == nil && !a.acquired && a.limit > 0 && int64(n) > a.limit {
