@@ -1,10 +1,12 @@
 package redistest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -157,10 +159,15 @@ func (s *Server) launch() error {
 	s.mu.Lock()
 	s.cmd, s.exited, s.paused = cmd, exited, false
 	s.mu.Unlock()
-	return s.waitReady(exited)
+	return s.waitReady(exited, cmd.Process.Pid)
 }
 
-func (s *Server) waitReady(exited chan struct{}) error {
+// waitReady waits until the process started as pid answers on s.Addr. It
+// asks the server for its process id: a port found free can be taken by
+// another test run's server before this one binds it, and this one then
+// exits while the other answers PING in its place (and is later stopped by
+// its own test).
+func (s *Server) waitReady(exited chan struct{}, pid int) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -168,20 +175,48 @@ func (s *Server) waitReady(exited chan struct{}) error {
 			return fmt.Errorf("redis-server on %s exited at start; log:\n%s", s.Addr, s.Log())
 		default:
 		}
-		conn, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond)
-		if err == nil {
-			conn.SetDeadline(time.Now().Add(time.Second))
-			_, _ = conn.Write([]byte("PING\r\n"))
-			buf := make([]byte, 64)
-			n, _ := conn.Read(buf)
-			conn.Close()
-			if bytes.HasPrefix(buf[:n], []byte("+PONG")) {
-				return nil
+		if got, err := serverPid(s.Addr); err == nil {
+			if got != pid {
+				return fmt.Errorf("%s is answered by process %d, not the redis-server started as %d (another test run took the port)", s.Addr, got, pid)
 			}
+			return nil
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return fmt.Errorf("redis-server on %s did not answer PING within 10s; log:\n%s", s.Addr, s.Log())
+	return fmt.Errorf("redis-server on %s did not answer within 10s; log:\n%s", s.Addr, s.Log())
+}
+
+// serverPid asks the server at addr for its process id (INFO server's
+// process_id, which Sentinel reports too).
+func serverPid(addr string) (int, error) {
+	conn, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Write([]byte("INFO server\r\n")); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReader(conn)
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+	if !strings.HasPrefix(head, "$") || err != nil {
+		return 0, fmt.Errorf("INFO server: reply %q", head) // loading, or not yet a server
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+			return strconv.Atoi(v)
+		}
+	}
+	return 0, errors.New("INFO server has no process_id")
 }
 
 func freePort() (int, error) {
